@@ -1,0 +1,11 @@
+/* probe.h - the runner's topology probe: what the guest kernel believes
+ * about CPUs, caches, NUMA nodes and scheduling domains, as records. */
+#ifndef RUNNER_PROBE_H
+#define RUNNER_PROBE_H
+
+#include "out.h"
+
+/* Sends HELLO, the SYSFS snapshot and END; -1 after a failed write. */
+int probe_topology(struct out *o);
+
+#endif

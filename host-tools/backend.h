@@ -1,0 +1,57 @@
+/* backend.h - one interface for everything that can run the lab's guest
+ * side: direct QEMU now; libvirt and bare metal implement the same ops. */
+#ifndef LAB_BACKEND_H
+#define LAB_BACKEND_H
+
+#include "topo.h"
+#include "util.h"
+
+struct backend_conf {
+	const struct topo *topo;
+	enum lab_accel accel;
+	int host_is_amd;
+	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
+	const char *initrd;
+	const char *cmdline;
+	const char *run_dir;   /* results/<run>/; the backend may write qemu.log there */
+	const char *name;      /* unique per run: QEMU -name, libvirt domain name */
+};
+
+/*
+ * A started backend hands the session two byte streams: the guest's
+ * console and the framed record channel.  Either becomes -1 once it is
+ * closed.  stop() must end and reap everything the backend started,
+ * within timeout_ms, whatever state the guest is in.
+ */
+struct backend {
+	const struct backend_ops *ops;
+	int console_fd;
+	int record_fd;
+	char version[64];      /* hypervisor version, e.g. "QEMU 7.2.22" */
+	void *priv;
+};
+
+struct backend_ops {
+	const char *name;
+	int (*start)(struct backend *b, const struct backend_conf *conf, struct strbuf *err);
+	/* Ask the guest kernel for backtraces (NMI to every vCPU). */
+	int (*nmi)(struct backend *b, struct strbuf *err);
+	/* Graceful end when possible (QMP quit), then kill; always reaps.
+	 * Returns the hypervisor's exit status, or -1. */
+	int (*stop)(struct backend *b, int timeout_ms);
+	void (*release)(struct backend *b);
+};
+
+extern const struct backend_ops backend_qemu;
+
+/* Builds the complete QEMU argv (binary first) for conf, with the given
+ * fds for console, records and QMP; exposed for `lab topo --qemu` and tests. */
+void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
+		     int qmp_fd, struct strvec *argv);
+
+/* Resolves ACCEL=auto|tcg|kvm.  kvm (or auto) probes /dev/kvm by starting
+ * a paused QEMU, since an openable /dev/kvm does not mean KVM works. */
+int accel_resolve(const char *want, enum lab_accel *out, struct strbuf *err);
+int host_cpu_is_amd(void);
+
+#endif

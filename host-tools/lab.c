@@ -1,0 +1,52 @@
+/* lab.c - entry point of ./lab: one table maps each subcommand to its
+ * cmd_<name>() in host-tools/cmd-<name>.c. */
+#include "lab.h"
+#include "util.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, const char **argv);
+	const char *help;
+};
+
+static const struct cmd commands[] = {
+	{ "topo", cmd_topo, "resolve a topology spec: summary, --qemu, --libvirt, --json, --list" },
+	{ "boot", cmd_boot, "boot a guest with a topology and verify what its kernel sees" },
+	{ "kernel", cmd_kernel, "fetch (or locate) a kernel and print its path" },
+	{ "initrd", cmd_initrd, "build the guest initrd and print its path" },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: lab <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'lab <command> --help' shows a command's options.\n");
+}
+
+int main(int argc, const char **argv)
+{
+	/* A closed guest or QEMU socket is an error to handle, not a signal. */
+	signal(SIGPIPE, SIG_IGN);
+	if (argc < 2) {
+		usage(stderr);
+		return LAB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return LAB_EXIT_PASS;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("schedlab %s\n", LAB_VERSION);
+		return LAB_EXIT_PASS;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	error("unknown command '%s' (see 'lab --help')", argv[1]);
+	return LAB_EXIT_USAGE;
+}

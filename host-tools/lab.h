@@ -1,0 +1,13 @@
+/* lab.h - the subcommands of ./lab; each lives in host-tools/cmd-<name>.c
+ * and is dispatched from the table in lab.c. */
+#ifndef LAB_LAB_H
+#define LAB_LAB_H
+
+#define LAB_VERSION "0.1"
+
+int cmd_topo(int argc, const char **argv);
+int cmd_boot(int argc, const char **argv);
+int cmd_kernel(int argc, const char **argv);
+int cmd_initrd(int argc, const char **argv);
+
+#endif

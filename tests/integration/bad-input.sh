@@ -1,0 +1,26 @@
+# bad-input - every bad spec, option or kernel path: exactly one line on
+# stderr, exit 2, nothing on stdout and nothing under results/.
+. "$(dirname "$0")/lib.sh"
+check_bad() {
+	local rc=0
+	"$LAB" "$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+	[ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || { cat "$TMP/err"; fail "'$*' printed not exactly one stderr line"; }
+	[ ! -s "$TMP/out" ] || fail "'$*' printed on stdout"
+	[ ! -e "$LAB_RESULTS" ] || fail "'$*' created $LAB_RESULTS"
+	echo "ok: $* -> $(cat "$TMP/err")"
+}
+long=$(printf '2s64c,llc=8%0300d' 0)
+for spec in 0s4c 2s0c 2s4c0t 2s64c,llc=7 2s64c,nps=3 2s8c,llc=8,nps=2 2s4c,bogus=1 2s4c,llc= \
+	'2s4c;reboot' '2s4c$(id)' '2s4c,mem=99999999G' 2s4c,mem=1.5G "$long" '' 2s4c,llc=2,llc=2 \
+	2s4c,dist=5 2s4c,dist=10:20:20 no-such-preset; do
+	check_bad boot "$spec"
+	check_bad topo "$spec"
+done
+check_bad boot 2s200c --accel tcg
+check_bad boot 1s4c --kernel /nonexistent/bzImage
+check_bad boot 1s4c --kernel /etc/passwd
+check_bad boot 1s4c --accel warp
+check_bad boot 1s4c --no-such-option
+check_bad boot
+echo ok

@@ -1,0 +1,42 @@
+# lib.sh - helpers for integration tests: each test boots real guests with
+# ./lab into a private results directory and checks what came back.
+set -u
+cd "$(dirname "${BASH_SOURCE[0]}")/../.." || exit 2
+LAB=${LAB:-./lab}
+TMP=$(mktemp -d /tmp/schedlab-it.XXXXXX)
+# Keep the run directories of a failed test for the post-mortem.
+keep_on_failure() {
+	local rc=$?
+	if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -d "$TMP/results" ]; then
+		mkdir -p "${O:-build}/test-logs/runs"
+		cp -r "$TMP/results/." "${O:-build}/test-logs/runs/"
+		echo "kept run directories in ${O:-build}/test-logs/runs/" >&2
+	fi
+	rm -rf "$TMP"
+}
+trap keep_on_failure EXIT
+export LAB_RESULTS=$TMP/results
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*" >&2; exit 77; }
+
+# boot SPEC [args...]: runs lab boot, leaves stdout in $TMP/out, stderr in
+# $TMP/err, the exit code in $rc and the run directory in $run.
+boot() {
+	rc=0
+	"$LAB" boot "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	cat "$TMP/out"
+	sed 's/^/stderr: /' "$TMP/err"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+}
+
+expect_pass() {
+	[ "$rc" -eq 0 ] || fail "lab boot exited $rc"
+	grep -qx 'topology: PASS' "$TMP/out" || fail "no 'topology: PASS'"
+	for f in run.json console.log records.bin guest-topology.json expected-topology.json verdict.json; do
+		[ -s "$run/$f" ] || fail "missing $run/$f"
+	done
+}
+
+# json FILE EXPR: a value from a JSON file (python3 is only a test tool).
+json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }

@@ -1,0 +1,144 @@
+/* test-qmp.c - the QMP client against a scripted peer on a socketpair:
+ * greeting, capabilities, events in between, errors, framing. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "qmp.h"
+
+static void put(int fd, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (write(fd, s, len) != (ssize_t)len)
+		_exit(3);
+}
+
+/* Reads one request line and checks it names cmd. */
+static void expect_request(int fd, const char *cmd)
+{
+	char line[4096];
+	size_t n = 0;
+
+	while (n < sizeof(line) - 1 && read(fd, line + n, 1) == 1 && line[n] != '\n')
+		n++;
+	line[n] = '\0';
+	if (!strstr(line, cmd))
+		_exit(4);
+}
+
+static pid_t fake_qemu(int fd)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	put(fd, "{\"QMP\": {\"version\": {\"qemu\": {\"micro\": 22, \"minor\": 2, \"major\": 7}, "
+		"\"package\": \"Debian\"}, \"capabilities\": [\"oob\"]}}\r\n");
+	expect_request(fd, "\"qmp_capabilities\"");
+	put(fd, "{\"return\": {}, \"id\": 1}\r\n");
+	expect_request(fd, "\"query-status\"");
+	/* an event and a stale reply arrive before the answer */
+	put(fd, "{\"timestamp\": {\"seconds\": 1, \"microseconds\": 2}, \"event\": \"STOP\"}\r\n");
+	put(fd, "{\"return\": {}, \"id\": 99}\r\n");
+	put(fd, "{\"return\": {\"status\": \"running\", \"running\": true}, \"id\": 2}\r\n");
+	expect_request(fd, "\"device_del\"");
+	put(fd, "{\"error\": {\"class\": \"GenericError\", \"desc\": \"Device 'x' not found\"}, \"id\": 3}\r\n");
+	_exit(0);
+}
+
+static void test_session(void **state)
+{
+	int sv[2], status;
+	struct qmp q;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *reply = NULL, *v, *args;
+	pid_t pid;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fake_qemu(sv[1]);
+	close(sv[1]);
+	qmp_init(&q, sv[0]);
+	assert_int_equal(qmp_handshake(&q, 5000, &err), 0);
+	assert_string_equal(q.version, "7.2.22");
+	assert_int_equal(qmp_command(&q, "query-status", NULL, &reply, 5000, &err), 0);
+	assert_non_null(reply);
+	assert_true(json_object_object_get_ex(reply, "status", &v));
+	assert_string_equal(json_object_get_string(v), "running");
+	assert_int_equal(q.events, 1);
+	json_object_put(reply);
+	args = json_object_new_object();
+	json_object_object_add(args, "id", json_object_new_string("x"));
+	assert_int_equal(qmp_command(&q, "device_del", args, NULL, 5000, &err), -1);
+	json_object_put(args);
+	assert_non_null(strstr(err.buf, "GenericError"));
+	assert_non_null(strstr(err.buf, "not found"));
+	/* the peer is gone: a closed connection is an error, not a hang */
+	strbuf_reset(&err);
+	assert_int_equal(qmp_command(&q, "quit", NULL, NULL, 2000, &err), -1);
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	qmp_release(&q);
+	close(sv[0]);
+	strbuf_release(&err);
+}
+
+static void test_timeout(void **state)
+{
+	int sv[2];
+	struct qmp q;
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	qmp_init(&q, sv[0]);
+	/* nobody greets */
+	assert_int_equal(qmp_handshake(&q, 200, &err), -1);
+	assert_non_null(strstr(err.buf, "deadline"));
+	qmp_release(&q);
+	close(sv[0]);
+	close(sv[1]);
+	strbuf_release(&err);
+}
+
+static void test_take_message(void **state)
+{
+	struct strbuf b = STRBUF_INIT;
+	struct json_object *o;
+	int bad;
+
+	strbuf_addstr(&b, "{\"a\": 1}\r\n{\"b\"");
+	o = qmp_take_message(&b, &bad);
+	assert_non_null(o);
+	assert_false(bad);
+	json_object_put(o);
+	/* half a message stays buffered */
+	assert_null(qmp_take_message(&b, &bad));
+	assert_string_equal(b.buf, "{\"b\"");
+	strbuf_addstr(&b, ": 2}\r\nnot json\r\n[1,2]\r\n");
+	o = qmp_take_message(&b, &bad);
+	assert_non_null(o);
+	json_object_put(o);
+	/* garbage and non-objects are dropped and flagged */
+	assert_null(qmp_take_message(&b, &bad));
+	assert_true(bad);
+	assert_int_equal(b.len, 0);
+	strbuf_release(&b);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_take_message),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
