@@ -134,6 +134,26 @@ static int qemu_nmi(struct backend *b, struct strbuf *err)
 	return qmp_command(&p->qmp, "inject-nmi", NULL, NULL, 5000, err);
 }
 
+static int qemu_dump_vcpus(struct backend *b, struct strbuf *out, struct strbuf *err)
+{
+	struct qemu_priv *p = b->priv;
+	struct json_object *args, *reply = NULL;
+	int ret;
+
+	if (!p || !p->qmp_ok) {
+		strbuf_addstr(err, "qmp is not connected");
+		return -1;
+	}
+	args = json_object_new_object();
+	json_object_object_add(args, "command-line", json_object_new_string("info registers -a"));
+	ret = qmp_command(&p->qmp, "human-monitor-command", args, &reply, 10000, err);
+	json_object_put(args);
+	if (!ret && reply && json_object_is_type(reply, json_type_string))
+		strbuf_addstr(out, json_object_get_string(reply));
+	json_object_put(reply);
+	return ret;
+}
+
 static int qemu_stop(struct backend *b, int timeout_ms)
 {
 	struct qemu_priv *p = b->priv;
@@ -181,6 +201,7 @@ const struct backend_ops backend_qemu = {
 	.name = "qemu",
 	.start = qemu_start,
 	.nmi = qemu_nmi,
+	.dump_vcpus = qemu_dump_vcpus,
 	.stop = qemu_stop,
 	.release = qemu_release,
 };

@@ -36,6 +36,9 @@ struct backend_ops {
 	int (*start)(struct backend *b, const struct backend_conf *conf, struct strbuf *err);
 	/* Ask the guest kernel for backtraces (NMI to every vCPU). */
 	int (*nmi)(struct backend *b, struct strbuf *err);
+	/* Hypervisor-side state of every vCPU (registers), for a HANG's
+	 * post-mortem when the guest cannot answer; appended to out. */
+	int (*dump_vcpus)(struct backend *b, struct strbuf *out, struct strbuf *err);
 	/* Graceful end when possible (QMP quit), then kill; always reaps.
 	 * Returns the hypervisor's exit status, or -1. */
 	int (*stop)(struct backend *b, int timeout_ms);

@@ -133,6 +133,8 @@ static void end_line(struct console_watch *w)
 	w->line[w->len] = '\0';
 	w->lines++;
 	c = console_classify_line(w->line, w->len, &pat);
+	if (!w->init_line && !strncmp(w->line, CONSOLE_INIT_MARKER, strlen(CONSOLE_INIT_MARKER)))
+		w->init_line = w->lines;
 	if (c == CON_REBOOT && ++w->banners == 1)
 		c = CON_NONE; /* the boot banner itself */
 	if (c == CON_SPLAT)

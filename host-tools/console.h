@@ -36,7 +36,9 @@ struct console_watch {
 	char first[CONSOLE_MAX_LINE + 1]; /* its text */
 	const char *first_pattern;
 	unsigned splats;
+	unsigned long init_line;    /* line of the lab's "schedlab: init start", 0 if none */
 };
+#define CONSOLE_INIT_MARKER "schedlab: init start"
 void console_watch_init(struct console_watch *w);
 /* Returns the worst class seen so far after consuming buf. */
 enum console_class console_watch_feed(struct console_watch *w, const char *buf, size_t len);

@@ -132,6 +132,24 @@ static void progress(const struct session *s, const char *what, const char *deta
 		what, detail ? ": " : "", detail ? detail : "");
 }
 
+/* Registers of every vCPU as the hypervisor sees them, taken before the
+ * NMI: evidence even when the guest is too wedged to print anything. */
+static void dump_vcpus(struct session *s, struct backend *b)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *path;
+
+	if (!b->ops->dump_vcpus || !s->conf->run_dir)
+		return;
+	if (b->ops->dump_vcpus(b, &out, &err) < 0)
+		strbuf_addf(&out, "cannot read vCPU state: %s\n", err.buf);
+	path = xasprintf("%s/hang-vcpus.txt", s->conf->run_dir);
+	write_file_atomic(path, out.buf, out.len);
+	free(path);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int session_run(struct session *s, struct strbuf *err)
 {
 	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
@@ -175,6 +193,7 @@ int session_run(struct session *s, struct strbuf *err)
 			 * console holds evidence of where the guest was stuck. */
 			hang_at = now;
 			progress(s, "deadline passed", "injecting NMI for backtraces");
+			dump_vcpus(s, &b);
 			if (b.ops->nmi(&b, err) < 0)
 				strbuf_reset(err);
 			continue;
@@ -193,7 +212,7 @@ int session_run(struct session *s, struct strbuf *err)
 			} else if (got) {
 				enum console_class c = console_watch_feed(&s->console, buf, got);
 
-				if (!saw_userspace && memmem(buf, got, "schedlab: init start", 20)) {
+				if (!saw_userspace && s->console.init_line) {
 					saw_userspace = 1;
 					progress(s, "guest reached userspace", NULL);
 				}
@@ -236,7 +255,9 @@ int session_run(struct session *s, struct strbuf *err)
 	if (rec_raw >= 0)
 		close(rec_raw);
 
-	if (s->console.worst == CON_CRASH || s->console.worst == CON_REBOOT) {
+	/* A panic after the deadline is the one our NMI asked for: still a HANG. */
+	if ((s->console.worst == CON_CRASH || s->console.worst == CON_REBOOT) &&
+	    (!hang_at || (crash_at && crash_at < hang_at))) {
 		s->verdict = VERDICT_CRASH;
 		snprintf(s->reason, sizeof(s->reason), "%s at console line %lu: %.300s",
 			 s->console.worst == CON_REBOOT ? "guest rebooted" : "kernel crashed",
@@ -244,9 +265,10 @@ int session_run(struct session *s, struct strbuf *err)
 	} else if (hang_at) {
 		s->verdict = VERDICT_HANG;
 		snprintf(s->reason, sizeof(s->reason),
-			 "no END record within %d s (%s); NMI injected, console kept",
+			 "no END record within %d s (%s); NMI injected%s, console kept",
 			 s->timeout_ms / 1000,
-			 saw_userspace ? "guest reached userspace" : "guest never reached userspace");
+			 saw_userspace ? "guest reached userspace" : "guest never reached userspace",
+			 s->console.worst == CON_CRASH ? " and the guest dumped its CPUs" : "");
 	} else if (!s->wire_complete) {
 		s->verdict = VERDICT_FAIL;
 		snprintf(s->reason, sizeof(s->reason),

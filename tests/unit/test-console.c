@@ -76,16 +76,20 @@ static void test_stream_and_reboot(void **state)
 
 	console_watch_init(&w);
 	assert_int_equal(console_watch_feed(&w, boot, strlen(boot)), CON_NONE);
+	assert_int_equal(w.init_line, 0);
+	console_watch_feed(&w, "schedlab: in", 12);
+	console_watch_feed(&w, "it start\r\n", 10);
+	assert_int_equal(w.init_line, 3);
 	/* feed the splat one byte at a time: splitting must not matter */
 	for (size_t i = 0; i < strlen(warn); i++)
 		console_watch_feed(&w, warn + i, 1);
 	assert_int_equal(w.worst, CON_SPLAT);
-	assert_int_equal(w.first_line_no, 3);
+	assert_int_equal(w.first_line_no, 4);
 	assert_string_equal(w.first_pattern, "warning");
 	assert_non_null(strstr(w.first, "WARNING: CPU: 0"));
 	assert_int_equal(console_watch_feed(&w, again, strlen(again)), CON_REBOOT);
 	/* the first failure stays the first one */
-	assert_int_equal(w.first_line_no, 3);
+	assert_int_equal(w.first_line_no, 4);
 }
 
 static void test_long_line_bounded(void **state)
