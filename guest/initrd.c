@@ -137,7 +137,7 @@ static int is_regular(const char *path)
 }
 
 /* Fills path (PATH_MAX) with the runner to pack; see initrd.h for the order. */
-static int find_runner(char *path, struct strbuf *err)
+int initrd_find_runner(char *path, struct strbuf *err)
 {
 	const char *env = getenv("LAB_RUNNER");
 	char exe[PATH_MAX], tried[2][PATH_MAX];
@@ -220,7 +220,7 @@ static int inputs_load(struct initrd_inputs *in, struct strbuf *err)
 	if (check_static_elf("busybox", busybox, (unsigned char *)in->busybox,
 			     in->busybox_len, err) < 0)
 		goto fail;
-	if (find_runner(runner, err) < 0 ||
+	if (initrd_find_runner(runner, err) < 0 ||
 	    !(in->runner = slurp("runner", runner, &in->runner_len, err)) ||
 	    check_static_elf("runner", runner, (unsigned char *)in->runner,
 			     in->runner_len, err) < 0)

@@ -36,6 +36,10 @@ void cpio_release(struct cpio *c);
  *                else <lab_root()>/build/guest/runner; must be static too
  */
 
+/* Fills path (PATH_MAX bytes) with the runner binary, in the order above;
+ * the host runs the same static binary to check plans before a boot. */
+int initrd_find_runner(char *path, struct strbuf *err);
+
 /* Writes the initrd to out_path atomically (a temporary file renamed into
  * place).  On error returns -1 with one line in err and leaves no file. */
 int initrd_build(const char *out_path, struct strbuf *err);

@@ -75,6 +75,7 @@ const char *wire_type_name(unsigned type)
 		[WIRE_RESULT] = "result",
 		[WIRE_EVENT] = "event",
 		[WIRE_END] = "end",
+		[WIRE_COUNTERS] = "counters",
 	};
 
 	if (type >= WIRE_TYPE_MAX || !names[type])

@@ -212,7 +212,7 @@ static int send_hello(struct out *o)
 	return out_record(o, WIRE_HELLO, hello, (size_t)len);
 }
 
-int probe_topology(struct out *o)
+int probe_snapshot(struct out *o)
 {
 	static struct sysfs_batch batch; /* 64 KiB: not on the stack */
 	static const char *const global_files[] = {
@@ -261,7 +261,12 @@ int probe_topology(struct out *o)
 	if (emit_domains(&batch, "/sys/kernel/debug/sched/domains") < 0 ||
 	    emit_domains(&batch, "/proc/sys/kernel/sched_domain") < 0)
 		return -1;
-	if (sysfs_batch_flush(&batch) < 0)
+	return sysfs_batch_flush(&batch);
+}
+
+int probe_topology(struct out *o)
+{
+	if (probe_snapshot(o) < 0)
 		return -1;
 	return out_end(o);
 }

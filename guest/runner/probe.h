@@ -5,7 +5,9 @@
 
 #include "out.h"
 
-/* Sends HELLO, the SYSFS snapshot and END; -1 after a failed write. */
+/* Sends HELLO and the SYSFS snapshot; -1 after a failed write. */
+int probe_snapshot(struct out *o);
+/* probe_snapshot() and then END; -1 after a failed write. */
 int probe_topology(struct out *o);
 
 #endif

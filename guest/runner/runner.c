@@ -1,6 +1,8 @@
 /* runner.c - entry point of the static guest runner: parses the mode and
  * its options and sends its records to the host (or a file, or stdout). */
+#include "direct.h"
 #include "out.h"
+#include "plan-run.h"
 #include "probe.h"
 
 #include <stdio.h>
@@ -8,27 +10,42 @@
 
 static const char usage_text[] =
 	"usage: runner --probe-topology --out <path|->\n"
+	"       runner --plan <file> --out <path|-> [--no-snapshot]\n"
+	"       runner --check-plan <file>\n"
+	"       runner --workload NAME [--set key=value]... [--timeout S]\n"
+	"       runner --list-workloads\n"
 	"\n"
 	"  --probe-topology  send the kernel's view of CPUs, caches, nodes and\n"
 	"                    scheduling domains as framed records\n"
+	"  --plan <file>     run a compiled plan (the topology snapshot first)\n"
+	"  --check-plan      validate a plan's workloads and options, run nothing\n"
 	"  --out <path>      where records go: a serial port (made raw), a file,\n"
 	"                    or - for stdout\n";
 
 int main(int argc, char **argv)
 {
-	const char *out_path = NULL;
-	int probe = 0, ret;
+	const char *out_path = NULL, *plan = NULL;
+	int probe = 0, snapshot = 1, ret;
 	struct out o;
 
+	if (argc > 1 && (!strcmp(argv[1], "--workload") || !strcmp(argv[1], "--list-workloads")))
+		return run_direct(argc, argv);
+	if (argc == 3 && !strcmp(argv[1], "--check-plan"))
+		return check_plan(argv[2]);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe-topology")) {
 			probe = 1;
-		} else if (!strcmp(argv[i], "--out")) {
+		} else if (!strcmp(argv[i], "--no-snapshot")) {
+			snapshot = 0;
+		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--plan")) {
 			if (i + 1 >= argc) {
-				fprintf(stderr, "runner: error: '--out' needs a path\n%s", usage_text);
+				fprintf(stderr, "runner: error: '%s' needs a path\n%s", argv[i], usage_text);
 				return 2;
 			}
-			out_path = argv[++i];
+			if (!strcmp(argv[i], "--out"))
+				out_path = argv[++i];
+			else
+				plan = argv[++i];
 		} else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			fputs(usage_text, stdout);
 			return 0;
@@ -37,13 +54,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!probe || !out_path) {
+	if (probe == !!plan || !out_path) {
 		fputs(usage_text, stderr);
 		return 2;
 	}
 	if (out_open(&o, out_path) < 0)
 		return 1;
-	ret = probe_topology(&o);
+	ret = plan ? run_plan(&o, plan, snapshot) : probe_topology(&o);
 	if (out_close(&o) < 0)
 		ret = -1;
 	return ret < 0 ? 1 : 0;

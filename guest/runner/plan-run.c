@@ -1,0 +1,507 @@
+/* plan-run.c - the runner's main job: execute a compiled plan case by case,
+ * each run in its own process group under a deadline, and report records. */
+#define _GNU_SOURCE
+#include "plan-run.h"
+#include "out.h"
+#include "plan.h"
+#include "probe.h"
+#include "wire.h"
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* What a run's child process hands back through its pipe. */
+struct run_report {
+	int ret;
+	unsigned nr_metrics;
+	struct wl_metric metrics[WL_MAX_METRICS];
+	struct wl_task_totals totals;
+	char error[256];
+};
+
+enum run_status { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_CRASHED };
+
+static const char *const status_names[] = { "ok", "failed", "timeout", "crashed" };
+
+static char *slurp(const char *path, size_t *len, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 65536, n = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = malloc(cap + 1);
+	while (buf) {
+		ssize_t r;
+
+		if (n == cap) {
+			char *nb;
+
+			if (cap >= max)
+				break;
+			cap *= 2;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (buf) {
+		buf[n] = '\0';
+		*len = n;
+	}
+	return buf;
+}
+
+/* A marker in the kernel log, so a splat can be tied to the case that
+ * was running; KERN_WARNING so a loglevel=5 console shows it. */
+static void kmsg_marker(const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	int fd, n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (n <= 0)
+		return;
+	if ((size_t)n >= sizeof(line))
+		n = sizeof(line) - 1;
+	fd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (write(fd, line, (size_t)n) < 0) {
+		/* the marker is a convenience; the records carry the truth */
+	}
+	close(fd);
+}
+
+struct jbuf {
+	char *buf;
+	size_t len, cap;
+};
+
+static void jb_add(struct jbuf *j, const char *s, size_t n)
+{
+	if (j->len + n + 1 > j->cap) {
+		size_t cap = (j->cap ? j->cap * 2 : 1024) + n;
+		char *nb = realloc(j->buf, cap);
+
+		if (!nb)
+			return; /* the record is then cut; the host sees bad JSON */
+		j->buf = nb;
+		j->cap = cap;
+	}
+	memcpy(j->buf + j->len, s, n);
+	j->len += n;
+	j->buf[j->len] = '\0';
+}
+
+static void jb_printf(struct jbuf *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void jb_printf(struct jbuf *j, const char *fmt, ...)
+{
+	char tmp[1024];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		jb_add(j, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+}
+
+static void jb_str(struct jbuf *j, const char *s)
+{
+	jb_add(j, "\"", 1);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			char e[2] = { '\\', (char)c };
+
+			jb_add(j, e, 2);
+		} else if (c < 0x20) {
+			jb_printf(j, "\\u%04x", c);
+		} else {
+			jb_add(j, (const char *)&c, 1);
+		}
+	}
+	jb_add(j, "\"", 1);
+}
+
+static int send_json(struct out *o, uint16_t type, struct jbuf *j)
+{
+	int ret = out_record(o, type, j->buf ? j->buf : "", j->len);
+
+	free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
+	return ret;
+}
+
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+
+	/* RUSAGE_SELF: the runner alone, not the workloads it forked */
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+}
+
+/* extra: already-formatted JSON members (", \"k\": v") or NULL */
+static int send_event(struct out *o, const char *event, const char *case_id, const char *extra)
+{
+	struct jbuf j = { 0 };
+
+	jb_printf(&j, "{\"event\": ");
+	jb_str(&j, event);
+	jb_printf(&j, ", \"t_ns\": %llu, \"case\": ", (unsigned long long)wl_now_ns());
+	jb_str(&j, case_id);
+	if (extra)
+		jb_add(&j, extra, strlen(extra));
+	jb_add(&j, "}", 1);
+	return send_json(o, WIRE_EVENT, &j);
+}
+
+static int send_counters(struct out *o, const struct plan_case *c, const char *phase)
+{
+	static const struct { unsigned bit; const char *name, *path; } src[] = {
+		{ PLAN_CNT_SCHEDSTAT, "schedstat", "/proc/schedstat" },
+		{ PLAN_CNT_VMSTAT, "vmstat", "/proc/vmstat" },
+	};
+
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		struct jbuf j = { 0 };
+		size_t len = 0;
+		char *text;
+		int ret;
+
+		if (!(c->counters & src[i].bit))
+			continue;
+		text = slurp(src[i].path, &len, WIRE_MAX_PAYLOAD / 2);
+		jb_printf(&j, "%s\t%s\t%s\n", c->id, phase, src[i].name);
+		if (text)
+			jb_add(&j, text, len);
+		free(text);
+		ret = out_record(o, WIRE_COUNTERS, j.buf ? j.buf : "", j.len);
+		free(j.buf);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
+{
+	char *p = buf;
+
+	while (len) {
+		uint64_t now = wl_now_ns();
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		ssize_t n;
+		int r;
+
+		if (now >= deadline)
+			return -2;
+		/* block: the runner must cost nothing while a workload runs */
+		r = poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -1;
+		if (r == 0)
+			continue;
+		n = read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* One run of a workload in a child process group with a deadline. */
+static enum run_status run_once(const struct workload_ops *w, const struct wl_args *args,
+				uint64_t deadline, struct run_report *rep, double *wall_s)
+{
+	uint64_t t0 = wl_now_ns();
+	unsigned seconds = deadline > t0 ? (unsigned)((deadline - t0) / 1000000000ull) + 1 : 1;
+	int fds[2], status = 0, r;
+	pid_t pid;
+
+	memset(rep, 0, sizeof(*rep));
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		snprintf(rep->error, sizeof(rep->error), "pipe: %s", strerror(errno));
+		return RUN_FAILED;
+	}
+	pid = fork();
+	if (pid < 0) {
+		snprintf(rep->error, sizeof(rep->error), "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return RUN_FAILED;
+	}
+	if (pid == 0) {
+		struct wl_ctx ctx;
+		struct run_report out;
+
+		setpgid(0, 0);
+		close(fds[0]);
+		memset(&out, 0, sizeof(out));
+		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals);
+		out.nr_metrics = ctx.nr_metrics;
+		memcpy(out.metrics, ctx.metrics, sizeof(out.metrics));
+		memcpy(out.error, ctx.error, sizeof(out.error));
+		if (write(fds[1], &out, sizeof(out)) != (ssize_t)sizeof(out))
+			_exit(3);
+		_exit(0);
+	}
+	setpgid(pid, pid); /* both sides set it: no race with the kill below */
+	close(fds[1]);
+	/* a second of grace past the workload's own deadline */
+	r = read_full(fds[0], rep, sizeof(*rep), deadline + 1000000000ull);
+	close(fds[0]);
+	if (r == -2) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		*wall_s = (double)(wl_now_ns() - t0) / 1e9;
+		snprintf(rep->error, sizeof(rep->error), "deadline passed after %.1f s", *wall_s);
+		return RUN_TIMEOUT;
+	}
+	/* the workload reaped its own tasks; anything left in the group goes */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	*wall_s = (double)(wl_now_ns() - t0) / 1e9;
+	if (r < 0) {
+		memset(rep, 0, sizeof(*rep));
+		if (WIFSIGNALED(status))
+			snprintf(rep->error, sizeof(rep->error), "workload died of signal %d",
+				 WTERMSIG(status));
+		else
+			snprintf(rep->error, sizeof(rep->error), "workload exited %d without a report",
+				 WEXITSTATUS(status));
+		return RUN_CRASHED;
+	}
+	rep->error[sizeof(rep->error) - 1] = '\0';
+	return rep->ret < 0 ? RUN_FAILED : RUN_OK;
+}
+
+static int send_result(struct out *o, const struct plan_case *c, unsigned run, int warmup,
+		       enum run_status st, const struct run_report *rep, double wall_s,
+		       const char *skip_reason)
+{
+	struct jbuf j = { 0 };
+
+	jb_printf(&j, "{\"case\": ");
+	jb_str(&j, c->id);
+	jb_printf(&j, ", \"scenario\": ");
+	jb_str(&j, c->scenario);
+	jb_printf(&j, ", \"workload\": ");
+	jb_str(&j, c->workload);
+	jb_printf(&j, ", \"run\": %u, \"warmup\": %s, \"status\": ", run, warmup ? "true" : "false");
+	jb_str(&j, skip_reason ? "skip" : status_names[st]);
+	if (skip_reason || (rep && rep->error[0])) {
+		jb_printf(&j, ", \"error\": ");
+		jb_str(&j, skip_reason ? skip_reason : rep->error);
+	}
+	jb_printf(&j, ", \"wall_s\": %.6f, \"metrics\": {", wall_s);
+	for (unsigned i = 0; rep && st == RUN_OK && i < rep->nr_metrics && i < WL_MAX_METRICS; i++) {
+		const struct wl_metric *m = &rep->metrics[i];
+
+		jb_printf(&j, "%s", i ? ", " : "");
+		jb_str(&j, m->name);
+		jb_printf(&j, ": {\"value\": %.9g, \"unit\": ", m->value);
+		jb_str(&j, m->unit);
+		jb_printf(&j, ", \"better\": \"%s\"}", m->higher_is_better ? "higher" : "lower");
+	}
+	jb_printf(&j, "}");
+	if (rep && (c->counters & PLAN_CNT_TASKS))
+		jb_printf(&j, ", \"tasks\": {\"tasks\": %llu, \"nr_migrations\": %llu, "
+			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
+			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
+			  "\"numa_pages_migrated\": %llu}",
+			  (unsigned long long)rep->totals.tasks,
+			  (unsigned long long)rep->totals.nr_migrations,
+			  (unsigned long long)rep->totals.nr_voluntary_switches,
+			  (unsigned long long)rep->totals.nr_involuntary_switches,
+			  (unsigned long long)rep->totals.wait_sum_ns,
+			  (unsigned long long)rep->totals.nr_wakeups,
+			  (unsigned long long)rep->totals.nr_wakeups_migrate,
+			  (unsigned long long)rep->totals.numa_pages_migrated);
+	jb_add(&j, "}", 1);
+	return send_json(o, WIRE_RESULT, &j);
+}
+
+/* Builds the case's options; on error err holds "<file:line>: <problem>". */
+static struct wl_args *case_args(const struct plan_case *c, const struct workload_ops **wp,
+				 char *err, size_t errlen)
+{
+	const struct workload_ops *w = workload_find(c->workload);
+	struct wl_args *a;
+	char why[384];
+
+	if (!w) {
+		snprintf(err, errlen, "%s: unknown workload '%s'", c->source, c->workload);
+		return NULL;
+	}
+	a = wl_args_new();
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	for (unsigned i = 0; i < c->nr_params; i++) {
+		if (wl_args_set(a, w, c->params[i].key, c->params[i].value, why, sizeof(why)) < 0) {
+			snprintf(err, errlen, "%s: %s", c->params[i].where, why);
+			wl_args_free(a);
+			return NULL;
+		}
+	}
+	if (wl_args_finish(a, w, why, sizeof(why)) < 0) {
+		snprintf(err, errlen, "%s: %s", c->source, why);
+		wl_args_free(a);
+		return NULL;
+	}
+	*wp = w;
+	return a;
+}
+
+static int load_plan(const char *path, struct plan *p)
+{
+	char err[512];
+	size_t len = 0;
+	char *text = slurp(path, &len, 64u << 20);
+	int ret;
+
+	if (!text) {
+		runner_error("cannot read plan '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = plan_parse(text, len, p, err, sizeof(err));
+	free(text);
+	if (ret < 0)
+		runner_error("plan '%s': %s", path, err);
+	return ret;
+}
+
+int check_plan(const char *path)
+{
+	struct plan p = { 0 };
+	int bad = 0;
+
+	if (load_plan(path, &p) < 0)
+		return 2;
+	for (unsigned i = 0; i < p.nr_cases; i++) {
+		const struct workload_ops *w;
+		char err[768];
+		struct wl_args *a = case_args(&p.cases[i], &w, err, sizeof(err));
+
+		if (!a) {
+			/* one line per broken scenario, the first of its cases */
+			fprintf(stderr, "%s\n", err);
+			bad = 1;
+			break;
+		}
+		wl_args_free(a);
+	}
+	plan_release(&p);
+	return bad ? 2 : 0;
+}
+
+static int run_case(struct out *o, const struct plan_case *c)
+{
+	uint64_t deadline = wl_now_ns() + (uint64_t)c->deadline_s * 1000000000ull;
+	const struct workload_ops *w = NULL;
+	char err[768], why[256] = "", extra[128] = "";
+	struct wl_args *a;
+	unsigned total = c->warmup + c->runs;
+	double cpu0 = 0, wall = 0, measured = 0;
+
+	kmsg_marker("<4>schedlab: case %s start\n", c->id);
+	if (send_event(o, "case_start", c->id, NULL) < 0)
+		return -1;
+	a = case_args(c, &w, err, sizeof(err));
+	if (!a) {
+		struct run_report rep = { .ret = -1 };
+
+		snprintf(rep.error, sizeof(rep.error), "%s", err);
+		if (send_result(o, c, 0, 0, RUN_FAILED, &rep, 0, NULL) < 0)
+			return -1;
+	} else if (w->supported && !w->supported(why, sizeof(why))) {
+		if (send_result(o, c, 0, 0, RUN_OK, NULL, 0, why[0] ? why : "not supported here") < 0)
+			return -1;
+	} else {
+		if (send_counters(o, c, "before") < 0)
+			return -1;
+		for (unsigned r = 0; r < total; r++) {
+			struct run_report rep;
+			enum run_status st;
+
+			/* only the measured phase: the runner asleep in poll() */
+			cpu0 -= self_cpu_s();
+			st = run_once(w, a, deadline, &rep, &wall);
+			cpu0 += self_cpu_s();
+			measured += wall;
+
+			if (send_result(o, c, r < c->warmup ? r : r - c->warmup, r < c->warmup,
+					st, &rep, wall, NULL) < 0)
+				return -1;
+			if (st == RUN_TIMEOUT)
+				break; /* the case's time is used up */
+		}
+		if (send_counters(o, c, "after") < 0)
+			return -1;
+		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",
+			 cpu0, measured);
+	}
+	wl_args_free(a);
+	kmsg_marker("<4>schedlab: case %s end\n", c->id);
+	return send_event(o, "case_end", c->id, extra[0] ? extra : NULL);
+}
+
+int run_plan(struct out *o, const char *path, int with_snapshot)
+{
+	struct plan p = { 0 };
+	int ret = 0;
+
+	if (load_plan(path, &p) < 0)
+		return -1;
+	/* the topology the results were measured on travels with them */
+	if (with_snapshot && probe_snapshot(o) < 0)
+		ret = -1;
+	for (unsigned i = 0; !ret && i < p.nr_cases; i++)
+		if (run_case(o, &p.cases[i]) < 0)
+			ret = -1;
+	plan_release(&p);
+	if (!ret)
+		ret = out_end(o);
+	return ret;
+}

@@ -1,0 +1,16 @@
+/* plan-run.h - executing a compiled plan (guest/plan.h) and checking one
+ * on the host before any guest boots. */
+#ifndef RUNNER_PLAN_RUN_H
+#define RUNNER_PLAN_RUN_H
+
+#include "out.h"
+
+/* Runs every case of the plan at path, sending HELLO and the topology
+ * snapshot first when with_snapshot, results as they come, END last. */
+int run_plan(struct out *o, const char *path, int with_snapshot);
+
+/* Validates workloads and options of every case; prints one line
+ * "<file>:<line>: <problem>" and returns 2 on the first bad one, else 0. */
+int check_plan(const char *path);
+
+#endif

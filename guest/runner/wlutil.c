@@ -1,0 +1,357 @@
+/* wlutil.c - small helpers the workloads share: reading sysfs and procfs,
+ * CPU lists and pinning, cache and memory sizes, a start gate for tasks. */
+#include "wlutil.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+ssize_t wl_read_text(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	int fd;
+
+	if (!len) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (got < len - 1) {
+		ssize_t n = read(fd, buf + got, len - 1 - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	while (got && buf[got - 1] == '\n')
+		got--;
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
+static int parse_cpu_number(const char **p, unsigned long *out)
+{
+	char *end;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	errno = 0;
+	*out = strtoul(*p, &end, 10);
+	if (errno || *out >= CPU_SETSIZE)
+		return -1;
+	*p = end;
+	return 0;
+}
+
+int wl_parse_cpulist(const char *s, cpu_set_t *set)
+{
+	const char *p = s;
+
+	CPU_ZERO(set);
+	while (*p == ' ' || *p == '\n')
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		unsigned long lo, hi;
+
+		if (parse_cpu_number(&p, &lo) < 0)
+			return -1;
+		hi = lo;
+		if (*p == '-') {
+			p++;
+			if (parse_cpu_number(&p, &hi) < 0 || hi < lo)
+				return -1;
+		}
+		for (unsigned long c = lo; c <= hi; c++)
+			CPU_SET(c, set);
+		if (*p != ',')
+			break;
+		p++;
+	}
+	while (*p == ' ' || *p == '\n')
+		p++;
+	return *p ? -1 : CPU_COUNT(set);
+}
+
+int wl_parse_cache_size(const char *s, uint64_t *bytes)
+{
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 'K': shift = 10; end++; break;
+	case 'M': shift = 20; end++; break;
+	case 'G': shift = 30; end++; break;
+	}
+	if (*end && *end != '\n')
+		return -1;
+	if (v > (UINT64_MAX >> 30))
+		return -1;
+	*bytes = (uint64_t)v << shift;
+	return 0;
+}
+
+/* The lowest CPU of a cache's shared_cpu_list names that cache instance. */
+static int cache_first_cpu(int cpu, const char *index)
+{
+	char path[128], buf[4096];
+	cpu_set_t set;
+
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/%s/shared_cpu_list",
+		 cpu, index);
+	if (wl_read_text(path, buf, sizeof(buf)) < 0 || wl_parse_cpulist(buf, &set) <= 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			return c;
+	return -1;
+}
+
+uint64_t wl_llc_bytes(unsigned *instances)
+{
+	char path[128], buf[4096], best_index[16] = "";
+	uint64_t best_size = 0;
+	long best_level = 0;
+	cpu_set_t online;
+
+	*instances = 0;
+	for (int i = 0; i < 16; i++) {
+		char type[32];
+		uint64_t size;
+		long level;
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		if (wl_read_text(path, buf, sizeof(buf)) < 0)
+			continue;
+		level = strtol(buf, NULL, 10);
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		if (wl_read_text(path, type, sizeof(type)) < 0 || !strcmp(type, "Instruction"))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		if (wl_read_text(path, buf, sizeof(buf)) < 0 || wl_parse_cache_size(buf, &size) < 0)
+			continue;
+		if (level > best_level) {
+			best_level = level;
+			best_size = size;
+			snprintf(best_index, sizeof(best_index), "index%d", i);
+		}
+	}
+	if (!best_size)
+		return 0;
+	if (wl_read_text("/sys/devices/system/cpu/online", buf, sizeof(buf)) < 0 ||
+	    wl_parse_cpulist(buf, &online) <= 0) {
+		*instances = 1;
+		return best_size;
+	}
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &online) && cache_first_cpu(c, best_index) == c)
+			(*instances)++;
+	if (!*instances)
+		*instances = 1;
+	return best_size;
+}
+
+int64_t wl_mem_available(void)
+{
+	char buf[8192];
+	const char *p;
+
+	if (wl_read_text("/proc/meminfo", buf, sizeof(buf)) < 0)
+		return -1;
+	p = strstr(buf, "MemAvailable:");
+	if (!p)
+		return -1;
+	return (int64_t)strtoll(p + strlen("MemAvailable:"), NULL, 10) * 1024;
+}
+
+int wl_allowed_cpus(int *cpus, int max)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE && n < max; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (!n) {
+		errno = ESRCH;
+		return -1;
+	}
+	return n;
+}
+
+int wl_pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return wl_bind_self(&set);
+}
+
+int wl_bind_self(const cpu_set_t *set)
+{
+	return sched_setaffinity(0, sizeof(*set), set);
+}
+
+int wl_vmstat_read(const char *const *names, size_t n, uint64_t *values)
+{
+	static char buf[32768];  /* /proc/vmstat is ~6 KB; not on a stack */
+	const char *line;
+
+	if (wl_read_text("/proc/vmstat", buf, sizeof(buf)) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(names[i]);
+
+		values[i] = 0;
+		for (line = buf; line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+			if (!strncmp(line, names[i], len) && line[len] == ' ') {
+				values[i] = strtoull(line + len + 1, NULL, 10);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+int wl_gate_init(struct wl_gate *g)
+{
+	g->ready[0] = g->ready[1] = g->go[0] = g->go[1] = -1;
+	if (pipe2(g->ready, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(g->go, O_CLOEXEC) < 0) {
+		int e = errno;
+
+		wl_gate_release(g);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int wl_gate_wait_ready(struct wl_gate *g, unsigned n, uint64_t deadline_ns)
+{
+	int failed = 0;
+
+	while (n) {
+		struct pollfd pfd = { .fd = g->ready[0], .events = POLLIN };
+		char buf[256];
+		int timeout = -1;
+		ssize_t got;
+
+		if (deadline_ns) {
+			struct timespec ts;
+			uint64_t now;
+
+			clock_gettime(CLOCK_MONOTONIC, &ts);
+			now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+			if (now >= deadline_ns)
+				return -1;
+			timeout = (int)((deadline_ns - now) / 1000000 + 1);
+		}
+		if (poll(&pfd, 1, timeout) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (!(pfd.revents & (POLLIN | POLLHUP)))
+			continue;
+		got = read(g->ready[0], buf, n < sizeof(buf) ? n : sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return -1;
+		for (ssize_t i = 0; i < got; i++)
+			if (buf[i] != 'r')
+				failed = 1;
+		n -= (unsigned)got;
+	}
+	return failed;
+}
+
+void wl_gate_open(struct wl_gate *g)
+{
+	if (g->go[1] >= 0)
+		close(g->go[1]);
+	g->go[1] = -1;
+}
+
+void wl_gate_forked(struct wl_gate *g)
+{
+	if (g->ready[1] >= 0)
+		close(g->ready[1]);
+	g->ready[1] = -1;
+}
+
+void wl_gate_child(struct wl_gate *g)
+{
+	/* the gate opens when the last write end of `go` closes: ours too */
+	wl_gate_open(g);
+	if (g->ready[0] >= 0)
+		close(g->ready[0]);
+	g->ready[0] = -1;
+}
+
+static void gate_signal(struct wl_gate *g, char c)
+{
+	while (write(g->ready[1], &c, 1) < 0 && errno == EINTR)
+		;
+}
+
+/* `go` never carries data: read() returns 0 once the gate is open */
+static void gate_wait(struct wl_gate *g)
+{
+	char c;
+
+	while (read(g->go[0], &c, 1) < 0 && errno == EINTR)
+		;
+}
+
+void wl_gate_pass(struct wl_gate *g)
+{
+	gate_signal(g, 'r');
+	gate_wait(g);
+}
+
+void wl_gate_pass_failed(struct wl_gate *g)
+{
+	gate_signal(g, 'f');
+}
+
+void wl_gate_release(struct wl_gate *g)
+{
+	for (int i = 0; i < 2; i++) {
+		if (g->ready[i] >= 0)
+			close(g->ready[i]);
+		if (g->go[i] >= 0)
+			close(g->go[i]);
+		g->ready[i] = g->go[i] = -1;
+	}
+}

@@ -1,0 +1,349 @@
+/* workload.c - the workload registry and what workloads share: option
+ * validation, metrics, per-task scheduler counters, failure messages. */
+#define _GNU_SOURCE
+#include "workload.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define X(n) &workload_##n,
+const struct workload_ops *const workloads[] = { WORKLOAD_LIST(X) };
+#undef X
+const size_t nr_workloads = sizeof(workloads) / sizeof(workloads[0]);
+
+const struct workload_ops *workload_find(const char *name)
+{
+	for (size_t i = 0; i < nr_workloads; i++)
+		if (!strcmp(workloads[i]->name, name))
+			return workloads[i];
+	return NULL;
+}
+
+uint64_t wl_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit,
+	       double value, int higher_is_better)
+{
+	struct wl_metric *m;
+
+	if (ctx->nr_metrics >= WL_MAX_METRICS)
+		return;
+	m = &ctx->metrics[ctx->nr_metrics++];
+	snprintf(m->name, sizeof(m->name), "%s", name);
+	snprintf(m->unit, sizeof(m->unit), "%s", unit);
+	m->value = value;
+	m->higher_is_better = higher_is_better;
+}
+
+int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->error, sizeof(ctx->error), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Value of "name   :   123" in /proc/.../sched, 0 when absent. */
+static uint64_t sched_field(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; (p = strstr(p, name)); p += n) {
+		const char *q = p + n;
+
+		if (p != text && p[-1] != '\n')
+			continue;
+		while (*q == ' ')
+			q++;
+		if (*q != ':')
+			continue;
+		q++;
+		while (*q == ' ')
+			q++;
+		/* wait_sum is printed as "ms.ns"; keep nanoseconds */
+		{
+			char *end;
+			unsigned long long whole = strtoull(q, &end, 10);
+
+			if (*end == '.') {
+				unsigned long long frac = strtoull(end + 1, NULL, 10);
+
+				return (uint64_t)whole * 1000000ull + frac;
+			}
+			return (uint64_t)whole;
+		}
+	}
+	return 0;
+}
+
+void wl_task_done(struct wl_ctx *ctx)
+{
+	char buf[8192];
+	ssize_t n;
+	int fd;
+	struct wl_task_totals *t = ctx->totals;
+
+	if (!t)
+		return;
+	/* thread-self: the counters of this very thread, also in a process */
+	fd = open("/proc/thread-self/sched", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		fd = open("/proc/self/sched", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	__atomic_add_fetch(&t->tasks, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_migrations, sched_field(buf, "se.nr_migrations"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_voluntary_switches, sched_field(buf, "nr_voluntary_switches"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_involuntary_switches, sched_field(buf, "nr_involuntary_switches"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->wait_sum_ns, sched_field(buf, "se.statistics.wait_sum") +
+			   sched_field(buf, "se.wait_sum"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_wakeups, sched_field(buf, "se.statistics.nr_wakeups") +
+			   sched_field(buf, "se.nr_wakeups"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_wakeups_migrate, sched_field(buf, "se.statistics.nr_wakeups_migrate") +
+			   sched_field(buf, "se.nr_wakeups_migrate"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->numa_pages_migrated, sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
+}
+
+/* ---- options ---- */
+
+#define WL_MAX_ARGS 32
+
+struct wl_args {
+	const struct wl_option *opt[WL_MAX_ARGS];
+	char text[WL_MAX_ARGS][256];
+	int64_t num[WL_MAX_ARGS];
+	unsigned nr;
+};
+
+static int parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_size(const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: return -1;
+	}
+	if (*end || v > (1ull << 46) >> shift)
+		return -1;
+	*out = (int64_t)(v << shift);
+	return 0;
+}
+
+static int parse_bool(const char *s, int64_t *out)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "true"))
+		*out = 1;
+	else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "false"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int choice_ok(const char *choices, const char *v)
+{
+	size_t n = strlen(v);
+
+	for (const char *p = choices; p && *p;) {
+		const char *bar = strchr(p, '|');
+		size_t len = bar ? (size_t)(bar - p) : strlen(p);
+
+		if (len == n && !strncmp(p, v, n))
+			return 1;
+		p = bar ? bar + 1 : p + len;
+	}
+	return 0;
+}
+
+static int set_one(struct wl_args *a, const struct wl_option *o, const char *val,
+		   char *err, size_t errlen)
+{
+	unsigned i;
+
+	for (i = 0; i < a->nr; i++)
+		if (a->opt[i] == o)
+			break;
+	if (i == a->nr) {
+		if (a->nr >= WL_MAX_ARGS) {
+			snprintf(err, errlen, "too many options");
+			return -1;
+		}
+		a->opt[a->nr++] = o;
+	}
+	if (strlen(val) >= sizeof(a->text[i])) {
+		snprintf(err, errlen, "value of '%s' is longer than %zu characters", o->name,
+			 sizeof(a->text[i]) - 1);
+		return -1;
+	}
+	snprintf(a->text[i], sizeof(a->text[i]), "%s", val);
+	a->num[i] = 0;
+	switch (o->type) {
+	case WL_INT:
+		if (parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
+			snprintf(err, errlen, "'%s' must be an integer in %lld..%lld, not '%s'", o->name,
+				 (long long)o->min, (long long)o->max, val);
+			return -1;
+		}
+		break;
+	case WL_SIZE:
+		if (parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
+			snprintf(err, errlen, "'%s' must be a size in %lld..%lld bytes (e.g. 64K, 256M), not '%s'",
+				 o->name, (long long)o->min, (long long)o->max, val);
+			return -1;
+		}
+		break;
+	case WL_BOOL:
+		if (parse_bool(val, &a->num[i]) < 0) {
+			snprintf(err, errlen, "'%s' must be yes or no, not '%s'", o->name, val);
+			return -1;
+		}
+		break;
+	case WL_STR:
+		if (o->choices && !choice_ok(o->choices, val)) {
+			snprintf(err, errlen, "'%s' must be one of %s, not '%s'", o->name, o->choices, val);
+			return -1;
+		}
+		break;
+	}
+	return 0;
+}
+
+struct wl_args *wl_args_new(void)
+{
+	return calloc(1, sizeof(struct wl_args));
+}
+
+void wl_args_free(struct wl_args *a)
+{
+	free(a);
+}
+
+int wl_args_set(struct wl_args *a, const struct workload_ops *w, const char *name,
+		const char *val, char *err, size_t errlen)
+{
+	for (const struct wl_option *o = w->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return set_one(a, o, val, err, errlen);
+	snprintf(err, errlen, "workload '%s' has no option '%s'", w->name, name);
+	return -1;
+}
+
+int wl_args_finish(struct wl_args *a, const struct workload_ops *w, char *err, size_t errlen)
+{
+	for (const struct wl_option *o = w->options; o && o->name; o++) {
+		unsigned i;
+
+		for (i = 0; i < a->nr; i++)
+			if (a->opt[i] == o)
+				break;
+		if (i < a->nr)
+			continue;
+		if (!o->dflt) {
+			snprintf(err, errlen, "workload '%s' needs option '%s'", w->name, o->name);
+			return -1;
+		}
+		if (set_one(a, o, o->dflt, err, errlen) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int find_arg(const struct wl_args *a, const char *name)
+{
+	for (unsigned i = 0; i < a->nr; i++)
+		if (!strcmp(a->opt[i]->name, name))
+			return (int)i;
+	return -1;
+}
+
+int64_t wl_int(const struct wl_args *a, const char *name)
+{
+	int i = find_arg(a, name);
+
+	if (i < 0) {
+		/* a workload asking for an option it did not declare is a bug */
+		fprintf(stderr, "runner: bug: undeclared option '%s'\n", name);
+		abort();
+	}
+	return a->num[i];
+}
+
+const char *wl_str(const struct wl_args *a, const char *name)
+{
+	int i = find_arg(a, name);
+
+	if (i < 0) {
+		fprintf(stderr, "runner: bug: undeclared option '%s'\n", name);
+		abort();
+	}
+	return a->text[i];
+}
+
+int wl_run_once(const struct workload_ops *w, const struct wl_args *args,
+		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out)
+{
+	struct wl_task_totals *t;
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	memset(ctx, 0, sizeof(*ctx));
+	/* shared, so tasks in forked children add into the same totals */
+	t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (t == MAP_FAILED)
+		return wl_fail(ctx, "mmap: %s", strerror(errno));
+	memset(t, 0, sizeof(*t));
+	ctx->args = args;
+	ctx->nr_cpus = n > 0 ? (unsigned)n : 1;
+	ctx->deadline_ns = wl_now_ns() + (uint64_t)seconds * 1000000000ull;
+	ctx->totals = t;
+	ret = w->run(ctx);
+	if (totals_out)
+		*totals_out = *t;
+	ctx->totals = NULL;
+	munmap(t, sizeof(*t));
+	return ret;
+}

@@ -1,0 +1,124 @@
+/* workload.h - what every workload of the runner provides (one file each
+ * under guest/runner/workloads/, one const struct workload_ops each). */
+#ifndef LAB_WORKLOAD_H
+#define LAB_WORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum wl_opt_type {
+	WL_INT,    /* decimal integer within [min, max] */
+	WL_SIZE,   /* bytes: 4096, 64K, 256M, 1G; within [min, max] bytes */
+	WL_STR,    /* one of `choices` (a "|"-separated list) or free text if NULL */
+	WL_BOOL,   /* 0/1, yes/no, on/off */
+};
+
+struct wl_option {
+	const char *name;
+	enum wl_opt_type type;
+	int64_t min, max;
+	const char *dflt;     /* default as text; NULL = required */
+	const char *choices;  /* WL_STR only */
+	const char *help;
+};
+
+/* Parsed options of one run, looked up by name (the runner validated them
+ * against the workload's table before run() is called). */
+struct wl_args;
+int64_t wl_int(const struct wl_args *a, const char *name);
+const char *wl_str(const struct wl_args *a, const char *name);
+
+#define WL_MAX_METRICS 32
+#define WL_NAME_LEN 48
+
+struct wl_metric {
+	char name[WL_NAME_LEN];  /* "time", "wakeup_p99", "rps", "mb_s" */
+	char unit[16];           /* "s", "us", "MB/s", "ops/s" */
+	double value;
+	int higher_is_better;
+};
+
+/*
+ * Counters of the workload's own tasks, summed by every task as it ends
+ * (wl_task_done() reads /proc/thread-self/sched): lives in shared memory,
+ * so forked processes and threads add into the same totals.
+ */
+struct wl_task_totals {
+	uint64_t tasks;
+	uint64_t nr_migrations;
+	uint64_t nr_voluntary_switches;
+	uint64_t nr_involuntary_switches;
+	uint64_t wait_sum_ns;      /* se.statistics.wait_sum, when schedstats are on */
+	uint64_t nr_wakeups;
+	uint64_t nr_wakeups_migrate;
+	uint64_t numa_pages_migrated;
+};
+
+struct wl_ctx {
+	const struct wl_args *args;
+	unsigned nr_cpus;            /* online CPUs */
+	uint64_t deadline_ns;        /* CLOCK_MONOTONIC; workloads stop by then */
+	struct wl_task_totals *totals; /* shared memory, see wl_task_done() */
+	/* out */
+	struct wl_metric metrics[WL_MAX_METRICS];
+	unsigned nr_metrics;
+	char error[256];             /* why run() failed, one line */
+};
+
+/* Adds a metric to ctx (silently ignored past WL_MAX_METRICS). */
+void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit,
+	       double value, int higher_is_better);
+/* Every workload task calls this right before it exits (threads too). */
+void wl_task_done(struct wl_ctx *ctx);
+/* Sets ctx->error and returns -1, for `return wl_fail(ctx, "...")`. */
+int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t wl_now_ns(void);
+
+struct workload_ops {
+	const char *name;
+	const char *description;
+	const struct wl_option *options; /* terminated by { .name = NULL } */
+	/* NULL, or returns 0 and fills why when this system cannot run it */
+	int (*supported)(char *why, size_t len);
+	/* Runs once; 0 and metrics in ctx, or -1 and ctx->error.  Must reap
+	 * every process and join every thread it started before returning. */
+	int (*run)(struct wl_ctx *ctx);
+};
+
+/* The registry (workloads.c, generated from WORKLOAD_LIST). */
+#define WORKLOAD_LIST(X) \
+	X(hackbench)     \
+	X(schbench)      \
+	X(tbench)        \
+	X(netperf)       \
+	X(stream)        \
+	X(numa)          \
+	X(iperf)         \
+	X(sysbench_cpu)  \
+	X(vector_hog)    \
+	X(exec)
+
+#define X(n) extern const struct workload_ops workload_##n;
+WORKLOAD_LIST(X)
+#undef X
+
+/* Option parsing for the runner core (and `runner --check-plan`):
+ * set every given option, then finish() fills defaults and checks that
+ * required ones are there.  Errors are one line in err. */
+struct wl_args *wl_args_new(void);
+void wl_args_free(struct wl_args *a);
+int wl_args_set(struct wl_args *a, const struct workload_ops *w, const char *name,
+		const char *val, char *err, size_t errlen);
+int wl_args_finish(struct wl_args *a, const struct workload_ops *w, char *err, size_t errlen);
+
+/* Runs w once with args in a fresh context: shared task totals, deadline
+ * `seconds` from now.  Returns run()'s result; ctx is filled. */
+int wl_run_once(const struct workload_ops *w, const struct wl_args *args,
+		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out);
+
+extern const struct workload_ops *const workloads[];
+extern const size_t nr_workloads;
+const struct workload_ops *workload_find(const char *name);
+
+#endif

@@ -1,0 +1,407 @@
+/* schbench.c - schbench-style wakeup and request latency: message threads
+ * wake batches of workers over futexes; percentiles and requests/s. */
+#define _GNU_SOURCE
+#include "../workload.h"
+#include "../histogram.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+/*
+ * As in masoncl/schbench: a worker records nothing itself but queues on
+ * its message thread and sleeps on its own futex; the message thread
+ * takes ONE timestamp for the whole batch it finds queued and wakes them.
+ * Wakeup latency is that stamp to the worker running again, so it grows
+ * with the batch and with how long woken workers wait for a CPU.  Then
+ * the worker serves a "request": sleep_us of sleep (waiting on a disk),
+ * then naive matrix multiplies over a cache footprint under a per-CPU
+ * lock; request latency is the whole of that.
+ */
+
+enum { FUTEX_RUNNING = 0, FUTEX_BLOCKED = 1 };
+enum { PHASE_WARMUP, PHASE_MEASURE, PHASE_DONE };
+
+struct sb;
+struct sb_msg;
+
+struct sb_worker {
+	int futex;
+	uint64_t wake_ns;          /* stamped by the message thread */
+	struct sb_worker *next;    /* in the message thread's queue */
+	struct sb_msg *msg;
+	struct sb *sb;
+	unsigned long *matrix;     /* three n x n matrices */
+	int measuring;
+	uint64_t requests;
+	struct hist wakeup, request;
+	pthread_t tid;
+	int started;
+} __attribute__((aligned(64)));
+
+struct sb_msg {
+	int futex;
+	struct sb_worker *head;    /* lock-free stack of queued workers */
+	int live;                  /* its workers not yet gone */
+	struct sb *sb;
+	pthread_t tid;
+	int started;
+} __attribute__((aligned(64)));
+
+struct sb_lock {
+	pthread_mutex_t m;
+} __attribute__((aligned(64)));
+
+struct sb {
+	struct wl_ctx *ctx;
+	unsigned nr_msg, nr_per_msg, operations, sleep_us;
+	size_t n;
+	int stopping, phase;
+	struct sb_lock *locks;
+	unsigned nr_locks;
+	struct sb_msg *msg;
+	struct sb_worker *w;
+};
+
+static long sb_futex(int *uaddr, int op, int val)
+{
+	return syscall(SYS_futex, uaddr, op, val, NULL, NULL, 0);
+}
+
+/* Wakes the owner of f if it is (about to be) asleep on it. */
+static void sb_post(int *f)
+{
+	int expected = FUTEX_BLOCKED;
+
+	if (__atomic_compare_exchange_n(f, &expected, FUTEX_RUNNING, 0, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST))
+		sb_futex(f, FUTEX_WAKE_PRIVATE, 1);
+}
+
+/* Sleeps while f is BLOCKED; the caller set it BLOCKED before publishing. */
+static void sb_wait(int *f)
+{
+	while (__atomic_load_n(f, __ATOMIC_ACQUIRE) == FUTEX_BLOCKED)
+		sb_futex(f, FUTEX_WAIT_PRIVATE, FUTEX_BLOCKED);
+}
+
+static void *sb_msg_thread(void *arg)
+{
+	struct sb_msg *m = arg;
+	struct sb *sb = m->sb;
+
+	for (;;) {
+		struct sb_worker *list;
+
+		__atomic_store_n(&m->futex, FUTEX_BLOCKED, __ATOMIC_SEQ_CST);
+		list = __atomic_exchange_n(&m->head, NULL, __ATOMIC_SEQ_CST);
+		if (list) {
+			uint64_t now = wl_now_ns();
+
+			while (list) {
+				/* once posted, the worker may queue itself again */
+				struct sb_worker *next = list->next;
+
+				list->wake_ns = now;
+				sb_post(&list->futex);
+				list = next;
+			}
+			continue;
+		}
+		/* keep serving until the last worker is gone: none is left asleep */
+		if (__atomic_load_n(&sb->stopping, __ATOMIC_SEQ_CST) &&
+		    !__atomic_load_n(&m->live, __ATOMIC_SEQ_CST))
+			break;
+		sb_wait(&m->futex);
+	}
+	wl_task_done(sb->ctx);
+	return NULL;
+}
+
+/* The worker's samples count only inside the measured window. */
+static int sb_measuring(struct sb_worker *w)
+{
+	int phase = __atomic_load_n(&w->sb->phase, __ATOMIC_ACQUIRE);
+
+	if (phase == PHASE_MEASURE && !w->measuring) {
+		hist_init(&w->wakeup);
+		hist_init(&w->request);
+		w->requests = 0;
+		w->measuring = 1;
+	}
+	return phase == PHASE_MEASURE;
+}
+
+static void sb_matrix_multiply(unsigned long *data, size_t n)
+{
+	unsigned long *m1 = data, *m2 = data + n * n, *m3 = data + 2 * n * n;
+
+	/* deliberately naive: the point is cache footprint and CPU time */
+	for (size_t i = 0; i < n; i++) {
+		for (size_t j = 0; j < n; j++) {
+			unsigned long sum = 0;
+
+			for (size_t k = 0; k < n; k++)
+				sum += m1[i * n + k] * m2[k * n + j];
+			m3[i * n + j] = sum;
+		}
+	}
+}
+
+static void sb_request(struct sb_worker *w)
+{
+	struct sb *sb = w->sb;
+	struct sb_lock *lock;
+	int cpu;
+
+	if (sb->sleep_us) {
+		struct timespec ts = { sb->sleep_us / 1000000, (long)(sb->sleep_us % 1000000) * 1000 };
+
+		while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+			;
+	}
+	cpu = sched_getcpu();
+	lock = &sb->locks[(cpu < 0 ? 0 : (unsigned)cpu) % sb->nr_locks];
+	pthread_mutex_lock(&lock->m);
+	for (unsigned i = 0; i < sb->operations; i++)
+		sb_matrix_multiply(w->matrix, sb->n);
+	pthread_mutex_unlock(&lock->m);
+}
+
+static void *sb_worker_thread(void *arg)
+{
+	struct sb_worker *w = arg;
+	struct sb_msg *m = w->msg;
+	struct sb *sb = w->sb;
+
+	while (!__atomic_load_n(&sb->stopping, __ATOMIC_SEQ_CST)) {
+		struct sb_worker *old;
+		uint64_t woke, t0;
+
+		__atomic_store_n(&w->futex, FUTEX_BLOCKED, __ATOMIC_SEQ_CST);
+		old = __atomic_load_n(&m->head, __ATOMIC_RELAXED);
+		do {
+			w->next = old;
+		} while (!__atomic_compare_exchange_n(&m->head, &old, w, 1, __ATOMIC_SEQ_CST,
+						      __ATOMIC_RELAXED));
+		sb_post(&m->futex);
+		sb_wait(&w->futex);
+		woke = wl_now_ns();
+		if (sb_measuring(w))
+			hist_add(&w->wakeup, woke - w->wake_ns);
+
+		t0 = wl_now_ns();
+		sb_request(w);
+		if (sb_measuring(w)) {
+			hist_add(&w->request, wl_now_ns() - t0);
+			w->requests++;
+		}
+	}
+	__atomic_sub_fetch(&m->live, 1, __ATOMIC_SEQ_CST);
+	sb_post(&m->futex);
+	wl_task_done(sb->ctx);
+	return NULL;
+}
+
+static void sb_stop(struct sb *sb)
+{
+	__atomic_store_n(&sb->phase, PHASE_DONE, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&sb->stopping, 1, __ATOMIC_SEQ_CST);
+	for (unsigned i = 0; i < sb->nr_msg; i++)
+		sb_post(&sb->msg[i].futex);
+	for (size_t i = 0; i < (size_t)sb->nr_msg * sb->nr_per_msg; i++)
+		if (sb->w[i].started)
+			pthread_join(sb->w[i].tid, NULL);
+	for (unsigned i = 0; i < sb->nr_msg; i++)
+		if (sb->msg[i].started)
+			pthread_join(sb->msg[i].tid, NULL);
+}
+
+static int sb_start(struct sb *sb)
+{
+	pthread_attr_t attr;
+	int err = 0;
+
+	/* thousands of threads in a small guest: no need for 8 MB stacks */
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	for (unsigned i = 0; i < sb->nr_msg && !err; i++) {
+		struct sb_msg *m = &sb->msg[i];
+
+		m->sb = sb;
+		err = pthread_create(&m->tid, &attr, sb_msg_thread, m);
+		m->started = !err;
+	}
+	for (size_t i = 0; i < (size_t)sb->nr_msg * sb->nr_per_msg && !err; i++) {
+		struct sb_worker *w = &sb->w[i];
+
+		w->sb = sb;
+		w->msg = &sb->msg[i / sb->nr_per_msg];
+		hist_init(&w->wakeup);
+		hist_init(&w->request);
+		w->matrix = calloc(3 * sb->n * sb->n, sizeof(*w->matrix));
+		if (!w->matrix) {
+			err = ENOMEM;
+			break;
+		}
+		__atomic_add_fetch(&w->msg->live, 1, __ATOMIC_SEQ_CST);
+		err = pthread_create(&w->tid, &attr, sb_worker_thread, w);
+		if (err)
+			__atomic_sub_fetch(&w->msg->live, 1, __ATOMIC_SEQ_CST);
+		w->started = !err;
+	}
+	pthread_attr_destroy(&attr);
+	if (err) {
+		sb_stop(sb);
+		return wl_fail(sb->ctx, "cannot start threads: %s", strerror(err));
+	}
+	return 0;
+}
+
+/* Sleeps until `until` or the deadline; 0, or -1 when the deadline came first. */
+static int sb_sleep_until(uint64_t until, uint64_t deadline_ns)
+{
+	int late = deadline_ns && until > deadline_ns;
+	struct timespec ts;
+
+	if (late)
+		until = deadline_ns;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return late ? -1 : 0;
+}
+
+/* Zeroed and cache-line aligned: the structs above ask for 64 bytes. */
+static void *sb_zalloc(size_t n, size_t size)
+{
+	size_t bytes = (n * size + 63) & ~(size_t)63;
+	void *p = aligned_alloc(64, bytes ? bytes : 64);
+
+	if (p)
+		memset(p, 0, bytes);
+	return p;
+}
+
+static void sb_report(struct sb *sb, double seconds)
+{
+	static const struct { const char *suffix; double pct; } pcts[] = {
+		{ "p50", 50 }, { "p90", 90 }, { "p99", 99 }, { "p999", 99.9 },
+	};
+	struct hist *wake = malloc(sizeof(*wake)), *req = malloc(sizeof(*req));
+	uint64_t requests = 0;
+	char name[WL_NAME_LEN];
+
+	if (!wake || !req) {
+		free(wake);
+		free(req);
+		return;
+	}
+	hist_init(wake);
+	hist_init(req);
+	for (size_t i = 0; i < (size_t)sb->nr_msg * sb->nr_per_msg; i++) {
+		if (!sb->w[i].measuring)
+			continue;
+		hist_merge(wake, &sb->w[i].wakeup);
+		hist_merge(req, &sb->w[i].request);
+		requests += sb->w[i].requests;
+	}
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		snprintf(name, sizeof(name), "wakeup_%s", pcts[i].suffix);
+		wl_metric(sb->ctx, name, "us", hist_percentile(wake, pcts[i].pct) / 1000, 0);
+	}
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		snprintf(name, sizeof(name), "request_%s", pcts[i].suffix);
+		wl_metric(sb->ctx, name, "us", hist_percentile(req, pcts[i].pct) / 1000, 0);
+	}
+	wl_metric(sb->ctx, "rps", "ops/s", seconds > 0 ? (double)requests / seconds : 0, 1);
+	free(wake);
+	free(req);
+}
+
+static int sb_run(struct wl_ctx *ctx)
+{
+	uint64_t runtime = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
+	uint64_t warmup = (uint64_t)wl_int(ctx->args, "warmup") * 1000000000ull;
+	uint64_t footprint = (uint64_t)wl_int(ctx->args, "footprint");
+	struct sb sb = {
+		.ctx = ctx,
+		.nr_msg = (unsigned)wl_int(ctx->args, "message_threads"),
+		.nr_per_msg = (unsigned)wl_int(ctx->args, "workers"),
+		.operations = (unsigned)wl_int(ctx->args, "operations"),
+		.sleep_us = (unsigned)wl_int(ctx->args, "sleep_us"),
+	};
+	size_t nr_workers = (size_t)sb.nr_msg * sb.nr_per_msg;
+	uint64_t t_measure, t_end;
+	int ret = -1, late;
+
+	/* three square matrices of unsigned long fill the footprint */
+	sb.n = (size_t)sqrt((double)footprint / 3 / sizeof(unsigned long));
+	if (sb.n < 1)
+		sb.n = 1;
+	sb.nr_locks = (unsigned)get_nprocs_conf();
+	if (sb.nr_locks < 1)
+		sb.nr_locks = 1;
+	sb.locks = sb_zalloc(sb.nr_locks, sizeof(*sb.locks));
+	sb.msg = sb_zalloc(sb.nr_msg, sizeof(*sb.msg));
+	sb.w = sb_zalloc(nr_workers, sizeof(*sb.w));
+	if (!sb.locks || !sb.msg || !sb.w) {
+		wl_fail(ctx, "out of memory for %zu workers", nr_workers);
+		goto out;
+	}
+	for (unsigned i = 0; i < sb.nr_locks; i++)
+		pthread_mutex_init(&sb.locks[i].m, NULL);
+	sb.phase = warmup ? PHASE_WARMUP : PHASE_MEASURE;
+	t_measure = wl_now_ns() + warmup;
+	if (sb_start(&sb) < 0)
+		goto out;
+	late = sb_sleep_until(t_measure, ctx->deadline_ns);
+	t_measure = wl_now_ns();
+	__atomic_store_n(&sb.phase, PHASE_MEASURE, __ATOMIC_SEQ_CST);
+	if (!late)
+		late = sb_sleep_until(t_measure + runtime, ctx->deadline_ns);
+	t_end = wl_now_ns();
+	sb_stop(&sb);
+	if (late) {
+		wl_fail(ctx, "deadline passed");
+		goto out;
+	}
+	sb_report(&sb, (double)(t_end - t_measure) / 1e9);
+	ret = 0;
+out:
+	for (size_t i = 0; sb.w && i < nr_workers; i++)
+		free(sb.w[i].matrix);
+	free(sb.w);
+	free(sb.msg);
+	free(sb.locks);
+	return ret;
+}
+
+static const struct wl_option sb_options[] = {
+	{ "message_threads", WL_INT, 1, 1024, "2", NULL, "message threads (schbench -m)" },
+	{ "workers", WL_INT, 1, 1024, "4", NULL, "workers per message thread (schbench -t)" },
+	{ "runtime", WL_INT, 1, 3600, "5", NULL, "measured seconds (schbench -r)" },
+	{ "warmup", WL_INT, 0, 3600, "1", NULL, "seconds before measuring starts (schbench -w)" },
+	{ "footprint", WL_SIZE, 1024, 1ll << 30, "256K", NULL,
+	  "cache footprint of each worker's matrices (schbench -F)" },
+	{ "operations", WL_INT, 0, 1000, "5", NULL, "matrix multiplies per request (schbench -n)" },
+	{ "sleep_us", WL_INT, 0, 1000000, "100", NULL, "sleep at the start of each request (schbench -s)" },
+	{ .name = NULL },
+};
+
+const struct workload_ops workload_schbench = {
+	.name = "schbench",
+	.description = "message threads waking workers over futexes (schbench); latency percentiles, rps",
+	.options = sb_options,
+	.run = sb_run,
+};

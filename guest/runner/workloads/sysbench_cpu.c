@@ -1,0 +1,179 @@
+/* sysbench_cpu.c - `sysbench cpu`: threads run prime-check events back to
+ * back for a fixed time; events per second and event latency (seed 004). */
+#define _GNU_SOURCE
+#include "../workload.h"
+#include "../wlutil.h"
+#include "../histogram.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SB_MAX_THREADS 1024
+
+/*
+ * One sysbench cpu event (cpu_execute_event() in sysbench 1.0): trial
+ * division of every c in [3, max_prime) up to sqrt(c).  Returns how many
+ * of them are prime, so the work cannot be optimised away.
+ */
+static unsigned long long sb_cpu_event(unsigned long long max_prime)
+{
+	unsigned long long c, l, n = 0;
+	double t;
+
+	for (c = 3; c < max_prime; c++) {
+		t = sqrt((double)c);
+		for (l = 2; l <= t; l++)
+			if (c % l == 0)
+				break;
+		if (l > t)
+			n++;
+	}
+	return n;
+}
+
+struct sb_run;
+
+struct sb_thread {
+	struct sb_run *run;
+	pthread_t tid;
+	struct hist lat;             /* event latencies in ns */
+	uint64_t events;
+	uint64_t last_end_ns;
+	unsigned long long primes;
+};
+
+struct sb_run {
+	struct wl_ctx *ctx;
+	struct wl_gate gate;
+	unsigned long long max_prime;
+	uint64_t stop_ns;            /* set before the gate opens */
+	struct sb_thread *threads;
+};
+
+static void *sb_worker(void *arg)
+{
+	struct sb_thread *t = arg;
+	struct sb_run *r = t->run;
+	uint64_t stop;
+
+	wl_gate_pass(&r->gate);
+	stop = __atomic_load_n(&r->stop_ns, __ATOMIC_ACQUIRE);
+	for (uint64_t now = wl_now_ns(); now < stop;) {
+		unsigned long long n = sb_cpu_event(r->max_prime);
+		uint64_t end = wl_now_ns();
+
+		hist_add(&t->lat, end - now);
+		t->events++;
+		t->primes = n;
+		t->last_end_ns = end;
+		now = end;
+	}
+	wl_task_done(r->ctx);
+	return NULL;
+}
+
+static int sb_run(struct wl_ctx *ctx)
+{
+	struct sb_run r = { .ctx = ctx, .gate = WL_GATE_INIT };
+	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads"), started = 0;
+	uint64_t runtime_ns = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
+	uint64_t t0, end = 0, events = 0;
+	struct hist *all = NULL;
+	int ret = -1, cut = 0;
+
+	r.max_prime = (unsigned long long)wl_int(ctx->args, "max_prime");
+	r.threads = calloc(nthreads, sizeof(*r.threads));
+	all = malloc(sizeof(*all));
+	if (!r.threads || !all) {
+		wl_fail(ctx, "out of memory");
+		goto out;
+	}
+	hist_init(all);
+	if (wl_gate_init(&r.gate) < 0) {
+		wl_fail(ctx, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		int err;
+
+		r.threads[i].run = &r;
+		hist_init(&r.threads[i].lat);
+		err = pthread_create(&r.threads[i].tid, NULL, sb_worker, &r.threads[i]);
+		if (err) {
+			wl_fail(ctx, "cannot start thread %u of %u: %s", i, nthreads, strerror(err));
+			break;
+		}
+		started++;
+	}
+	if (started == nthreads && wl_gate_wait_ready(&r.gate, nthreads, ctx->deadline_ns) < 0)
+		wl_fail(ctx, "deadline passed while starting %u threads", nthreads);
+	t0 = wl_now_ns();
+	if (ctx->error[0]) {
+		/* an empty time window: the started threads leave at once */
+		__atomic_store_n(&r.stop_ns, t0, __ATOMIC_RELEASE);
+	} else if (t0 + runtime_ns > ctx->deadline_ns) {
+		__atomic_store_n(&r.stop_ns, ctx->deadline_ns, __ATOMIC_RELEASE);
+		cut = 1;
+	} else {
+		__atomic_store_n(&r.stop_ns, t0 + runtime_ns, __ATOMIC_RELEASE);
+	}
+	wl_gate_open(&r.gate);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(r.threads[i].tid, NULL);
+	if (ctx->error[0])
+		goto out;
+	if (cut) {
+		wl_fail(ctx, "deadline passed before the runtime of %llus ended",
+			(unsigned long long)(runtime_ns / 1000000000ull));
+		goto out;
+	}
+	for (unsigned i = 0; i < nthreads; i++) {
+		struct sb_thread *t = &r.threads[i];
+
+		/* the same work must give the same answer on every CPU */
+		if (t->events && t->primes != r.threads[0].primes) {
+			wl_fail(ctx, "thread %u counted %llu primes below %llu, thread 0 %llu",
+				i, t->primes, r.max_prime, r.threads[0].primes);
+			goto out;
+		}
+		hist_merge(all, &t->lat);
+		events += t->events;
+		if (t->last_end_ns > end)
+			end = t->last_end_ns;
+	}
+	if (!events) {
+		wl_fail(ctx, "no event completed");
+		goto out;
+	}
+	/* sysbench divides by the time the last event ended, not the runtime */
+	wl_metric(ctx, "events_s", "events/s", (double)events / ((double)(end - t0) * 1e-9), 1);
+	wl_metric(ctx, "latency_p95", "ms", hist_percentile(all, 95) * 1e-6, 0);
+	wl_metric(ctx, "latency_avg", "ms", hist_mean(all) * 1e-6, 0);
+	ret = 0;
+out:
+	wl_gate_release(&r.gate);
+	free(all);
+	free(r.threads);
+	return ret;
+}
+
+static const struct wl_option sb_options[] = {
+	{ "threads", WL_INT, 1, SB_MAX_THREADS, "1",
+	  NULL, "threads running events back to back (not pinned)" },
+	{ "runtime", WL_INT, 1, 86400, "3",
+	  NULL, "seconds to run; an event started before the end completes" },
+	{ "max_prime", WL_INT, 3, 100000000, "10000",
+	  NULL, "each event checks every number below this for primality" },
+	{ .name = NULL },
+};
+
+const struct workload_ops workload_sysbench_cpu = {
+	.name = "sysbench_cpu",
+	.description = "sysbench cpu prime events: events/s and p95 latency (seed 004)",
+	.options = sb_options,
+	.run = sb_run,
+};

@@ -1,0 +1,381 @@
+/* labrun.c - one guest run from validated inputs to a verdict: shared by
+ * `lab boot` (topology only) and `lab run` (topology plus a plan). */
+#define _GNU_SOURCE
+#include "labrun.h"
+#include "backend.h"
+#include "child.h"
+#include "guestview.h"
+#include "initrd.h"
+#include "lab.h"
+#include "results.h"
+#include "verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Console at KERN_WARNING and above: enough for every failure pattern
+ * (WARNING splats are pr_warn) without paying TCG for info chatter.
+ * unknown_nmi_panic + panic_print=0x40 turn the NMI sent on a HANG into
+ * backtraces of every CPU on the console. */
+static const char base_cmdline[] =
+	"console=ttyS0 loglevel=5 panic=-1 sched_verbose unknown_nmi_panic panic_print=0x40";
+
+void lab_run_init(struct lab_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = strbuf_empty;
+	r->ndiff = -1;
+	session_init(&r->s);
+}
+
+void lab_run_release(struct lab_run *r)
+{
+	if (r->initrd_is_temp && r->initrd)
+		unlink(r->initrd);
+	free(r->initrd);
+	strbuf_release(&r->desc);
+	strbuf_release(&r->dir);
+	strbuf_release(&r->cmdline);
+	strbuf_release(&r->diff);
+	if (r->expected)
+		json_object_put(r->expected);
+	if (r->guest)
+		json_object_put(r->guest);
+	session_release(&r->s);
+}
+
+static int copy_into(int out, const char *path, struct strbuf *err)
+{
+	char buf[65536];
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (in < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			strbuf_addf(err, "cannot write initrd: %s", strerror(errno));
+			close(in);
+			return -1;
+		}
+	}
+	close(in);
+	return n < 0 ? -1 : 0;
+}
+
+/* Linux unpacks concatenated cpio archives in order, so the per-run plan
+ * rides on top of the cached base initrd without rebuilding it. */
+static char *join_initrd(const char *base, const char *extra, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	char *path = xasprintf("%s/initrd-run-XXXXXX", dir);
+	int fd;
+
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
+		strbuf_addf(err, "cannot create a run initrd in '%s'", dir);
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	if (copy_into(fd, base, err) < 0 || copy_into(fd, extra, err) < 0) {
+		close(fd);
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+int lab_run_resolve(struct lab_run *r, struct strbuf *err)
+{
+	const char *base;
+
+	if (topo_parse(r->spec, &r->topo, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "bad topology '%s': %s", r->spec, why);
+		free(why);
+		return -1;
+	}
+	if (r->expect && topo_parse(r->expect, &r->expect_topo, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "bad topology '%s': %s", r->expect, why);
+		free(why);
+		return -1;
+	}
+	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
+		return -1;
+	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
+			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
+		return -1;
+	if (r->append && strpbrk(r->append, "\n\r")) {
+		strbuf_addstr(err, "--append must be one line");
+		return -1;
+	}
+	if (kernel_resolve(r->kernel_spec, &r->kp, err) < 0)
+		return -1;
+	base = initrd_cached(err);
+	if (!base)
+		return -1;
+	if (r->initrd_extra) {
+		r->initrd = join_initrd(base, r->initrd_extra, err);
+		if (!r->initrd)
+			return -1;
+		r->initrd_is_temp = 1;
+	} else {
+		r->initrd = xstrdup(base);
+	}
+	topo_describe(&r->topo, &r->desc);
+	strbuf_addstr(&r->cmdline, base_cmdline);
+	/* TCG's TSC follows the host clock: trusting it keeps the clocksource
+	 * watchdog from calling it unstable on a loaded host, which would
+	 * switch clocksources (and live-patch the kernel) mid-run. */
+	if (r->accel_kind == ACCEL_TCG)
+		strbuf_addstr(&r->cmdline, " tsc=reliable");
+	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
+	if (r->append)
+		strbuf_addf(&r->cmdline, " %s", r->append);
+	return 0;
+}
+
+static char *qemu_version_string(void)
+{
+	const char *argv[] = { "qemu-system-x86_64", "--version", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *nl;
+
+	if (getenv("LAB_QEMU"))
+		argv[0] = getenv("LAB_QEMU");
+	if (run_command_capture(argv, 10000, &out, &err) != 0) {
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return xstrdup("unknown");
+	}
+	strbuf_release(&err);
+	nl = strchr(out.buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strbuf_detach(&out);
+}
+
+static unsigned default_timeout_s(const struct topo *t, enum lab_accel accel)
+{
+	/* TCG brings vCPUs up one by one on 2 host cores: ~0.2 s each, with
+	 * a wide margin; a timeout is a HANG verdict, so be generous. */
+	return accel == ACCEL_KVM ? 60 : 60 + topo_nr_cpus(t) / 2;
+}
+
+/* A HANG before the guest's /init ran, under TCG: see lab_run_start(). */
+static int tcg_boot_stuck(const struct lab_run *r)
+{
+	return r->accel_kind == ACCEL_TCG && r->verdict == VERDICT_HANG &&
+	       !r->s.console.init_line;
+}
+
+static int keep_attempt(const char *dir, int attempt)
+{
+	static const char *const files[] = { "console.log", "records.bin", "qemu.log", "hang-vcpus.txt" };
+	char *sub = xasprintf("%s/attempt-%d", dir, attempt);
+	int ret = mkdir_p(sub, 0755);
+
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(files); i++) {
+		char *from = xasprintf("%s/%s", dir, files[i]);
+		char *to = xasprintf("%s/%s", sub, files[i]);
+
+		if (rename(from, to) < 0 && errno != ENOENT)
+			ret = error("cannot move '%s' to '%s': %s", from, to, strerror(errno));
+		free(from);
+		free(to);
+	}
+	free(sub);
+	return ret;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+int lab_run_start(struct lab_run *r, struct json_object *extra)
+{
+	struct backend_conf conf = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *run;
+	char *qver, *name;
+
+	printf("%s\n", r->desc.buf);
+	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
+	printf("accel: %s\n", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	fflush(stdout);
+
+	if (results_create_run(r->results_root ? r->results_root : results_root(),
+			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+		if (extra)
+			json_object_put(extra);
+		return -1;
+	}
+	qver = qemu_version_string();
+	run = json_object_new_object();
+	add_str(run, "lab_version", LAB_VERSION);
+	add_str(run, "command", r->command);
+	add_str(run, "spec", r->spec);
+	add_str(run, "spec_resolved", r->topo.spec);
+	add_str(run, "topology", r->desc.buf);
+	add_str(run, "backend", "qemu");
+	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	add_str(run, "qemu", qver);
+	add_str(run, "kernel", r->kp.release);
+	add_str(run, "kernel_source", r->kp.source);
+	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
+	add_str(run, "cmdline", r->cmdline.buf);
+	json_object_object_add(run, "host", results_host_info());
+	if (extra) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(run, k, json_object_get(v));
+		json_object_put(extra);
+	}
+	results_write_json(r->dir.buf, "run.json", run);
+	json_object_put(run);
+	free(qver);
+
+	r->expected = topo_expected_view(r->expect ? &r->expect_topo : &r->topo);
+	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
+
+	name = xasprintf("schedlab-%ld", (long)getpid());
+	conf.topo = &r->topo;
+	conf.accel = r->accel_kind;
+	conf.host_is_amd = host_cpu_is_amd();
+	/* The ELF vmlinux boots through PVH: no decompression, no real mode. */
+	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
+	conf.initrd = r->initrd;
+	conf.cmdline = r->cmdline.buf;
+	conf.run_dir = r->dir.buf;
+	conf.name = name;
+
+	for (;;) {
+		r->attempts++;
+		r->s.ops = &backend_qemu;
+		r->s.conf = &conf;
+		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
+					: default_timeout_s(&r->topo, r->accel_kind)) * 1000;
+		if (session_run(&r->s, &err) < 0) {
+			error("%s (see %s/qemu.log)", err.buf, r->dir.buf);
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "backend did not start: %.400s", err.buf);
+		} else {
+			r->verdict = r->s.verdict;
+			snprintf(r->reason, sizeof(r->reason), "%s", r->s.reason);
+		}
+		r->s.conf = NULL;
+		if (!tcg_boot_stuck(r) || r->attempts > 1)
+			break;
+		/* MTTCG in QEMU 7.2 can leave a vCPU running a stale translation of
+		 * code the kernel live-patched (an int3 it already removed) while
+		 * the others wait for it: seen here a few times in a hundred
+		 * loaded boots, always before userspace.  Keep that attempt's
+		 * evidence and boot once more; a kernel that really hangs in
+		 * early boot hangs twice and stays a HANG. */
+		if (keep_attempt(r->dir.buf, r->attempts) < 0)
+			break;
+		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
+			r->dir.buf, r->attempts);
+		session_release(&r->s);
+		session_init(&r->s);
+		strbuf_reset(&err);
+	}
+	free(name);
+	strbuf_release(&err);
+	return 0;
+}
+
+static void print_topology(const struct lab_run *r);
+static void verify_views(struct lab_run *r, struct strbuf *err);
+
+void lab_run_verify(struct lab_run *r)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	verify_views(r, &err);
+	print_topology(r);
+	strbuf_release(&err);
+}
+
+static void verify_views(struct lab_run *r, struct strbuf *err)
+{
+
+	if (r->s.sysfs.len) {
+		r->guest = guest_view_from_sysfs(r->s.sysfs.buf, r->s.sysfs.len, err);
+		if (r->guest)
+			results_write_json(r->dir.buf, "guest-topology.json", r->guest);
+		else
+			error("guest topology unreadable: %s", err->buf);
+	}
+	if (r->verdict != VERDICT_PASS)
+		return;
+	if (!r->guest) {
+		r->verdict = VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "the guest sent no topology snapshot");
+		return;
+	}
+	r->ndiff = view_compare(r->expected, r->guest, &r->diff, 40);
+	if (r->ndiff) {
+		r->verdict = VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "guest topology differs");
+	}
+}
+
+static void print_topology(const struct lab_run *r)
+{
+	if (r->ndiff == 0) {
+		printf("topology: PASS\n");
+	} else if (r->ndiff > 0) {
+		printf("topology: FAIL (%d difference%s)\n", r->ndiff, r->ndiff == 1 ? "" : "s");
+		fputs(r->diff.buf, stdout);
+	} else {
+		printf("topology: not verified (%s)\n", verdict_name(r->verdict));
+	}
+	fflush(stdout);
+}
+
+void lab_run_report(struct lab_run *r, struct json_object *extra)
+{
+	struct session *s = &r->s;
+	struct json_object *v = json_object_new_object();
+	double boot_s = s->t_end_record_ns ? (double)(s->t_end_record_ns - s->t_start_ns) / 1e9 : -1;
+
+	add_str(v, "verdict", verdict_name(r->verdict));
+	add_str(v, "reason", r->reason);
+	add_str(v, "topology", r->ndiff == 0 ? "PASS" : r->ndiff > 0 ? "FAIL" : "not verified");
+	if (r->ndiff > 0)
+		add_str(v, "topology_diff", r->diff.buf);
+	json_object_object_add(v, "wall_to_end_s", json_object_new_double(boot_s));
+	json_object_object_add(v, "records", json_object_new_int64((int64_t)s->wire.records));
+	json_object_object_add(v, "records_missing", json_object_new_int64((int64_t)s->wire.missing));
+	json_object_object_add(v, "records_corrupt",
+			       json_object_new_int64((int64_t)(s->wire.bad_crc + s->wire.bad_header)));
+	json_object_object_add(v, "console_splats", json_object_new_int64(s->console.splats));
+	if (s->console.first_pattern) {
+		add_str(v, "console_first_failure", s->console.first);
+		json_object_object_add(v, "console_first_failure_line",
+				       json_object_new_int64((int64_t)s->console.first_line_no));
+	}
+	add_str(v, "hypervisor", s->hypervisor_version);
+	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
+	if (extra) {
+		json_object_object_foreach(extra, k, val)
+			json_object_object_add(v, k, json_object_get(val));
+		json_object_put(extra);
+	}
+	results_write_json(r->dir.buf, "verdict.json", v);
+	json_object_put(v);
+}

@@ -1,0 +1,541 @@
+/* runreport.c - turns a run's raw records into per-case verdicts and
+ * statistics (results.jsonl, cases.json); works offline on results/. */
+#define _GNU_SOURCE
+#include "runreport.h"
+#include "console.h"
+#include "plan.h"
+#include "schedstat.h"
+#include "wire.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void metric_stats_compute(const double *values, unsigned n, struct metric_stats *st)
+{
+	double *sorted;
+	double inv = 0;
+	int hmean_ok = 1;
+
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	if (!n)
+		return;
+	sorted = xmalloc(n * sizeof(*sorted));
+	memcpy(sorted, values, n * sizeof(*sorted));
+	gsl_sort(sorted, 1, n);
+	st->mean = gsl_stats_mean(values, 1, n);
+	st->stdev = n > 1 ? gsl_stats_sd_m(values, 1, n, st->mean) : 0;
+	st->cv_pct = st->mean != 0 ? 100.0 * st->stdev / fabs(st->mean) : 0;
+	st->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	st->min = sorted[0];
+	st->max = sorted[n - 1];
+	for (unsigned i = 0; i < n; i++) {
+		if (values[i] <= 0)
+			hmean_ok = 0;
+		else
+			inv += 1.0 / values[i];
+	}
+	/* the harmonic mean is only defined for positive rates (STREAM) */
+	st->hmean = hmean_ok ? n / inv : 0;
+	free(sorted);
+}
+
+/* ---- console segments ---- */
+
+static const char case_marker[] = "schedlab: case ";
+
+struct json_object *console_by_case(const char *text, size_t len)
+{
+	struct json_object *out = json_object_new_object();
+	char current[PLAN_MAX_FIELD] = "";
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *m = memmem(p, n, case_marker, sizeof(case_marker) - 1);
+		const char *pat = NULL;
+		enum console_class c;
+
+		if (m) {
+			/* "schedlab: case <id> start|end" */
+			const char *id = m + sizeof(case_marker) - 1;
+			const char *stop = p + n;
+
+			while (stop > id && (stop[-1] == '\r' || stop[-1] == ' '))
+				stop--;
+			if (stop - id > 6 && !memcmp(stop - 6, " start", 6)) {
+				size_t idlen = (size_t)(stop - 6 - id);
+
+				if (idlen >= sizeof(current))
+					idlen = sizeof(current) - 1;
+				memcpy(current, id, idlen);
+				current[idlen] = '\0';
+			} else if (stop - id > 4 && !memcmp(stop - 4, " end", 4)) {
+				current[0] = '\0';
+			}
+		} else if (current[0] && (c = console_classify_line(p, n, &pat)) != CON_NONE) {
+			struct json_object *e;
+			char line[CONSOLE_MAX_LINE + 1];
+			size_t ln = n < CONSOLE_MAX_LINE ? n : CONSOLE_MAX_LINE;
+
+			memcpy(line, p, ln);
+			while (ln && line[ln - 1] == '\r')
+				ln--;
+			line[ln] = '\0';
+			if (!json_object_object_get_ex(out, current, &e)) {
+				e = json_object_new_object();
+				json_object_object_add(e, "splats", json_object_new_int(0));
+				json_object_object_add(e, "crash", json_object_new_boolean(0));
+				json_object_object_add(e, "first", json_object_new_string(line));
+				json_object_object_add(out, current, e);
+			}
+			if (c == CON_SPLAT) {
+				struct json_object *s;
+
+				json_object_object_get_ex(e, "splats", &s);
+				json_object_object_add(e, "splats", json_object_new_int(json_object_get_int(s) + 1));
+			} else {
+				json_object_object_add(e, "crash", json_object_new_boolean(1));
+			}
+		}
+		p += n + 1;
+	}
+	return out;
+}
+
+/* ---- records ---- */
+
+struct case_data {
+	const struct plan_case *pc;
+	struct json_object *runs;      /* array of result objects */
+	int started, ended;
+	double runner_cpu_s, measured_s; /* from case_end */
+	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
+};
+
+struct collect {
+	struct plan *plan;
+	struct case_data *cases;
+	FILE *jsonl;
+	unsigned bad_json;
+};
+
+static struct case_data *find_case(struct collect *c, const char *id, size_t len)
+{
+	for (unsigned i = 0; i < c->plan->nr_cases; i++)
+		if (strlen(c->cases[i].pc->id) == len && !memcmp(c->cases[i].pc->id, id, len))
+			return &c->cases[i];
+	return NULL;
+}
+
+static int on_record(const struct wire_record *rec, void *ctx)
+{
+	struct collect *c = ctx;
+	struct json_object *o, *v;
+	struct case_data *cd;
+
+	if (rec->type == WIRE_RESULT || rec->type == WIRE_EVENT) {
+		struct json_tokener *tok = json_tokener_new();
+
+		o = json_tokener_parse_ex(tok, rec->payload, (int)rec->len);
+		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, "case", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    !(cd = find_case(c, json_object_get_string(v), strlen(json_object_get_string(v))))) {
+			c->bad_json++;
+			json_object_put(o);
+			json_tokener_free(tok);
+			return 0;
+		}
+		json_tokener_free(tok);
+		if (rec->type == WIRE_RESULT) {
+			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			json_object_array_add(cd->runs, o);
+			return 0;
+		}
+		if (json_object_object_get_ex(o, "event", &v)) {
+			if (!strcmp(json_object_get_string(v), "case_start"))
+				cd->started = 1;
+			else if (!strcmp(json_object_get_string(v), "case_end")) {
+				struct json_object *x;
+
+				cd->ended = 1;
+				if (json_object_object_get_ex(o, "runner_cpu_s", &x))
+					cd->runner_cpu_s = json_object_get_double(x);
+				if (json_object_object_get_ex(o, "measured_s", &x))
+					cd->measured_s = json_object_get_double(x);
+			}
+		}
+		json_object_put(o);
+	} else if (rec->type == WIRE_COUNTERS) {
+		const char *nl = memchr(rec->payload, '\n', rec->len);
+		const char *t1, *t2;
+		int phase, src;
+
+		if (!nl)
+			return 0;
+		t1 = memchr(rec->payload, '\t', (size_t)(nl - rec->payload));
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(nl - t1 - 1)) : NULL;
+		if (!t2 || !(cd = find_case(c, rec->payload, (size_t)(t1 - rec->payload))))
+			return 0;
+		phase = !strncmp(t1 + 1, "after", 5);
+		src = !strncmp(t2 + 1, "vmstat", 6);
+		free(cd->counters[phase][src]);
+		cd->counters[phase][src] = xmalloc(rec->len - (size_t)(nl + 1 - rec->payload) + 1);
+		memcpy(cd->counters[phase][src], nl + 1, rec->len - (size_t)(nl + 1 - rec->payload));
+		cd->counters[phase][src][rec->len - (size_t)(nl + 1 - rec->payload)] = '\0';
+	}
+	return 0;
+}
+
+static struct json_object *vmstat_delta(const char *before, const char *after)
+{
+	struct json_object *out = json_object_new_object();
+
+	if (!before || !after)
+		return out;
+	for (const char *p = after; *p;) {
+		char key[64];
+		long long va, vb;
+		int n = 0;
+
+		if (sscanf(p, "%63s %lld%n", key, &va, &n) == 2 &&
+		    (!strncmp(key, "numa_", 5) || !strncmp(key, "pgmigrate_", 10))) {
+			const char *q = strstr(before, key);
+
+			while (q && ((q != before && q[-1] != '\n') || q[strlen(key)] != ' '))
+				q = strstr(q + 1, key);
+			if (q && sscanf(q + strlen(key), " %lld", &vb) == 1)
+				json_object_object_add(out, key, json_object_new_int64(va - vb));
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return out;
+}
+
+/* The statistic the scenario declared for a metric; NULL when the metric
+ * is reported by the workload but not declared (informational). */
+static const char *metric_statistic(const struct plan_case *pc, const char *name)
+{
+	for (unsigned i = 0; i < pc->nr_metrics; i++)
+		if (!strcmp(pc->metrics[i].name, name))
+			return pc->metrics[i].statistic;
+	return NULL;
+}
+
+static struct json_object *metrics_summary(const struct case_data *cd)
+{
+	struct json_object *out = json_object_new_object();
+	size_t nr = json_object_array_length(cd->runs);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *ms, *w;
+
+		if (!json_object_object_get_ex(run, "metrics", &ms) ||
+		    (json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)))
+			continue;
+		json_object_object_foreach(ms, name, m) {
+			struct json_object *entry, *vals, *x;
+
+			if (!json_object_object_get_ex(m, "value", &x))
+				continue;
+			if (!json_object_object_get_ex(out, name, &entry)) {
+				struct json_object *u, *b;
+
+				entry = json_object_new_object();
+				if (json_object_object_get_ex(m, "unit", &u))
+					json_object_object_add(entry, "unit", json_object_get(u));
+				if (json_object_object_get_ex(m, "better", &b))
+					json_object_object_add(entry, "better", json_object_get(b));
+				{
+					const char *stat = metric_statistic(cd->pc, name);
+
+					json_object_object_add(entry, "statistic",
+							       json_object_new_string(stat ? stat : "amean"));
+					json_object_object_add(entry, "declared",
+							       json_object_new_boolean(stat != NULL));
+				}
+				json_object_object_add(entry, "values", json_object_new_array());
+				json_object_object_add(out, name, entry);
+			}
+			json_object_object_get_ex(entry, "values", &vals);
+			json_object_array_add(vals, json_object_new_double(json_object_get_double(x)));
+		}
+	}
+	json_object_object_foreach(out, name, entry) {
+		struct json_object *vals;
+		struct metric_stats st;
+		double *v;
+		size_t n;
+
+		(void)name;
+		json_object_object_get_ex(entry, "values", &vals);
+		n = json_object_array_length(vals);
+		v = xcalloc(n, sizeof(*v));
+		for (size_t i = 0; i < n; i++)
+			v[i] = json_object_get_double(json_object_array_get_idx(vals, i));
+		metric_stats_compute(v, (unsigned)n, &st);
+		free(v);
+		json_object_object_add(entry, "n", json_object_new_int((int)st.n));
+		json_object_object_add(entry, "mean", json_object_new_double(st.mean));
+		json_object_object_add(entry, "stdev", json_object_new_double(st.stdev));
+		json_object_object_add(entry, "cv_pct", json_object_new_double(st.cv_pct));
+		json_object_object_add(entry, "median", json_object_new_double(st.median));
+		json_object_object_add(entry, "hmean", json_object_new_double(st.hmean));
+		json_object_object_add(entry, "min", json_object_new_double(st.min));
+		json_object_object_add(entry, "max", json_object_new_double(st.max));
+	}
+	return out;
+}
+
+static struct json_object *tasks_summary(const struct case_data *cd)
+{
+	struct json_object *out = json_object_new_object();
+	size_t nr = json_object_array_length(cd->runs);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *t, *w;
+
+		if (!json_object_object_get_ex(run, "tasks", &t) ||
+		    (json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)))
+			continue;
+		n++;
+		json_object_object_foreach(t, k, v) {
+			struct json_object *sum;
+			int64_t prev = 0;
+
+			if (json_object_object_get_ex(out, k, &sum))
+				prev = json_object_get_int64(sum);
+			json_object_object_add(out, k, json_object_new_int64(prev + json_object_get_int64(v)));
+		}
+	}
+	/* per run: the seeds quote migrations per benchmark run */
+	json_object_object_foreach(out, k, v)
+		json_object_object_add(out, k, json_object_new_double(n ? (double)json_object_get_int64(v) / n : 0));
+	return out;
+}
+
+static void set_verdict(struct json_object *o, const char *v, const char *reason)
+{
+	json_object_object_add(o, "verdict", json_object_new_string(v));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+}
+
+static struct json_object *case_summary(struct case_data *cd, struct json_object *console)
+{
+	struct json_object *o = json_object_new_object(), *con = NULL;
+	size_t nr = json_object_array_length(cd->runs);
+	const char *verdict = "PASS";
+	char reason[600] = "";
+	unsigned measured = 0;
+
+	json_object_object_add(o, "case", json_object_new_string(cd->pc->id));
+	json_object_object_add(o, "scenario", json_object_new_string(cd->pc->scenario));
+	json_object_object_add(o, "workload", json_object_new_string(cd->pc->workload));
+	json_object_object_add(o, "source", json_object_new_string(cd->pc->source));
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *st, *err, *w;
+		const char *status;
+
+		if (!json_object_object_get_ex(run, "status", &st))
+			continue;
+		status = json_object_get_string(st);
+		json_object_object_get_ex(run, "error", &err);
+		if (!strcmp(status, "skip")) {
+			verdict = "SKIP";
+			snprintf(reason, sizeof(reason), "%s", err ? json_object_get_string(err) : "skipped");
+		} else if (!strcmp(status, "timeout") && strcmp(verdict, "FAIL")) {
+			verdict = "HANG";
+			snprintf(reason, sizeof(reason), "run %zu: %s", i, err ? json_object_get_string(err) : "");
+		} else if (strcmp(status, "ok")) {
+			verdict = "FAIL";
+			snprintf(reason, sizeof(reason), "run %zu %s: %s", i, status,
+				 err ? json_object_get_string(err) : "");
+		} else if (!json_object_object_get_ex(run, "warmup", &w) || !json_object_get_boolean(w)) {
+			measured++;
+		}
+	}
+	if (console && json_object_object_get_ex(console, cd->pc->id, &con)) {
+		struct json_object *crash, *first;
+
+		json_object_object_get_ex(con, "crash", &crash);
+		json_object_object_get_ex(con, "first", &first);
+		verdict = json_object_get_boolean(crash) ? "CRASH" : "FAIL";
+		snprintf(reason, sizeof(reason), "kernel %s during the case: %.500s",
+			 json_object_get_boolean(crash) ? "crash" : "splat", json_object_get_string(first));
+		json_object_object_add(o, "console", json_object_get(con));
+	} else if (!cd->started) {
+		verdict = "NOTRUN";
+		snprintf(reason, sizeof(reason), "the guest stopped before this case");
+	} else if (!cd->ended) {
+		verdict = "HANG";
+		snprintf(reason, sizeof(reason), "the case never finished (guest deadline)");
+	} else if (!strcmp(verdict, "PASS")) {
+		snprintf(reason, sizeof(reason), "%u measured run%s", measured, measured == 1 ? "" : "s");
+		if (measured < cd->pc->runs) {
+			verdict = "FAIL";
+			snprintf(reason, sizeof(reason), "%u of %u runs reported", measured, cd->pc->runs);
+		}
+	}
+	set_verdict(o, verdict, reason);
+	if (cd->measured_s > 0) {
+		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
+		json_object_object_add(o, "runner_cpu_pct",
+				       json_object_new_double(100.0 * cd->runner_cpu_s / cd->measured_s));
+	}
+	json_object_object_add(o, "metrics", metrics_summary(cd));
+	json_object_object_add(o, "tasks", tasks_summary(cd));
+	json_object_object_add(o, "vmstat_delta", vmstat_delta(cd->counters[0][1], cd->counters[1][1]));
+	if (cd->counters[0][0] && cd->counters[1][0]) {
+		struct strbuf err = STRBUF_INIT;
+		struct json_object *ss = schedstat_delta_json(cd->counters[0][0], cd->counters[1][0], &err);
+
+		json_object_object_add(o, "schedstat", ss ? ss : json_object_new_string(err.buf));
+		strbuf_release(&err);
+	}
+	return o;
+}
+
+int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+{
+	struct wire_decoder d;
+	struct plan plan = { 0 };
+	struct collect c = { 0 };
+	struct json_object *cases, *console = NULL;
+	char *path, *text, perr[512];
+	size_t len;
+	int bad = 0;
+
+	path = xasprintf("%s/plan.txt", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (!text || plan_parse(text, len, &plan, perr, sizeof(perr)) < 0) {
+		strbuf_addf(err, "cannot read the plan of '%s': %s", dir, text ? perr : "missing plan.txt");
+		free(text);
+		return -1;
+	}
+	free(text);
+	c.plan = &plan;
+	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		c.cases[i].pc = &plan.cases[i];
+		c.cases[i].runs = json_object_new_array();
+	}
+	path = xasprintf("%s/results.jsonl", dir);
+	c.jsonl = fopen(path, "w");
+	free(path);
+	if (!c.jsonl) {
+		strbuf_addf(err, "cannot write results.jsonl in '%s'", dir);
+		bad = -1;
+		goto out;
+	}
+	path = xasprintf("%s/records.bin", dir);
+	text = read_file(path, &len);
+	free(path);
+	wire_decoder_init(&d);
+	if (text)
+		wire_decoder_feed(&d, text, len, on_record, &c);
+	wire_decoder_finish(&d);
+	wire_decoder_release(&d);
+	free(text);
+	fclose(c.jsonl);
+
+	path = xasprintf("%s/console.log", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (text)
+		console = console_by_case(text, len);
+	free(text);
+
+	cases = json_object_new_array();
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		struct json_object *cs = case_summary(&c.cases[i], console), *v;
+
+		json_object_object_get_ex(cs, "verdict", &v);
+		if (strcmp(json_object_get_string(v), "PASS") && strcmp(json_object_get_string(v), "SKIP"))
+			bad++;
+		json_object_array_add(cases, cs);
+	}
+	if (console)
+		json_object_put(console);
+	{
+		struct json_object *doc = json_object_new_object();
+		char *p = xasprintf("%s/cases.json", dir);
+		const char *s;
+
+		json_object_object_add(doc, "cases", json_object_get(cases));
+		if (c.bad_json)
+			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
+		s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+		write_file_atomic(p, s, strlen(s));
+		free(p);
+		json_object_put(doc);
+	}
+	*cases_out = cases;
+out:
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		json_object_put(c.cases[i].runs);
+		for (int a = 0; a < 2; a++)
+			for (int b = 0; b < 2; b++)
+				free(c.cases[i].counters[a][b]);
+	}
+	free(c.cases);
+	plan_release(&plan);
+	return bad;
+}
+
+void run_report_print(struct json_object *cases)
+{
+	size_t n = json_object_array_length(cases);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *cs = json_object_array_get_idx(cases, i), *v, *id, *ms, *t, *mig;
+		struct strbuf line = STRBUF_INIT;
+		int shown = 0;
+
+		json_object_object_get_ex(cs, "verdict", &v);
+		json_object_object_get_ex(cs, "case", &id);
+		strbuf_addf(&line, "%-6s %-36s", json_object_get_string(v), json_object_get_string(id));
+		if (json_object_object_get_ex(cs, "metrics", &ms)) {
+			/* the metrics the scenario declared, in the statistic it chose */
+			json_object_object_foreach(ms, name, m) {
+				struct json_object *val, *cv, *unit, *stat, *decl;
+				const char *s, *key;
+
+				if (!json_object_object_get_ex(m, "declared", &decl) ||
+				    !json_object_get_boolean(decl) || shown++ >= 3)
+					continue;
+				json_object_object_get_ex(m, "statistic", &stat);
+				s = json_object_get_string(stat);
+				key = !strcmp(s, "hmean") ? "hmean" : !strcmp(s, "median") ? "median" : "mean";
+				json_object_object_get_ex(m, key, &val);
+				json_object_object_get_ex(m, "cv_pct", &cv);
+				json_object_object_get_ex(m, "unit", &unit);
+				strbuf_addf(&line, "  %s %.4g %s (%s, cv %.1f%%)", name, json_object_get_double(val),
+					    unit ? json_object_get_string(unit) : "", s, json_object_get_double(cv));
+			}
+		}
+		if (json_object_object_get_ex(cs, "tasks", &t) &&
+		    json_object_object_get_ex(t, "nr_migrations", &mig))
+			strbuf_addf(&line, "  migrations %.0f", json_object_get_double(mig));
+		if (strcmp(json_object_get_string(v), "PASS")) {
+			struct json_object *r;
+
+			json_object_object_get_ex(cs, "reason", &r);
+			strbuf_addf(&line, "  (%s)", json_object_get_string(r));
+		}
+		printf("%s\n", line.buf);
+		strbuf_release(&line);
+	}
+}

@@ -1,0 +1,811 @@
+/* test-scenario.c - unit tests of host-tools/scenario.c: the INI scenario
+ * format and its errors, matrix expansion, suites, the shipped scenarios. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "runner/workload.h"
+#include "scenario.h"
+
+int cmd_scenarios(int argc, const char **argv);
+
+/*
+ * Golden plans live in tests/golden/plan/.  After an intended change of a
+ * scenario file or of the plan format, regenerate them with
+ *     UPDATE_GOLDEN=1 build/tests/test-scenario
+ * and review the diff before committing.
+ */
+
+static const char minimal[] =
+	"[scenario]\n"
+	"name = x\n"
+	"workload = hackbench\n"
+	"[metric time]\n"
+	"better = lower\n";
+
+static int parse(const char *text, struct scenario *s, struct strbuf *err)
+{
+	return scenario_parse("t.ini", text, strlen(text), s, err);
+}
+
+static void expect_error_len(const char *text, size_t len, const char *want)
+{
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+
+	scenario_init(&s);
+	if (scenario_parse("t.ini", text, len, &s, &err) == 0)
+		fail_msg("parsed, expected '%s'", want);
+	if (strcmp(err.buf, want))
+		fail_msg("error\n  '%s'\nexpected\n  '%s'", err.buf, want);
+	scenario_release(&s);
+	strbuf_release(&err);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	expect_error_len(text, strlen(text), want);
+}
+
+/* minimal with extra lines appended (they start at line 6) */
+static char *plus(const char *extra)
+{
+	return xasprintf("%s%s", minimal, extra);
+}
+
+static void expect_plus_error(const char *extra, const char *want)
+{
+	char *t = plus(extra);
+
+	expect_error(t, want);
+	free(t);
+}
+
+static void test_example(void **state)
+{
+	static const char text[] =
+		"# hackbench as in seed 000: groups sweep, process mode, socket IPC\n"
+		"[scenario]\n"
+		"name = hackbench-process-sockets\n"
+		"description = hackbench, processes, AF_UNIX sockets (seed 000's \"hackbench\" block)\n"
+		"workload = hackbench\n"
+		"runs = 5\n"
+		"warmup = 1\n"
+		"deadline = 300          ; seconds for the whole case\n"
+		"counters = schedstat vmstat tasks\n"
+		"\n"
+		"[params]\n"
+		"groups = 1, 2, 4, 8, 16 ; a comma list is a matrix axis: one case per value\n"
+		"loops = 100\n"
+		"mode = process\n"
+		"\n"
+		"[metric time]\n"
+		"better = lower\n"
+		"statistic = amean\n"
+		"unit = s\n";
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_string_equal(s.shown, "t.ini");
+	assert_string_equal(s.name, "hackbench-process-sockets");
+	assert_string_equal(s.description,
+			    "hackbench, processes, AF_UNIX sockets (seed 000's \"hackbench\" block)");
+	assert_string_equal(s.workload, "hackbench");
+	assert_int_equal(s.line, 2);
+	assert_int_equal(s.runs, 5);
+	assert_int_equal(s.warmup, 1);
+	assert_int_equal(s.deadline_s, 300);
+	assert_int_equal(s.counters, PLAN_CNT_SCHEDSTAT | PLAN_CNT_VMSTAT | PLAN_CNT_TASKS);
+	assert_int_equal(s.nr_params, 3);
+	assert_string_equal(s.params[0].key, "groups");
+	assert_int_equal(s.params[0].line, 12);
+	assert_int_equal(s.params[0].nr_values, 5);
+	assert_string_equal(s.params[0].values[0], "1");
+	assert_string_equal(s.params[0].values[4], "16");
+	assert_string_equal(s.params[1].key, "loops");
+	assert_int_equal(s.params[1].line, 13);
+	assert_int_equal(s.params[1].nr_values, 1);
+	assert_string_equal(s.params[2].values[0], "process");
+	assert_int_equal(s.nr_metrics, 1);
+	assert_string_equal(s.metrics[0].name, "time");
+	assert_int_equal(s.metrics[0].higher_is_better, 0);
+	assert_string_equal(s.metrics[0].statistic, "amean");
+	assert_string_equal(s.metrics[0].unit, "s");
+	assert_int_equal(s.metric_lines[0], 16);
+	assert_int_equal(s.nr_cases, 5);
+	scenario_release(&s);
+	assert_null(s.shown);
+	assert_int_equal(s.nr_params, 0);
+	strbuf_release(&err);
+}
+
+static void test_defaults_and_syntax(void **state)
+{
+	static const char text[] =
+		"\xef\xbb\xbf; a BOM, CRLF line ends, ':' separators, odd spacing\r\n"
+		"[ scenario ]   ; comment after a header\r\n"
+		"name: y\r\n"
+		"workload=stream\r\n"
+		"\r\n"
+		"[metric copy_mb_s]\r\n"
+		"better = higher\r\n"
+		"[params]\r\n"
+		"  indented = 1     ; the first key of a section may be indented\r\n"
+		"pattern = x{1,3}y\r\n"
+		"list =  a ,b,  c  \r\n";
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_string_equal(s.name, "y");
+	assert_int_equal(s.runs, 3);
+	assert_int_equal(s.warmup, 0);
+	assert_int_equal(s.deadline_s, 600);
+	assert_int_equal(s.counters, PLAN_CNT_TASKS);
+	assert_string_equal(s.description, "");
+	assert_string_equal(s.metrics[0].statistic, "amean");
+	assert_string_equal(s.metrics[0].unit, "");
+	assert_int_equal(s.metrics[0].higher_is_better, 1);
+	assert_int_equal(s.nr_params, 3);
+	assert_string_equal(s.params[0].key, "indented");
+	assert_int_equal(s.params[0].line, 9);
+	assert_int_equal(s.params[1].nr_values, 2); /* an unquoted comma splits */
+	assert_int_equal(s.params[2].nr_values, 3);
+	assert_string_equal(s.params[2].values[1], "b");
+	assert_int_equal(s.nr_cases, 6);
+	scenario_release(&s);
+
+	/* quoted values keep their commas */
+	scenario_init(&s);
+	{
+		char *t = plus("[params]\ncmd = \"a, b, c\"\npattern = x{1,3}y\nlist =  a ,b,  c  \n");
+
+		if (parse(t, &s, &err))
+			fail_msg("%s", err.buf);
+		free(t);
+	}
+	assert_int_equal(s.nr_params, 3);
+	assert_int_equal(s.params[0].nr_values, 1);
+	assert_string_equal(s.params[0].values[0], "a, b, c");
+	assert_int_equal(s.params[0].line, 7);
+	assert_int_equal(s.params[1].nr_values, 2); /* an unquoted comma splits */
+	assert_string_equal(s.params[1].values[0], "x{1");
+	assert_int_equal(s.params[2].nr_values, 3);
+	assert_string_equal(s.params[2].values[0], "a");
+	assert_string_equal(s.params[2].values[2], "c");
+	assert_int_equal(s.nr_cases, 6);
+	scenario_release(&s);
+	strbuf_release(&err);
+}
+
+static void test_quote_then_comment(void **state)
+{
+	/* inih ends a value at " ;" even inside quotes (documented): what is
+	 * left is an unbalanced quote, which must be an error */
+	(void)state;
+	expect_plus_error("[params]\ncmd = \"a, b ; not a comment\"\n",
+			  "t.ini:7: unbalanced quotes in the value of 'cmd'");
+}
+
+static void test_long_lines(void **state)
+{
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT, t = STRBUF_INIT;
+	int saved = ini_max_line;
+	char *desc = malloc(PLAN_MAX_FIELD);
+
+	(void)state;
+	/* a 255-character value and a long comment: far over inih's 200 */
+	memset(desc, 'd', PLAN_MAX_FIELD - 1);
+	desc[PLAN_MAX_FIELD - 1] = '\0';
+	strbuf_addf(&t, "%s[params]\nnote = %s ; ", minimal, desc);
+	while (t.len < strlen(minimal) + 9 + SCENARIO_MAX_LINE)
+		strbuf_addch(&t, 'c');
+	strbuf_addstr(&t, "\nloops = 5\n");
+	scenario_init(&s);
+	if (parse(t.buf, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_string_equal(s.params[0].values[0], desc);
+	assert_string_equal(s.params[1].key, "loops");
+	assert_int_equal(s.params[1].line, 8);
+	assert_int_equal(ini_max_line, saved); /* the global went back */
+	scenario_release(&s);
+
+	/* one more character and the line is refused */
+	strbuf_reset(&t);
+	strbuf_addf(&t, "%s[params]\nnote = %s ; ", minimal, desc);
+	while (t.len < strlen(minimal) + 9 + SCENARIO_MAX_LINE + 1)
+		strbuf_addch(&t, 'c');
+	strbuf_addstr(&t, "\n");
+	expect_error(t.buf, "t.ini:7: line longer than 4096 characters");
+
+	strbuf_reset(&t);
+	strbuf_addf(&t, "%s[params]\nnote = %sd\n", minimal, desc);
+	expect_error(t.buf, "t.ini:7: value of 'note' longer than 255 characters");
+	strbuf_release(&t);
+	strbuf_release(&err);
+	free(desc);
+}
+
+static void test_errors(void **state)
+{
+	static const struct {
+		const char *extra, *want;
+	} plus_cases[] = {
+		{ "[params]\ngrups = 1\ngrups = 2\n",
+		  "t.ini:8: duplicate key 'grups' in [params] (first at line 7)" },
+		{ "[params]\ngroups = \n", "t.ini:7: empty value for 'groups'" },
+		{ "[params]\ngroups = 1,,2\n", "t.ini:7: empty element in the list for 'groups'" },
+		{ "[params]\ngroups = 1,2,\n", "t.ini:7: empty element in the list for 'groups'" },
+		{ "[params]\ngroups = 1,2,1\n", "t.ini:7: '1' is listed twice for 'groups'" },
+		{ "[params]\ngroups = \"1,2\n", "t.ini:7: unbalanced quotes in the value of 'groups'" },
+		{ "[params]\ngroups = \"\"\n", "t.ini:7: empty value for 'groups'" },
+		{ "[params]\ngroups = 1\tx\n", "t.ini:7: TAB in the value of 'groups'" },
+		{ "[params]\nGroups = 1\n",
+		  "t.ini:7: bad parameter name 'Groups' (at most 63 lowercase letters, digits and '_')" },
+		{ "[params]\ngroup-s = 1\n",
+		  "t.ini:7: bad parameter name 'group-s' (at most 63 lowercase letters, digits and '_')" },
+		{ "[params]\n= 1\n", "t.ini:7: missing key name before '='" },
+		{ "[params]\ngroups 1\n", "t.ini:7: expected 'key = value', '[section]' or a comment" },
+		{ "[params]\ngroups = 1\n  2\n",
+		  "t.ini:8: indented line would continue the previous value; continuation lines are "
+		  "not supported" },
+		{ "[params]\n[params]\n", "t.ini:7: duplicate section [params] (first at line 6)" },
+		{ "[scenario]\n", "t.ini:6: duplicate section [scenario] (first at line 1)" },
+		{ "[metric time]\n", "t.ini:6: duplicate section [metric time] (first at line 4)" },
+		{ "better = higher\n", "t.ini:6: duplicate key 'better' in [metric time] (first at line 5)" },
+		{ "better = up\n", "t.ini:6: duplicate key 'better' in [metric time] (first at line 5)" },
+		{ "statistic = mean\n",
+		  "t.ini:6: bad value 'mean' for 'statistic' (amean, hmean or median)" },
+		{ "unit = m s\n", "t.ini:6: bad unit 'm s' (at most 15 characters, no spaces)" },
+		{ "unit = sixteen-chars-xx\n",
+		  "t.ini:6: bad unit 'sixteen-chars-xx' (at most 15 characters, no spaces)" },
+		{ "colour = red\n",
+		  "t.ini:6: unknown key 'colour' in [metric time] (expected better, statistic or unit)" },
+		{ "[metric]\n", "t.ini:6: [metric] needs a name, e.g. [metric time]" },
+		{ "[metric Time]\n",
+		  "t.ini:6: bad metric name 'Time' (at most 47 lowercase letters, digits and '_')" },
+		{ "[metric abcdefghijabcdefghijabcdefghijabcdefghijabcdefgh]\n",
+		  "t.ini:6: bad metric name 'abcdefghijabcdefghijabcdefghijabcdefghijabcdefgh' (at "
+		  "most 47 lowercase letters, digits and '_')" },
+		{ "[metric wake]\n", "t.ini:6: [metric wake] has no 'better' (higher or lower)" },
+		{ "[paramz]\n",
+		  "t.ini:6: unknown section [paramz] (expected [scenario], [params] or [metric NAME])" },
+		{ "[params] junk\n", "t.ini:6: text after ']' in section header" },
+		{ "[params\n", "t.ini:6: missing ']' in section header" },
+		{ "\x01\n", "t.ini:6: control character 0x01" },
+		{ "# fine\n\x7f\n", "t.ini:7: control character 0x7f" },
+		{ "[params]\na = 1\r2\n", "t.ini:7: control character 0x0d" },
+		{ "[params]\na=1,2,3,4,5,6,7,8\nb=1,2,3,4,5,6,7,8\nc=1,2,3,4,5,6,7,8\n"
+		  "d=1,2,3,4,5,6,7,8,9\n", "t.ini:10: the matrix expands to more than 4096 cases" },
+	};
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+		{ "", "t.ini:1: no [scenario] section" },
+		{ "# only a comment\n", "t.ini:1: no [scenario] section" },
+		{ "name = x\n", "t.ini:1: key 'name' outside a section (start with [scenario])" },
+		{ "[scenario]\nname = x\n[metric t]\nbetter = lower\n",
+		  "t.ini:1: [scenario] has no 'workload'" },
+		{ "\n[scenario]\nworkload = x\n", "t.ini:2: [scenario] has no 'name'" },
+		{ "[scenario]\nname = x\nworkload = hackbench\n",
+		  "t.ini:1: no [metric NAME] section: say which metrics matter and which way is better" },
+		{ "[scenario]\nname = x\ngrups = 1\n",
+		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
+		  "runs, warmup, deadline or counters)" },
+		{ "[scenario]\nname = x\nname = y\n",
+		  "t.ini:3: duplicate key 'name' in [scenario] (first at line 2)" },
+		{ "[scenario]\nruns = 0\n", "t.ini:2: bad value '0' for 'runs' (a number 1..1000)" },
+		{ "[scenario]\nruns = 1001\n", "t.ini:2: bad value '1001' for 'runs' (a number 1..1000)" },
+		{ "[scenario]\nruns = 5 # five\n",
+		  "t.ini:2: bad value '5 # five' for 'runs' (a number 1..1000)" },
+		{ "[scenario]\nruns = -1\n", "t.ini:2: bad value '-1' for 'runs' (a number 1..1000)" },
+		{ "[scenario]\nwarmup = 101\n",
+		  "t.ini:2: bad value '101' for 'warmup' (a number 0..100)" },
+		{ "[scenario]\ndeadline = 0\n",
+		  "t.ini:2: bad value '0' for 'deadline' (a number 1..86400)" },
+		{ "[scenario]\ndeadline = 86401\n",
+		  "t.ini:2: bad value '86401' for 'deadline' (a number 1..86400)" },
+		{ "[scenario]\ndeadline = 5m\n",
+		  "t.ini:2: bad value '5m' for 'deadline' (a number 1..86400)" },
+		{ "[scenario]\ncounters = schedstat perf\n",
+		  "t.ini:2: unknown counter 'perf' (expected schedstat, vmstat, tasks or none)" },
+		{ "[scenario]\ncounters = tasks, tasks\n", "t.ini:2: counter 'tasks' listed twice" },
+		{ "[scenario]\ncounters = none tasks\n",
+		  "t.ini:2: 'none' cannot be combined with other counters" },
+		{ "[scenario]\nname = Hack\n",
+		  "t.ini:2: bad scenario name 'Hack' (at most 127 lowercase letters, digits, '_', '-' "
+		  "and '.', not first)" },
+		{ "[scenario]\nname = -x\n",
+		  "t.ini:2: bad scenario name '-x' (at most 127 lowercase letters, digits, '_', '-' "
+		  "and '.', not first)" },
+		{ "[scenario]\nname = a/b\n",
+		  "t.ini:2: bad scenario name 'a/b' (at most 127 lowercase letters, digits, '_', '-' "
+		  "and '.', not first)" },
+		{ "[scenario]\nworkload = hack-bench\n",
+		  "t.ini:2: bad workload name 'hack-bench' (lowercase letters, digits and '_')" },
+		{ "[scenario]\ndescription = a\tb\n", "t.ini:2: TAB in the value of 'description'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(plus_cases); i++)
+		expect_plus_error(plus_cases[i].extra, plus_cases[i].want);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		expect_error(cases[i].text, cases[i].want);
+
+	/* a NUL byte is an error, not the end of the file */
+	expect_error_len("[scenario]\nname = x\0\n", 21, "t.ini:2: NUL byte in the file");
+}
+
+static void test_limits(void **state)
+{
+	struct strbuf t = STRBUF_INIT, err = STRBUF_INIT;
+	struct scenario s;
+	char name[160];
+
+	(void)state;
+	strbuf_addstr(&t, minimal);
+	strbuf_addstr(&t, "[params]\n");
+	for (unsigned i = 0; i <= PLAN_MAX_PARAMS; i++)
+		strbuf_addf(&t, "p%u = 1\n", i);
+	expect_error(t.buf, "t.ini:39: more than 32 keys in [params]");
+
+	strbuf_reset(&t);
+	strbuf_addstr(&t, minimal);
+	for (unsigned i = 1; i <= PLAN_MAX_METRICS; i++)
+		strbuf_addf(&t, "[metric m%u]\nbetter = higher\n", i);
+	expect_error(t.buf, "t.ini:36: more than 16 [metric] sections");
+
+	/* 64 x 64 is exactly the limit */
+	strbuf_reset(&t);
+	strbuf_addstr(&t, minimal);
+	strbuf_addstr(&t, "[params]\na = 0");
+	for (unsigned i = 1; i < 64; i++)
+		strbuf_addf(&t, ",%u", i);
+	strbuf_addstr(&t, "\nb = 0");
+	for (unsigned i = 1; i < 64; i++)
+		strbuf_addf(&t, ",%u", i);
+	strbuf_addstr(&t, "\n");
+	scenario_init(&s);
+	if (parse(t.buf, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(s.nr_cases, PLAN_MAX_CASES);
+	{
+		struct plan p = { 0 };
+
+		assert_int_equal(scenario_expand(&s, &p, &err), 0);
+		assert_int_equal(p.nr_cases, PLAN_MAX_CASES);
+		assert_string_equal(p.cases[0].id, "x/a=0,b=0");
+		assert_string_equal(p.cases[1].id, "x/a=0,b=1");
+		assert_string_equal(p.cases[64].id, "x/a=1,b=0");
+		assert_string_equal(p.cases[4095].id, "x/a=63,b=63");
+		/* a second copy would pass the plan's limit */
+		assert_int_equal(scenario_expand(&s, &p, &err), -1);
+		assert_string_equal(err.buf, "t.ini:1: the plan would have more than 4096 cases");
+		assert_int_equal(p.nr_cases, PLAN_MAX_CASES);
+		plan_release(&p);
+	}
+	scenario_release(&s);
+
+	/* case ids are bounded when the file is read, not cut later */
+	memset(name, 'n', 120);
+	name[120] = '\0';
+	strbuf_reset(&t);
+	strbuf_addf(&t, "[scenario]\nname = %s\nworkload = w\n[metric t]\nbetter = lower\n"
+		    "[params]\nsome_long_parameter_name = 1, 2, 3\n"
+		    "another_long_parameter_name = a_fairly_long_value_number_one, b\n"
+		    "third_parameter = x, yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\n", name);
+	expect_error(t.buf, "t.ini:1: case ids would be longer than 255 characters "
+		     "(shorten the name or the values)");
+	strbuf_release(&t);
+	strbuf_release(&err);
+}
+
+static void test_expand(void **state)
+{
+	static const char text[] =
+		"[scenario]\n"
+		"name = hb\n"
+		"workload = hackbench\n"
+		"runs = 2\n"
+		"warmup = 1\n"
+		"deadline = 99\n"
+		"counters = vmstat\n"
+		"[params]\n"
+		"groups = 1, 2\n"
+		"loops = 10\n"
+		"mode = process, thread\n"
+		"[metric time]\n"
+		"better = lower\n"
+		"unit = s\n"
+		"[metric rps]\n"
+		"better = higher\n"
+		"statistic = median\n";
+	static const char *const ids[] = {
+		"hb/groups=1,mode=process", "hb/groups=1,mode=thread",
+		"hb/groups=2,mode=process", "hb/groups=2,mode=thread",
+	};
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+	struct plan p = { 0 };
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(s.nr_cases, 4);
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.nr_cases, 4);
+	for (unsigned i = 0; i < 4; i++) {
+		const struct plan_case *c = &p.cases[i];
+
+		assert_string_equal(c->id, ids[i]);
+		assert_string_equal(c->scenario, "hb");
+		assert_string_equal(c->source, "t.ini:1");
+		assert_string_equal(c->workload, "hackbench");
+		assert_int_equal(c->nr_params, 3);
+		assert_string_equal(c->params[0].key, "groups");
+		assert_string_equal(c->params[0].value, i < 2 ? "1" : "2");
+		assert_string_equal(c->params[0].where, "t.ini:9");
+		assert_string_equal(c->params[1].value, "10");
+		assert_string_equal(c->params[1].where, "t.ini:10");
+		assert_string_equal(c->params[2].value, i % 2 ? "thread" : "process");
+		assert_string_equal(c->params[2].where, "t.ini:11");
+		assert_int_equal(c->runs, 2);
+		assert_int_equal(c->warmup, 1);
+		assert_int_equal(c->deadline_s, 99);
+		assert_int_equal(c->counters, PLAN_CNT_VMSTAT);
+		assert_int_equal(c->nr_metrics, 2);
+		assert_string_equal(c->metrics[1].name, "rps");
+		assert_int_equal(c->metrics[1].higher_is_better, 1);
+		assert_string_equal(c->metrics[1].statistic, "median");
+	}
+	/* expanding again appends */
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.nr_cases, 8);
+	assert_string_equal(p.cases[7].id, ids[3]);
+	plan_release(&p);
+	scenario_release(&s);
+
+	/* no axis: the case id is the scenario name */
+	scenario_init(&s);
+	assert_int_equal(parse(minimal, &s, &err), 0);
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.nr_cases, 1);
+	assert_string_equal(p.cases[0].id, "x");
+	assert_int_equal(p.cases[0].nr_params, 0);
+	plan_release(&p);
+	scenario_release(&s);
+
+	/* a scenario that did not load does not expand */
+	scenario_init(&s);
+	assert_int_equal(parse("[scenario]\n", &s, &err), -1);
+	assert_int_equal(scenario_expand(&s, &p, &err), -1);
+	assert_int_equal(p.nr_cases, 0);
+	scenario_release(&s);
+	strbuf_release(&err);
+}
+
+static char *make_tmpdir(void)
+{
+	char *dir = xstrdup("/tmp/test-scenario-XXXXXX");
+
+	assert_non_null(mkdtemp(dir));
+	return dir;
+}
+
+static void put(const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	assert_int_equal(write_file_atomic(path, text, strlen(text)), 0);
+	free(path);
+}
+
+static void rm_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = xasprintf("%s/%s", dir, de->d_name);
+		unlink(p);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+static void test_suites(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} bad[] = {
+		{ "a\nc\n", NULL }, /* names the missing file: see below */
+		{ "a\n# x\na.ini\n", "s.suite:3: 'a.ini' is listed twice (first at line 1)" },
+		{ "/etc/passwd\n", "s.suite:1: '/etc/passwd' is not a file under scenarios/" },
+		{ "../a\n", "s.suite:1: '../a' is not a file under scenarios/" },
+		{ "x/../../a\n", "s.suite:1: 'x/../../a' is not a file under scenarios/" },
+		{ "a runs=3\n", "s.suite:1: one scenario file per line, without options: 'a runs=3'" },
+		{ "# nothing\n\n", "s.suite: the suite names no scenario file" },
+		{ "a\n\x02\n", "s.suite:2: control character 0x02" },
+	};
+	char *dir = make_tmpdir();
+	struct strvec paths = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	static const char good[] = "# comment\n\na\r\n  b.ini   # the second\n";
+
+	(void)state;
+	put(dir, "a.ini", minimal);
+	put(dir, "b.ini", minimal);
+	assert_int_equal(suite_parse("s.suite", good, strlen(good), dir, &paths, &err), 0);
+	assert_int_equal(paths.nr, 2);
+	assert_true(!strcmp(paths.v[0] + strlen(dir), "/a.ini"));
+	assert_true(!strcmp(paths.v[1] + strlen(dir), "/b.ini"));
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		char *want = bad[i].want ? xstrdup(bad[i].want) :
+			     xasprintf("s.suite:2: no scenario file 'c.ini' (%s/c.ini)", dir);
+
+		assert_int_equal(suite_parse("s.suite", bad[i].text, strlen(bad[i].text), dir,
+					     &paths, &err), -1);
+		if (strcmp(err.buf, want))
+			fail_msg("error '%s', expected '%s'", err.buf, want);
+		assert_int_equal(paths.nr, 2); /* untouched on error */
+		free(want);
+	}
+	strvec_clear(&paths);
+
+	/* two scenarios with one name cannot share a plan */
+	{
+		struct plan p = { 0 };
+		char *a = xasprintf("%s/a.ini", dir), *b = xasprintf("%s/b.ini", dir);
+		const char *both[] = { a, b };
+		char *want = xasprintf("%s:1: scenario name 'x' is already used by %s:1", b, a);
+
+		assert_int_equal(plan_compile_paths(both, 2, &p, &err), -1);
+		assert_string_equal(err.buf, want);
+		plan_release(&p);
+		free(want);
+		free(a);
+		free(b);
+	}
+	rm_dir(dir);
+	free(dir);
+
+	assert_int_equal(suite_load("no-such-suite", &paths, &err), -1);
+	assert_string_equal(err.buf, "no suite 'no-such-suite' (scenarios/suites/no-such-suite.suite)");
+	strbuf_release(&err);
+}
+
+/* ---- the scenario files we ship ---- */
+
+static void test_every_file_loads(void **state)
+{
+	char *dir = xasprintf("%s/scenarios", lab_root());
+	struct strbuf err = STRBUF_INIT;
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned n = 0;
+
+	(void)state;
+	assert_non_null(d);
+	while ((de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+		struct scenario s;
+		char *path, *want;
+
+		if (len < 5 || strcmp(de->d_name + len - 4, ".ini"))
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		scenario_init(&s);
+		if (scenario_load(path, &s, &err))
+			fail_msg("%s", err.buf);
+		/* messages and plans name the file relative to the tree */
+		want = xasprintf("scenarios/%s", de->d_name);
+		assert_string_equal(s.shown, want);
+		assert_true(s.description[0]);
+		/* the file is named after the scenario */
+		assert_int_equal(strncmp(de->d_name, s.name, len - 4), 0);
+		assert_int_equal(strlen(s.name), len - 4);
+		scenario_release(&s);
+		free(want);
+		free(path);
+		n++;
+	}
+	closedir(d);
+	assert_true(n >= 10);
+	free(dir);
+	strbuf_release(&err);
+}
+
+static void test_smoke_covers_every_workload(void **state)
+{
+	static const char *const names[] = {
+#define X(n) #n,
+		WORKLOAD_LIST(X)
+#undef X
+	};
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan p = { 0 };
+	char why[256];
+
+	(void)state;
+	if (plan_compile_suite("smoke", &text, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(plan_parse(text.buf, text.len, &p, why, sizeof(why)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		unsigned found = 0;
+
+		for (unsigned c = 0; c < p.nr_cases; c++)
+			found += !strcmp(p.cases[c].workload, names[i]);
+		if (!found)
+			fail_msg("the smoke suite does not run workload '%s'", names[i]);
+	}
+	/* smoke is short: one or two runs, no warm-up, a minute or so each */
+	for (unsigned c = 0; c < p.nr_cases; c++) {
+		assert_true(p.cases[c].runs <= 2);
+		assert_int_equal(p.cases[c].warmup, 0);
+		assert_true(p.cases[c].deadline_s <= 90);
+	}
+	assert_true(p.nr_cases <= 16);
+	plan_release(&p);
+	strbuf_reset(&text);
+	if (plan_compile_suite("seeds", &text, &err))
+		fail_msg("%s", err.buf);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+static void check_golden(const char *file, const char *got)
+{
+	char *path = xasprintf("%s/tests/golden/plan/%s", lab_root(), file);
+	const char *update = getenv("UPDATE_GOLDEN");
+	char *want;
+
+	if (update && *update) {
+		char *dir = xasprintf("%s/tests/golden/plan", lab_root());
+
+		assert_int_equal(mkdir_p(dir, 0755), 0);
+		assert_int_equal(write_file_atomic(path, got, strlen(got)), 0);
+		free(dir);
+	}
+	want = read_file(path, NULL);
+	if (!want)
+		fail_msg("cannot read '%s' (UPDATE_GOLDEN=1 writes it)", path);
+	if (strcmp(want, got))
+		fail_msg("plan differs from '%s' (UPDATE_GOLDEN=1 rewrites it):\n%s", path, got);
+	free(want);
+	free(path);
+}
+
+static void test_golden_plans(void **state)
+{
+	static const char *const files[] = {
+		"smoke-hackbench.ini", "seed000-hackbench.ini", "seed000-schbench.ini",
+		"seed001-numa.ini", "smoke-exec.ini",
+	};
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		char *path = xasprintf("%s/scenarios/%s", lab_root(), files[i]);
+		char *golden = xasprintf("%.*s.plan", (int)(strlen(files[i]) - 4), files[i]);
+
+		strbuf_reset(&text);
+		if (plan_compile_file(path, &text, &err))
+			fail_msg("%s", err.buf);
+		check_golden(golden, text.buf);
+		free(golden);
+		free(path);
+	}
+	strbuf_reset(&text);
+	if (plan_compile_suite("smoke", &text, &err))
+		fail_msg("%s", err.buf);
+	check_golden("smoke-suite.plan", text.buf);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
+/* Runs cmd_scenarios with stdout in a file; returns its exit code. */
+static int run_cmd(const char **argv, int argc, char **out)
+{
+	char path[] = "/tmp/test-scenario-out-XXXXXX";
+	int fd = mkstemp(path), saved, ret;
+
+	assert_true(fd >= 0);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	ret = cmd_scenarios(argc, argv);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	close(fd);
+	*out = read_file(path, NULL);
+	unlink(path);
+	return ret;
+}
+
+static void test_cmd_scenarios(void **state)
+{
+	struct strbuf plan = STRBUF_INIT, err = STRBUF_INIT;
+	const char *list[] = { "scenarios" };
+	const char *smoke[] = { "scenarios", "--plan", "smoke" };
+	const char *file[] = { "scenarios", "--plan", "smoke-hackbench.ini" };
+	const char *nosuite[] = { "scenarios", "--plan", "no-such-suite" };
+	const char *badfile[] = { "scenarios", "--plan", "/nonexistent/x.ini" };
+	const char *usage[] = { "scenarios", "--frobnicate" };
+	char *out;
+
+	(void)state;
+	assert_int_equal(run_cmd(list, 1, &out), 0);
+	assert_non_null(strstr(out, "smoke-hackbench "));
+	assert_non_null(strstr(out, "seed001-numa "));
+	assert_non_null(strstr(out, "\nsmoke "));
+	assert_non_null(strstr(out, "\nseeds "));
+	free(out);
+
+	assert_int_equal(plan_compile_suite("smoke", &plan, &err), 0);
+	assert_int_equal(run_cmd(smoke, 3, &out), 0);
+	assert_string_equal(out, plan.buf);
+	free(out);
+
+	assert_int_equal(run_cmd(file, 3, &out), 0);
+	assert_non_null(strstr(out, "case\tsmoke-hackbench/mode=thread\n"));
+	free(out);
+
+	assert_int_equal(run_cmd(nosuite, 3, &out), 2);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(run_cmd(badfile, 3, &out), 2);
+	assert_string_equal(out, "");
+	free(out);
+	assert_int_equal(run_cmd(usage, 2, &out), 2);
+	free(out);
+	strbuf_release(&plan);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_defaults_and_syntax),
+		cmocka_unit_test(test_quote_then_comment),
+		cmocka_unit_test(test_long_lines),
+		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_suites),
+		cmocka_unit_test(test_every_file_loads),
+		cmocka_unit_test(test_smoke_covers_every_workload),
+		cmocka_unit_test(test_golden_plans),
+		cmocka_unit_test(test_cmd_scenarios),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,269 @@
+/* test-tbench-mix.c - the tbench workload's request mix, its wire header,
+ * and its client and server loops over a real socketpair. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <poll.h>
+#include <pthread.h>
+#include <sys/socket.h>
+
+/* runner code is not in the host library: compile the workload in */
+#include "../../guest/runner/workloads/tbench.c"
+
+/* What tbench.c uses of workload.c, which the host library lacks. */
+static unsigned tasks_done;
+int64_t wl_int(const struct wl_args *a, const char *name) { (void)a; (void)name; return 0; }
+const char *wl_str(const struct wl_args *a, const char *name) { (void)a; (void)name; return ""; }
+void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit, double value, int hib)
+{
+	(void)ctx; (void)name; (void)unit; (void)value; (void)hib;
+}
+int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) { (void)ctx; (void)fmt; return -1; }
+uint64_t wl_now_ns(void) { return 0; }
+void wl_task_done(struct wl_ctx *ctx) { (void)ctx; tasks_done++; }
+
+static void test_mix_shape(void **state)
+{
+	int big = 0, small = 0;
+
+	(void)state;
+	assert_true(TB_MIX_LEN >= 8);
+	for (size_t i = 0; i < TB_MIX_LEN; i++) {
+		/* small requests, replies of 50 bytes .. 64 KiB (the brief) */
+		assert_in_range(tb_mix[i].request, 100, 200);
+		assert_in_range(tb_mix[i].reply, 50, 65536);
+		assert_true(tb_mix[i].request >= TB_HDR);
+		big += tb_mix[i].reply == 65536;
+		small += tb_mix[i].reply <= 64;
+	}
+	assert_true(big >= 1);
+	assert_true(small >= 1);
+}
+
+static void test_header_layout(void **state)
+{
+	const struct tb_op op = { "x", 160, 65536 };
+	/* little-endian u32 160 then u32 65536, worked out by hand */
+	const unsigned char want[TB_HDR] = { 0xa0, 0, 0, 0, 0x00, 0x00, 0x01, 0x00 };
+	unsigned char buf[TB_HDR];
+	uint32_t req, rep;
+
+	(void)state;
+	tb_encode(buf, &op);
+	assert_memory_equal(buf, want, TB_HDR);
+	assert_int_equal(tb_decode(buf, &req, &rep), 0);
+	assert_int_equal(req, 160);
+	assert_int_equal(rep, 65536);
+	for (size_t i = 0; i < TB_MIX_LEN; i++) {
+		tb_encode(buf, &tb_mix[i]);
+		assert_int_equal(tb_decode(buf, &req, &rep), 0);
+		assert_int_equal(req, tb_mix[i].request);
+		assert_int_equal(rep, tb_mix[i].reply);
+	}
+}
+
+static void test_header_rejects(void **state)
+{
+	static const struct tb_op bad[] = {
+		{ "short", 7, 100 }, { "huge request", TB_MAX_REQUEST + 1, 100 },
+		{ "no reply", 100, 0 }, { "huge reply", 100, TB_MAX_REPLY + 1 },
+		{ "garbage", 0xffffffffu, 0xffffffffu },
+	};
+	unsigned char buf[TB_HDR];
+	uint32_t req = 1234, rep = 5678;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		tb_encode(buf, &bad[i]);
+		assert_int_equal(tb_decode(buf, &req, &rep), -1);
+	}
+	/* a rejected header leaves the outputs alone */
+	assert_int_equal(req, 1234);
+	assert_int_equal(rep, 5678);
+}
+
+struct server_arg {
+	int fd;
+	int ret;
+	char why[256];
+};
+
+static void *server_thread(void *p)
+{
+	struct server_arg *a = p;
+	unsigned char *buf = malloc(TB_MAX_REPLY);
+
+	a->ret = buf ? tb_serve(a->fd, buf, a->why, sizeof(a->why)) : -2;
+	free(buf);
+	close(a->fd);
+	return NULL;
+}
+
+static void start_server(int sv[2], struct server_arg *a, pthread_t *tid)
+{
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	*a = (struct server_arg){ .fd = sv[1], .ret = 99 };
+	assert_int_equal(pthread_create(tid, NULL, server_thread, a), 0);
+}
+
+/* The server answers each request with exactly the reply size asked for. */
+static void test_server_reply_sizes(void **state)
+{
+	unsigned char *buf = malloc(TB_MAX_REPLY + 1);
+	struct server_arg a;
+	pthread_t tid;
+	int sv[2];
+
+	(void)state;
+	assert_non_null(buf);
+	start_server(sv, &a, &tid);
+	for (size_t i = 0; i < TB_MIX_LEN; i++) {
+		struct pollfd pfd = { .fd = sv[0], .events = POLLIN };
+		size_t got = 0;
+
+		tb_encode(buf, &tb_mix[i]);
+		memset(buf + TB_HDR, 'q', tb_mix[i].request - TB_HDR);
+		assert_int_equal(write(sv[0], buf, tb_mix[i].request), tb_mix[i].request);
+		while (got < tb_mix[i].reply) {
+			ssize_t r = read(sv[0], buf, TB_MAX_REPLY + 1);
+
+			assert_true(r > 0);
+			got += (size_t)r;
+		}
+		assert_int_equal(got, tb_mix[i].reply);
+		/* and not one byte more */
+		assert_int_equal(poll(&pfd, 1, 20), 0);
+	}
+	shutdown(sv[0], SHUT_WR);
+	pthread_join(tid, NULL);
+	assert_int_equal(a.ret, 0);
+	close(sv[0]);
+	free(buf);
+}
+
+static void test_server_rejects_bad_and_short(void **state)
+{
+	const struct tb_op bad = { "bad", 100, 0 }, ok = { "ok", 150, 50 };
+	unsigned char buf[TB_HDR];
+	struct server_arg a;
+	pthread_t tid;
+	int sv[2];
+
+	(void)state;
+	start_server(sv, &a, &tid);
+	tb_encode(buf, &bad);
+	assert_int_equal(write(sv[0], buf, TB_HDR), TB_HDR);
+	pthread_join(tid, NULL);
+	assert_int_equal(a.ret, -1);
+	assert_string_equal(a.why, "server: bad request header");
+	close(sv[0]);
+
+	/* end of stream in the middle of a request is an error, not the end */
+	start_server(sv, &a, &tid);
+	tb_encode(buf, &ok);
+	assert_int_equal(write(sv[0], buf, TB_HDR), TB_HDR);
+	shutdown(sv[0], SHUT_WR);
+	pthread_join(tid, NULL);
+	assert_int_equal(a.ret, -1);
+	assert_string_equal(a.why, "server: short request");
+	close(sv[0]);
+}
+
+struct client_arg {
+	struct tb *tb;
+	unsigned idx;
+	int fd;
+	int ret;
+};
+
+static void *client_thread(void *p)
+{
+	struct client_arg *c = p;
+	unsigned char *buf = malloc(TB_MAX_REPLY);
+
+	c->ret = tb_client(c->tb, c->idx, c->fd, buf);
+	free(buf);
+	shutdown(c->fd, SHUT_WR);
+	return NULL;
+}
+
+/*
+ * The client's byte count is what the mix says for the operations it
+ * did, starting from its own offset into the cycle.  The expectation is
+ * summed here from the table, op by op, independently of the client.
+ */
+static void test_client_accounting(void **state)
+{
+	struct tb_shared *sh = calloc(1, sizeof(*sh) + 8 * sizeof(sh->slot[0]));
+	struct tb tb = { .clients = 8, .sh = sh };
+	struct server_arg a;
+	struct client_arg c = { .tb = &tb, .idx = 5 };
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	pthread_t stid, ctid;
+	uint64_t want = 0;
+	int sv[2];
+
+	(void)state;
+	assert_non_null(sh);
+	start_server(sv, &a, &stid);
+	c.fd = sv[0];
+	assert_int_equal(pthread_create(&ctid, NULL, client_thread, &c), 0);
+	nanosleep(&ts, NULL);
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
+	pthread_join(ctid, NULL);
+	pthread_join(stid, NULL);
+	assert_int_equal(c.ret, 0);
+	assert_int_equal(a.ret, 0);
+	assert_true(sh->slot[5].ops > TB_MIX_LEN);   /* went round the cycle */
+	for (uint64_t i = 0; i < sh->slot[5].ops; i++) {
+		const struct tb_op *op = &tb_mix[(5 + i) % TB_MIX_LEN];
+
+		want += op->request + op->reply;
+	}
+	assert_int_equal(sh->slot[5].bytes, want);
+	/* other slots untouched */
+	assert_int_equal(sh->slot[4].ops, 0);
+	assert_int_equal(sh->slot[6].bytes, 0);
+	close(sv[0]);
+	free(sh);
+}
+
+/* A server that goes away makes the client fail with a reason. */
+static void test_client_sees_dead_server(void **state)
+{
+	struct tb_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct tb tb = { .clients = 1, .sh = sh };
+	unsigned char *buf = malloc(TB_MAX_REPLY);
+	int sv[2];
+
+	(void)state;
+	assert_true(sh != MAP_FAILED);
+	assert_non_null(buf);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	close(sv[1]);
+	assert_int_equal(tb_client(&tb, 0, sv[0], buf), -1);
+	assert_int_equal(sh->failed, 1);
+	assert_non_null(strstr(sh->error, "client: "));
+	close(sv[0]);
+	free(buf);
+	munmap(sh, 4096);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mix_shape),
+		cmocka_unit_test(test_header_layout),
+		cmocka_unit_test(test_header_rejects),
+		cmocka_unit_test(test_server_reply_sizes),
+		cmocka_unit_test(test_server_rejects_bad_and_short),
+		cmocka_unit_test(test_client_accounting),
+		cmocka_unit_test(test_client_sees_dead_server),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
