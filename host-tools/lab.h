@@ -10,6 +10,7 @@ int cmd_boot(int argc, const char **argv);
 int cmd_kernel(int argc, const char **argv);
 int cmd_initrd(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
 int cmd_scenarios(int argc, const char **argv);
 
 #endif

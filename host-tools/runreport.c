@@ -391,6 +391,7 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 	set_verdict(o, verdict, reason);
 	if (cd->measured_s > 0) {
 		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
+		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
 		json_object_object_add(o, "runner_cpu_pct",
 				       json_object_new_double(100.0 * cd->runner_cpu_s / cd->measured_s));
 	}

@@ -1,0 +1,88 @@
+/* test-runreport.c - the per-case report: descriptive statistics against
+ * values worked out by hand, and console splats charged to their case. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <string.h>
+
+#include "runreport.h"
+
+static void test_stats(void **state)
+{
+	/* 1..4: mean 2.5; sample variance 5/3, sd 1.290994; median 2.5;
+	 * harmonic mean 4 / (1 + 1/2 + 1/3 + 1/4) = 48/25 = 1.92 */
+	const double v[] = { 4, 1, 3, 2 };
+	struct metric_stats st;
+
+	metric_stats_compute(v, 4, &st);
+	assert_int_equal(st.n, 4);
+	assert_float_equal(st.mean, 2.5, 1e-12);
+	assert_float_equal(st.stdev, 1.2909944487358056, 1e-12);
+	assert_float_equal(st.cv_pct, 51.639777949432226, 1e-9);
+	assert_float_equal(st.median, 2.5, 1e-12);
+	assert_float_equal(st.hmean, 1.92, 1e-12);
+	assert_float_equal(st.min, 1, 0);
+	assert_float_equal(st.max, 4, 0);
+	/* the input is left alone (the seeds' AMean needs the run order) */
+	assert_float_equal(v[0], 4, 0);
+}
+
+static void test_stats_edges(void **state)
+{
+	const double one[] = { 7 }, withzero[] = { 0, 2 };
+	struct metric_stats st;
+
+	metric_stats_compute(one, 1, &st);
+	assert_float_equal(st.stdev, 0, 0);
+	assert_float_equal(st.median, 7, 0);
+	metric_stats_compute(withzero, 2, &st);
+	/* a zero rate has no harmonic mean: reported as 0, not inf */
+	assert_float_equal(st.hmean, 0, 0);
+	metric_stats_compute(NULL, 0, &st);
+	assert_int_equal(st.n, 0);
+}
+
+static void test_console_by_case(void **state)
+{
+	const char log[] =
+		"[    1.0] WARNING: CPU: 0 PID: 1 at boot.c:1 before_any_case\r\n"
+		"[    2.0] schedlab: case a/x=1 start\r\n"
+		"[    2.1] all fine\r\n"
+		"[    2.2] schedlab: case a/x=1 end\r\n"
+		"[    3.0] schedlab: case b start\r\n"
+		"[    3.1] BUG: soft lockup - CPU#1 stuck for 22s! [hackbench:9]\r\n"
+		"[    3.2] WARNING: CPU: 1 PID: 9 at kernel/sched/fair.c:1 f\r\n"
+		"[    3.3] schedlab: case b end\r\n"
+		"[    4.0] schedlab: case c start\r\n"
+		"[    4.1] Kernel panic - not syncing: Fatal exception\r\n";
+	struct json_object *o = console_by_case(log, strlen(log)), *e, *v;
+
+	assert_false(json_object_object_get_ex(o, "a/x=1", &e));
+	assert_true(json_object_object_get_ex(o, "b", &e));
+	json_object_object_get_ex(e, "splats", &v);
+	assert_int_equal(json_object_get_int(v), 2);
+	json_object_object_get_ex(e, "first", &v);
+	assert_non_null(strstr(json_object_get_string(v), "soft lockup"));
+	json_object_object_get_ex(e, "crash", &v);
+	assert_false(json_object_get_boolean(v));
+	assert_true(json_object_object_get_ex(o, "c", &e));
+	json_object_object_get_ex(e, "crash", &v);
+	assert_true(json_object_get_boolean(v));
+	/* the boot-time warning belongs to no case */
+	assert_int_equal(json_object_object_length(o), 2);
+	json_object_put(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats),
+		cmocka_unit_test(test_stats_edges),
+		cmocka_unit_test(test_console_by_case),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
