@@ -45,7 +45,8 @@ int cmd_boot(int argc, const char **argv)
 	if (lab_run_start(&r, NULL) < 0)
 		return LAB_EXIT_FAIL;
 	if (r.s.t_end_record_ns)
-		printf("boot: %.1f s to the runner's report\n",
+		printf("boot: %.2f s to the runner, %.2f s to its report\n",
+		       (double)(r.s.t_init_ns - r.s.t_start_ns) / 1e9,
 		       (double)(r.s.t_end_record_ns - r.s.t_start_ns) / 1e9);
 	lab_run_verify(&r);
 	lab_run_report(&r, NULL);

@@ -359,6 +359,8 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 	if (r->ndiff > 0)
 		add_str(v, "topology_diff", r->diff.buf);
 	json_object_object_add(v, "wall_to_end_s", json_object_new_double(boot_s));
+	json_object_object_add(v, "wall_to_runner_s", json_object_new_double(
+		s->t_init_ns ? (double)(s->t_init_ns - s->t_start_ns) / 1e9 : -1));
 	json_object_object_add(v, "records", json_object_new_int64((int64_t)s->wire.records));
 	json_object_object_add(v, "records_missing", json_object_new_int64((int64_t)s->wire.missing));
 	json_object_object_add(v, "records_corrupt",

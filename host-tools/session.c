@@ -214,6 +214,7 @@ int session_run(struct session *s, struct strbuf *err)
 
 				if (!saw_userspace && s->console.init_line) {
 					saw_userspace = 1;
+					s->t_init_ns = now_ns();
 					progress(s, "guest reached userspace", NULL);
 				}
 				if ((c == CON_CRASH || c == CON_REBOOT) && !crash_at) {

@@ -36,7 +36,7 @@ struct session {
 	struct strbuf hello;     /* WIRE_HELLO payload */
 	struct strbuf sysfs;     /* WIRE_SYSFS payloads, concatenated */
 	struct strbuf results;   /* WIRE_RESULT payloads, one per line */
-	uint64_t t_start_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
+	uint64_t t_start_ns, t_init_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
 	int hypervisor_status;
 	char hypervisor_version[64];
 };

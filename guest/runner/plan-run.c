@@ -452,7 +452,7 @@ static int run_case(struct out *o, const struct plan_case *c)
 	if (!a) {
 		struct run_report rep = { .ret = -1 };
 
-		snprintf(rep.error, sizeof(rep.error), "%s", err);
+		snprintf(rep.error, sizeof(rep.error), "%.250s", err);
 		if (send_result(o, c, 0, 0, RUN_FAILED, &rep, 0, NULL) < 0)
 			return -1;
 	} else if (w->supported && !w->supported(why, sizeof(why))) {

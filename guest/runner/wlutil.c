@@ -1,5 +1,5 @@
-/* wlutil.c - small helpers the workloads share: reading sysfs and procfs,
- * CPU lists and pinning, cache and memory sizes, a start gate for tasks. */
+/* wlutil.c - small helpers the workloads share: sysfs and procfs, CPU
+ * lists and pinning, cache and memory sizes, deadline sleeps, a start gate. */
 #include "wlutil.h"
 
 #include <errno.h>
@@ -239,6 +239,20 @@ int wl_vmstat_read(const char *const *names, size_t n, uint64_t *values)
 		}
 	}
 	return 0;
+}
+
+int wl_sleep_until(uint64_t until, uint64_t deadline_ns)
+{
+	int late = deadline_ns && until > deadline_ns;
+	struct timespec ts;
+
+	if (late)
+		until = deadline_ns;
+	ts.tv_sec = (time_t)(until / 1000000000ull);
+	ts.tv_nsec = (long)(until % 1000000000ull);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return late ? -1 : 0;
 }
 
 int wl_gate_init(struct wl_gate *g)

@@ -1,5 +1,5 @@
-/* wlutil.h - small helpers the workloads share: reading sysfs and procfs,
- * CPU lists and pinning, cache and memory sizes, a start gate for tasks. */
+/* wlutil.h - small helpers the workloads share: sysfs and procfs, CPU
+ * lists and pinning, cache and memory sizes, deadline sleeps, a start gate. */
 #ifndef RUNNER_WLUTIL_H
 #define RUNNER_WLUTIL_H
 
@@ -53,6 +53,12 @@ int wl_bind_self(const cpu_set_t *set);
  * have reads as 0.  Returns 0, or -1 when /proc/vmstat cannot be read.
  */
 int wl_vmstat_read(const char *const *names, size_t n, uint64_t *values);
+
+/*
+ * Sleeps until `until` (CLOCK_MONOTONIC ns) but not past deadline_ns
+ * (0 = none).  0, or -1 when the deadline came first.
+ */
+int wl_sleep_until(uint64_t until, uint64_t deadline_ns);
 
 /*
  * A start gate: the measuring parent starts the clock only when every task

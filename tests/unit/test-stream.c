@@ -13,79 +13,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../guest/runner/wlutil.c"
+#include "wl-harness.h"
 #include "../../guest/runner/workloads/stream.c"
-
-/* ---- the runner core, reduced to what the workload calls ---- */
-
-struct wl_args {
-	const char *key[8];
-	const char *val[8];
-	unsigned n;
-};
-
-static unsigned tasks_done;
-
-static const char *arg(const struct wl_args *a, const char *name)
-{
-	for (unsigned i = 0; i < a->n; i++)
-		if (!strcmp(a->key[i], name))
-			return a->val[i];
-	fail_msg("workload asked for undeclared option '%s'", name);
-	return NULL;
-}
-
-int64_t wl_int(const struct wl_args *a, const char *name)
-{
-	return strtoll(arg(a, name), NULL, 10);
-}
-
-const char *wl_str(const struct wl_args *a, const char *name)
-{
-	return arg(a, name);
-}
-
-void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit, double value,
-	       int higher_is_better)
-{
-	struct wl_metric *m = &ctx->metrics[ctx->nr_metrics++];
-
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	snprintf(m->unit, sizeof(m->unit), "%s", unit);
-	m->value = value;
-	m->higher_is_better = higher_is_better;
-}
-
-int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ctx->error, sizeof(ctx->error), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void wl_task_done(struct wl_ctx *ctx)
-{
-	__atomic_add_fetch(&tasks_done, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t wl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static const struct wl_metric *metric(const struct wl_ctx *ctx, const char *name)
-{
-	for (unsigned i = 0; i < ctx->nr_metrics; i++)
-		if (!strcmp(ctx->metrics[i].name, name))
-			return &ctx->metrics[i];
-	return NULL;
-}
 
 /* ---- tests ---- */
 
@@ -213,16 +142,11 @@ static void test_kernels_validate(void **state)
 	free(r.c);
 }
 
-static void run_stream(struct wl_ctx *ctx, const char *size, const char *threads, const char *ntimes)
+static int run_stream(struct wl_ctx *ctx, unsigned seconds, const char *size, const char *threads,
+		      const char *ntimes)
 {
-	static struct wl_args args;
-
-	args = (struct wl_args){ { "array_size", "threads", "ntimes" }, { size, threads, ntimes }, 3 };
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->args = &args;
-	ctx->nr_cpus = 2;
-	ctx->deadline_ns = wl_now_ns() + 60ull * 1000000000ull;
-	tasks_done = 0;
+	return harness_run(ctx, &workload_stream, seconds, "array_size", size, "threads", threads,
+			   "ntimes", ntimes, NULL);
 }
 
 static void test_run(void **state)
@@ -230,20 +154,18 @@ static void test_run(void **state)
 	static const char *const names[] = { "copy_mb_s", "scale_mb_s", "add_mb_s", "triad_mb_s" };
 	struct wl_ctx ctx;
 
-	run_stream(&ctx, "4194304", "3", "4");
-	assert_int_equal(stream_run(&ctx), 0);
+	assert_int_equal(run_stream(&ctx, 60, "4194304", "3", "4"), 0);
 	assert_string_equal(ctx.error, "");
 	assert_int_equal(ctx.nr_metrics, 4);
 	for (int i = 0; i < 4; i++) {
-		const struct wl_metric *m = metric(&ctx, names[i]);
+		const struct wl_metric *m = harness_metric(&ctx, names[i]);
 
-		assert_non_null(m);
 		assert_string_equal(m->unit, "MB/s");
 		assert_true(m->value > 0 && isfinite(m->value));
 		assert_int_equal(m->higher_is_better, 1);
 	}
 	/* every thread reported its counters before leaving */
-	assert_int_equal(tasks_done, 3);
+	assert_tasks_done(3);
 }
 
 static void test_run_refusals(void **state)
@@ -251,21 +173,17 @@ static void test_run_refusals(void **state)
 	struct wl_ctx ctx;
 
 	/* 3 x 1 TiB never fits in half of MemAvailable */
-	run_stream(&ctx, "1099511627776", "1", "2");
-	assert_int_equal(stream_run(&ctx), -1);
+	assert_int_equal(run_stream(&ctx, 60, "1099511627776", "1", "2"), -1);
 	assert_non_null(strstr(ctx.error, "MemAvailable"));
-	assert_int_equal(tasks_done, 0);
+	assert_tasks_done(0);
 
-	run_stream(&ctx, "100", "1", "2");
-	assert_int_equal(stream_run(&ctx), -1);
+	assert_int_equal(run_stream(&ctx, 60, "100", "1", "2"), -1);
 	assert_non_null(strstr(ctx.error, "below one page"));
 
 	/* a deadline already gone: stop by ourselves, join everyone */
-	run_stream(&ctx, "1048576", "2", "10");
-	ctx.deadline_ns = wl_now_ns();
-	assert_int_equal(stream_run(&ctx), -1);
+	assert_int_equal(run_stream(&ctx, 0, "1048576", "2", "10"), -1);
 	assert_non_null(strstr(ctx.error, "deadline passed"));
-	assert_int_equal(tasks_done, 2);
+	assert_tasks_done(2);
 }
 
 int main(void)

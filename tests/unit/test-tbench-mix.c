@@ -1,5 +1,5 @@
 /* test-tbench-mix.c - the tbench workload's request mix, its wire header,
- * and its client and server loops over a real socketpair. */
+ * its client and server loops over a real socketpair, and whole runs. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,21 +10,11 @@
 #include <poll.h>
 #include <pthread.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 
 /* runner code is not in the host library: compile the workload in */
+#include "wl-harness.h"
 #include "../../guest/runner/workloads/tbench.c"
-
-/* What tbench.c uses of workload.c, which the host library lacks. */
-static unsigned tasks_done;
-int64_t wl_int(const struct wl_args *a, const char *name) { (void)a; (void)name; return 0; }
-const char *wl_str(const struct wl_args *a, const char *name) { (void)a; (void)name; return ""; }
-void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit, double value, int hib)
-{
-	(void)ctx; (void)name; (void)unit; (void)value; (void)hib;
-}
-int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) { (void)ctx; (void)fmt; return -1; }
-uint64_t wl_now_ns(void) { return 0; }
-void wl_task_done(struct wl_ctx *ctx) { (void)ctx; tasks_done++; }
 
 static void test_mix_shape(void **state)
 {
@@ -199,7 +189,8 @@ static void *client_thread(void *p)
 static void test_client_accounting(void **state)
 {
 	struct tb_shared *sh = calloc(1, sizeof(*sh) + 8 * sizeof(sh->slot[0]));
-	struct tb tb = { .clients = 8, .sh = sh };
+	struct wl_procs_note note = { 0 };
+	struct tb tb = { .clients = 8, .sh = sh, .procs = { .note = &note } };
 	struct server_arg a;
 	struct client_arg c = { .tb = &tb, .idx = 5 };
 	struct timespec ts = { 0, 50 * 1000 * 1000 };
@@ -218,6 +209,7 @@ static void test_client_accounting(void **state)
 	pthread_join(stid, NULL);
 	assert_int_equal(c.ret, 0);
 	assert_int_equal(a.ret, 0);
+	assert_int_equal(note.failed, 0);
 	assert_true(sh->slot[5].ops > TB_MIX_LEN);   /* went round the cycle */
 	for (uint64_t i = 0; i < sh->slot[5].ops; i++) {
 		const struct tb_op *op = &tb_mix[(5 + i) % TB_MIX_LEN];
@@ -236,7 +228,8 @@ static void test_client_accounting(void **state)
 static void test_client_sees_dead_server(void **state)
 {
 	struct tb_shared *sh = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	struct tb tb = { .clients = 1, .sh = sh };
+	struct wl_procs_note note = { 0 };
+	struct tb tb = { .clients = 1, .sh = sh, .procs = { .note = &note } };
 	unsigned char *buf = malloc(TB_MAX_REPLY);
 	int sv[2];
 
@@ -246,11 +239,43 @@ static void test_client_sees_dead_server(void **state)
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
 	close(sv[1]);
 	assert_int_equal(tb_client(&tb, 0, sv[0], buf), -1);
-	assert_int_equal(sh->failed, 1);
-	assert_non_null(strstr(sh->error, "client: "));
+	assert_int_equal(note.failed, 1);
+	assert_non_null(strstr(note.error, "client: "));
 	close(sv[0]);
 	free(buf);
 	munmap(sh, 4096);
+}
+
+/* No child of a run may be left over, not even a zombie. */
+static void assert_no_children(void)
+{
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+}
+
+/* Whole runs: a server and a client process per connection over loopback. */
+static void test_run(void **state)
+{
+	struct wl_ctx ctx;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(harness_run(&ctx, &workload_tbench, 30, "clients", "2", "runtime", "1",
+				     "warmup", "0", NULL), 0);
+	assert_string_equal(ctx.error, "");
+	assert_true(harness_metric(&ctx, "mb_s")->value > 0);
+	assert_true(harness_metric(&ctx, "ops_s")->value > 0);
+	assert_int_equal(harness_metric(&ctx, "ops_s")->higher_is_better, 1);
+	assert_tasks_done(4);
+	assert_no_children();
+
+	/* the deadline stops it, kills and reaps every task, promptly */
+	t0 = wl_now_ns();
+	assert_int_equal(harness_run(&ctx, &workload_tbench, 1, "clients", "3", "runtime", "30",
+				     NULL), -1);
+	assert_string_equal(ctx.error, "deadline passed");
+	assert_true(wl_now_ns() - t0 < 3000000000ull);
+	assert_no_children();
 }
 
 int main(void)
@@ -263,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_server_rejects_bad_and_short),
 		cmocka_unit_test(test_client_accounting),
 		cmocka_unit_test(test_client_sees_dead_server),
+		cmocka_unit_test(test_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,121 +15,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "../../guest/runner/wlutil.c"
+#include "wl-harness.h"
 #include "../../guest/runner/histogram.c"
 #include "../../guest/runner/workloads/numa.c"
 #include "../../guest/runner/workloads/sysbench_cpu.c"
 #include "../../guest/runner/workloads/vector_hog.c"
 #include "../../guest/runner/workloads/exec.c"
-
-/* ---- the runner core, reduced to what the workloads call ---- */
-
-#define MAX_TEST_ARGS 16
-
-struct wl_args {
-	const char *key[MAX_TEST_ARGS];
-	const char *val[MAX_TEST_ARGS];
-	unsigned n;
-};
-
-static unsigned tasks_done;
-
-static const char *arg(const struct wl_args *a, const char *name)
-{
-	for (unsigned i = 0; i < a->n; i++)
-		if (!strcmp(a->key[i], name))
-			return a->val[i];
-	fail_msg("workload asked for undeclared option '%s'", name);
-	return NULL;
-}
-
-int64_t wl_int(const struct wl_args *a, const char *name)
-{
-	return strtoll(arg(a, name), NULL, 10);
-}
-
-const char *wl_str(const struct wl_args *a, const char *name)
-{
-	return arg(a, name);
-}
-
-void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit, double value,
-	       int higher_is_better)
-{
-	struct wl_metric *m = &ctx->metrics[ctx->nr_metrics++];
-
-	snprintf(m->name, sizeof(m->name), "%s", name);
-	snprintf(m->unit, sizeof(m->unit), "%s", unit);
-	m->value = value;
-	m->higher_is_better = higher_is_better;
-}
-
-int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(ctx->error, sizeof(ctx->error), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-void wl_task_done(struct wl_ctx *ctx)
-{
-	__atomic_add_fetch(&tasks_done, 1, __ATOMIC_RELAXED);
-}
-
-uint64_t wl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * A context whose options are the workload's defaults overridden by the
- * NULL-terminated "key", "value" pairs, as the runner would pass them.
- */
-static struct wl_args test_args;
-
-static void ctx_for(struct wl_ctx *ctx, const struct workload_ops *w, unsigned seconds, ...)
-{
-	va_list ap;
-	const char *k;
-
-	memset(&test_args, 0, sizeof(test_args));
-	for (const struct wl_option *o = w->options; o->name; o++) {
-		test_args.key[test_args.n] = o->name;
-		test_args.val[test_args.n++] = o->dflt ? o->dflt : "";
-	}
-	va_start(ap, seconds);
-	while ((k = va_arg(ap, const char *))) {
-		const char *v = va_arg(ap, const char *);
-		unsigned i;
-
-		for (i = 0; i < test_args.n; i++)
-			if (!strcmp(test_args.key[i], k))
-				break;
-		assert_true(i < test_args.n);
-		test_args.val[i] = v;
-	}
-	va_end(ap);
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->args = &test_args;
-	ctx->nr_cpus = 1;
-	ctx->deadline_ns = wl_now_ns() + (uint64_t)seconds * 1000000000ull;
-	tasks_done = 0;
-}
-
-static const struct wl_metric *metric(const struct wl_ctx *ctx, const char *name)
-{
-	for (unsigned i = 0; i < ctx->nr_metrics; i++)
-		if (!strcmp(ctx->metrics[i].name, name))
-			return &ctx->metrics[i];
-	fail_msg("no metric '%s'", name);
-	return NULL;
-}
 
 /* ---- sysbench_cpu ---- */
 
@@ -151,23 +42,23 @@ static void test_sysbench_run(void **state)
 	struct wl_ctx ctx;
 	double ev, avg, p95;
 
-	ctx_for(&ctx, &workload_sysbench_cpu, 30, "runtime", "1", "max_prime", "2000", NULL);
-	assert_int_equal(workload_sysbench_cpu.run(&ctx), 0);
-	ev = metric(&ctx, "events_s")->value;
-	avg = metric(&ctx, "latency_avg")->value;
-	p95 = metric(&ctx, "latency_p95")->value;
+	assert_int_equal(harness_run(&ctx, &workload_sysbench_cpu, 30,
+					     "runtime", "1", "max_prime", "2000", NULL), 0);
+	ev = harness_metric(&ctx, "events_s")->value;
+	avg = harness_metric(&ctx, "latency_avg")->value;
+	p95 = harness_metric(&ctx, "latency_p95")->value;
 	assert_true(ev > 10);
 	assert_true(avg > 0 && p95 > 0);
 	/* one thread busy all the time: events/s x seconds per event ~ 1 */
 	assert_true(ev * avg / 1000 > 0.8 && ev * avg / 1000 < 1.05);
-	assert_int_equal(metric(&ctx, "latency_p95")->higher_is_better, 0);
-	assert_int_equal(tasks_done, 1);
+	assert_int_equal(harness_metric(&ctx, "latency_p95")->higher_is_better, 0);
+	assert_tasks_done(1);
 
 	/* runtime beyond the deadline: stops at the deadline and says so */
-	ctx_for(&ctx, &workload_sysbench_cpu, 1, "runtime", "5", "threads", "2", NULL);
-	assert_int_equal(workload_sysbench_cpu.run(&ctx), -1);
+	assert_int_equal(harness_run(&ctx, &workload_sysbench_cpu, 1,
+					     "runtime", "5", "threads", "2", NULL), -1);
 	assert_non_null(strstr(ctx.error, "deadline passed"));
-	assert_int_equal(tasks_done, 2);
+	assert_tasks_done(2);
 }
 
 /* ---- vector_hog ---- */
@@ -198,22 +89,21 @@ static void test_hog_run(void **state)
 	struct wl_ctx ctx;
 	double bits;
 
-	ctx_for(&ctx, &workload_vector_hog, 30, "runtime", "1", NULL);
-	assert_int_equal(workload_vector_hog.run(&ctx), 0);
-	assert_true(metric(&ctx, "gflops")->value > 0.01);
-	bits = metric(&ctx, "vector_bits")->value;
+	assert_int_equal(harness_run(&ctx, &workload_vector_hog, 30, "runtime", "1", NULL), 0);
+	assert_true(harness_metric(&ctx, "gflops")->value > 0.01);
+	bits = harness_metric(&ctx, "vector_bits")->value;
 	assert_true(bits == 128 || bits == 256 || bits == 512);
 	assert_int_equal(bits == 512, hog_cpu_has(HOG_AVX512));
-	assert_int_equal(tasks_done, 1);
+	assert_tasks_done(1);
 
-	ctx_for(&ctx, &workload_vector_hog, 30, "runtime", "1", "kind", "sse", "threads", "2", NULL);
-	assert_int_equal(workload_vector_hog.run(&ctx), 0);
-	assert_true(metric(&ctx, "vector_bits")->value == 128);
-	assert_int_equal(tasks_done, 2);
+	assert_int_equal(harness_run(&ctx, &workload_vector_hog, 30,
+					     "runtime", "1", "kind", "sse", "threads", "2", NULL), 0);
+	assert_true(harness_metric(&ctx, "vector_bits")->value == 128);
+	assert_tasks_done(2);
 
 	if (!hog_cpu_has(HOG_AVX512)) {
-		ctx_for(&ctx, &workload_vector_hog, 30, "kind", "avx512", NULL);
-		assert_int_equal(workload_vector_hog.run(&ctx), -1);
+		assert_int_equal(harness_run(&ctx, &workload_vector_hog, 30,
+						     "kind", "avx512", NULL), -1);
 		assert_non_null(strstr(ctx.error, "does not support 'avx512'"));
 	}
 }
@@ -482,36 +372,33 @@ static void test_exec_run(void **state)
 	struct wl_ctx ctx;
 	uint64_t t0;
 
-	ctx_for(&ctx, &workload_exec, 30, "cmd", "/bin/echo Time: 2.25 x",
-		"pattern1", "time=Time: %f", "unit1", "s", NULL);
-	assert_int_equal(workload_exec.run(&ctx), 0);
-	assert_true(metric(&ctx, "time")->value == 2.25);
-	assert_string_equal(metric(&ctx, "time")->unit, "s");
-	assert_int_equal(metric(&ctx, "time")->higher_is_better, 0);
-	assert_true(metric(&ctx, "elapsed")->value > 0);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30, "cmd", "/bin/echo Time: 2.25 x",
+		"pattern1", "time=Time: %f", "unit1", "s", NULL), 0);
+	assert_true(harness_metric(&ctx, "time")->value == 2.25);
+	assert_string_equal(harness_metric(&ctx, "time")->unit, "s");
+	assert_int_equal(harness_metric(&ctx, "time")->higher_is_better, 0);
+	assert_true(harness_metric(&ctx, "elapsed")->value > 0);
 
-	ctx_for(&ctx, &workload_exec, 30, "cmd", "/bin/echo rps: 10",
-		"pattern2", "rps=rps:", "better2", "higher", NULL);
-	assert_int_equal(workload_exec.run(&ctx), 0);
-	assert_true(metric(&ctx, "rps")->value == 10);
-	assert_int_equal(metric(&ctx, "rps")->higher_is_better, 1);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30, "cmd", "/bin/echo rps: 10",
+		"pattern2", "rps=rps:", "better2", "higher", NULL), 0);
+	assert_true(harness_metric(&ctx, "rps")->value == 10);
+	assert_int_equal(harness_metric(&ctx, "rps")->higher_is_better, 1);
 
-	ctx_for(&ctx, &workload_exec, 30, "cmd", "/bin/echo nothing", "pattern1", "t=Time: ", NULL);
-	assert_int_equal(workload_exec.run(&ctx), -1);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30,
+					     "cmd", "/bin/echo nothing", "pattern1", "t=Time: ", NULL), -1);
 	assert_non_null(strstr(ctx.error, "metric 't'"));
 
 	/* non-zero exit: the code and the last line */
-	ctx_for(&ctx, &workload_exec, 30, "cmd", "/bin/ls /nonexistent/dir", NULL);
-	assert_int_equal(workload_exec.run(&ctx), -1);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30,
+					     "cmd", "/bin/ls /nonexistent/dir", NULL), -1);
 	assert_non_null(strstr(ctx.error, "exited with 2; last line: /bin/ls: cannot access"));
-	ctx_for(&ctx, &workload_exec, 30, "cmd", "/nonexistent/prog", NULL);
-	assert_int_equal(workload_exec.run(&ctx), -1);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30,
+					     "cmd", "/nonexistent/prog", NULL), -1);
 	assert_non_null(strstr(ctx.error, "no such file"));
 
 	/* the deadline kills it (its whole group) and says so, promptly */
-	ctx_for(&ctx, &workload_exec, 1, "cmd", "/bin/sleep 30", NULL);
 	t0 = wl_now_ns();
-	assert_int_equal(workload_exec.run(&ctx), -1);
+	assert_int_equal(harness_run(&ctx, &workload_exec, 1, "cmd", "/bin/sleep 30", NULL), -1);
 	assert_non_null(strstr(ctx.error, "deadline passed"));
 	assert_true(wl_now_ns() - t0 < 3000000000ull);
 }

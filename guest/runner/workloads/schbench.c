@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../histogram.h"
+#include "../wlproc.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -267,21 +268,6 @@ static int sb_start(struct sb *sb)
 	return 0;
 }
 
-/* Sleeps until `until` or the deadline; 0, or -1 when the deadline came first. */
-static int sb_sleep_until(uint64_t until, uint64_t deadline_ns)
-{
-	int late = deadline_ns && until > deadline_ns;
-	struct timespec ts;
-
-	if (late)
-		until = deadline_ns;
-	ts.tv_sec = (time_t)(until / 1000000000ull);
-	ts.tv_nsec = (long)(until % 1000000000ull);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-	return late ? -1 : 0;
-}
-
 /* Zeroed and cache-line aligned: the structs above ask for 64 bytes. */
 static void *sb_zalloc(size_t n, size_t size)
 {
@@ -342,8 +328,9 @@ static int sb_run(struct wl_ctx *ctx)
 		.sleep_us = (unsigned)wl_int(ctx->args, "sleep_us"),
 	};
 	size_t nr_workers = (size_t)sb.nr_msg * sb.nr_per_msg;
-	uint64_t t_measure, t_end;
-	int ret = -1, late;
+	struct wl_window win;
+	uint64_t start;
+	int ret = -1;
 
 	/* three square matrices of unsigned long fill the footprint */
 	sb.n = (size_t)sqrt((double)footprint / 3 / sizeof(unsigned long));
@@ -362,21 +349,18 @@ static int sb_run(struct wl_ctx *ctx)
 	for (unsigned i = 0; i < sb.nr_locks; i++)
 		pthread_mutex_init(&sb.locks[i].m, NULL);
 	sb.phase = warmup ? PHASE_WARMUP : PHASE_MEASURE;
-	t_measure = wl_now_ns() + warmup;
+	start = wl_now_ns();
 	if (sb_start(&sb) < 0)
 		goto out;
-	late = sb_sleep_until(t_measure, ctx->deadline_ns);
-	t_measure = wl_now_ns();
+	wl_window_open(&win, start + warmup, ctx->deadline_ns);
 	__atomic_store_n(&sb.phase, PHASE_MEASURE, __ATOMIC_SEQ_CST);
-	if (!late)
-		late = sb_sleep_until(t_measure + runtime, ctx->deadline_ns);
-	t_end = wl_now_ns();
+	wl_window_close(&win, runtime, ctx->deadline_ns);
 	sb_stop(&sb);
-	if (late) {
+	if (win.late) {
 		wl_fail(ctx, "deadline passed");
 		goto out;
 	}
-	sb_report(&sb, (double)(t_end - t_measure) / 1e9);
+	sb_report(&sb, (double)(win.t1 - win.t0) / 1e9);
 	ret = 0;
 out:
 	for (size_t i = 0; sb.w && i < nr_workers; i++)

@@ -2,15 +2,12 @@
  * back for a fixed time; events per second and event latency (seed 004). */
 #define _GNU_SOURCE
 #include "../workload.h"
-#include "../wlutil.h"
+#include "../wlproc.h"
 #include "../histogram.h"
 
-#include <errno.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 #define SB_MAX_THREADS 1024
 
@@ -39,7 +36,6 @@ struct sb_run;
 
 struct sb_thread {
 	struct sb_run *run;
-	pthread_t tid;
 	struct hist lat;             /* event latencies in ns */
 	uint64_t events;
 	uint64_t last_end_ns;
@@ -48,9 +44,8 @@ struct sb_thread {
 
 struct sb_run {
 	struct wl_ctx *ctx;
-	struct wl_gate gate;
+	struct wl_timed timed;
 	unsigned long long max_prime;
-	uint64_t stop_ns;            /* set before the gate opens */
 	struct sb_thread *threads;
 };
 
@@ -60,8 +55,7 @@ static void *sb_worker(void *arg)
 	struct sb_run *r = t->run;
 	uint64_t stop;
 
-	wl_gate_pass(&r->gate);
-	stop = __atomic_load_n(&r->stop_ns, __ATOMIC_ACQUIRE);
+	stop = wl_timed_pass(&r->timed);
 	for (uint64_t now = wl_now_ns(); now < stop;) {
 		unsigned long long n = sb_cpu_event(r->max_prime);
 		uint64_t end = wl_now_ns();
@@ -78,12 +72,12 @@ static void *sb_worker(void *arg)
 
 static int sb_run(struct wl_ctx *ctx)
 {
-	struct sb_run r = { .ctx = ctx, .gate = WL_GATE_INIT };
-	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads"), started = 0;
+	struct sb_run r = { .ctx = ctx, .timed = WL_TIMED_INIT };
+	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads");
 	uint64_t runtime_ns = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t t0, end = 0, events = 0;
 	struct hist *all = NULL;
-	int ret = -1, cut = 0;
+	int ret = -1;
 
 	r.max_prime = (unsigned long long)wl_int(ctx->args, "max_prime");
 	r.threads = calloc(nthreads, sizeof(*r.threads));
@@ -93,44 +87,15 @@ static int sb_run(struct wl_ctx *ctx)
 		goto out;
 	}
 	hist_init(all);
-	if (wl_gate_init(&r.gate) < 0) {
-		wl_fail(ctx, "pipe: %s", strerror(errno));
+	if (wl_timed_init(&r.timed, ctx, nthreads) < 0)
 		goto out;
-	}
 	for (unsigned i = 0; i < nthreads; i++) {
-		int err;
-
 		r.threads[i].run = &r;
 		hist_init(&r.threads[i].lat);
-		err = pthread_create(&r.threads[i].tid, NULL, sb_worker, &r.threads[i]);
-		if (err) {
-			wl_fail(ctx, "cannot start thread %u of %u: %s", i, nthreads, strerror(err));
-			break;
-		}
-		started++;
 	}
-	if (started == nthreads && wl_gate_wait_ready(&r.gate, nthreads, ctx->deadline_ns) < 0)
-		wl_fail(ctx, "deadline passed while starting %u threads", nthreads);
-	t0 = wl_now_ns();
-	if (ctx->error[0]) {
-		/* an empty time window: the started threads leave at once */
-		__atomic_store_n(&r.stop_ns, t0, __ATOMIC_RELEASE);
-	} else if (t0 + runtime_ns > ctx->deadline_ns) {
-		__atomic_store_n(&r.stop_ns, ctx->deadline_ns, __ATOMIC_RELEASE);
-		cut = 1;
-	} else {
-		__atomic_store_n(&r.stop_ns, t0 + runtime_ns, __ATOMIC_RELEASE);
-	}
-	wl_gate_open(&r.gate);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(r.threads[i].tid, NULL);
-	if (ctx->error[0])
+	if (wl_timed_run(&r.timed, ctx, nthreads, runtime_ns, sb_worker, r.threads,
+			 sizeof(r.threads[0]), &t0) < 0)
 		goto out;
-	if (cut) {
-		wl_fail(ctx, "deadline passed before the runtime of %llus ended",
-			(unsigned long long)(runtime_ns / 1000000000ull));
-		goto out;
-	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		struct sb_thread *t = &r.threads[i];
 
@@ -155,7 +120,7 @@ static int sb_run(struct wl_ctx *ctx)
 	wl_metric(ctx, "latency_avg", "ms", hist_mean(all) * 1e-6, 0);
 	ret = 0;
 out:
-	wl_gate_release(&r.gate);
+	wl_timed_release(&r.timed);
 	free(all);
 	free(r.threads);
 	return ret;

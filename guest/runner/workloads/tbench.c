@@ -2,21 +2,13 @@
  * request mix against its own server process; MB/s and ops/s. */
 #define _GNU_SOURCE
 #include "../workload.h"
+#include "../wlproc.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 /*
@@ -171,27 +163,15 @@ struct tb_slot {
 
 struct tb_shared {
 	int stop;
-	int failed;
-	char error[256];
 	struct tb_slot slot[];
 };
 
 struct tb {
 	struct wl_ctx *ctx;
 	unsigned clients;
-	struct tb_shared *sh;
-	size_t sh_size;
-	pid_t *pid;                /* 2 per client: server, client */
-	unsigned nr_pid;
-	int done[2];               /* every child holds done[1] until it exits */
+	struct tb_shared *sh;      /* in procs' shared memory */
+	struct wl_procs procs;
 };
-
-static void tb_child_fail(struct tb *tb, const char *why)
-{
-	if (__atomic_exchange_n(&tb->sh->failed, 1, __ATOMIC_ACQ_REL))
-		return;
-	snprintf(tb->sh->error, sizeof(tb->sh->error), "%s", why);
-}
 
 static int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 {
@@ -204,10 +184,7 @@ static int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 		const struct tb_op *op = &tb_mix[k];
 
 		if (tb_transact(fd, op, buf) < 0) {
-			char why[128];
-
-			snprintf(why, sizeof(why), "client: %s: %s", op->name, strerror(errno));
-			tb_child_fail(tb, why);
+			wl_procs_fail(&tb->procs, "client: %s: %s", op->name, strerror(errno));
 			return -1;
 		}
 		k = (k + 1) % TB_MIX_LEN;
@@ -219,149 +196,27 @@ static int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 	return 0;
 }
 
-static int tb_nodelay(int fd)
+/* One forked task: the server or the client of connection idx. */
+static int tb_task(void *arg, int role, unsigned idx, int fd)
 {
-	int one = 1;
+	struct tb *tb = arg;
+	unsigned char *buf = malloc(TB_MAX_REPLY);
+	char why[256];
+	int ret;
 
-	return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-}
-
-/* Forks a task running role (0 server, 1 client) on fd; close_fd is the
- * other end, which the task must not keep (or the peer never sees EOF). */
-static int tb_fork(struct tb *tb, int role, unsigned idx, int fd, int close_fd, int lfd)
-{
-	pid_t pid = fork();
-
-	if (pid < 0)
+	if (!buf) {
+		wl_procs_fail(&tb->procs, "out of memory");
 		return -1;
-	if (pid == 0) {
-		unsigned char *buf = malloc(TB_MAX_REPLY);
-		char why[256];
-		int ret;
-
-		close(close_fd);
-		close(lfd);
-		close(tb->done[0]);
-		if (!buf) {
-			tb_child_fail(tb, "out of memory");
-			_exit(1);
-		}
-		if (role) {
-			ret = tb_client(tb, idx, fd, buf);
-		} else {
-			ret = tb_serve(fd, buf, why, sizeof(why));
-			if (ret < 0)
-				tb_child_fail(tb, why);
-		}
-		close(fd);
-		wl_task_done(tb->ctx);
-		_exit(ret < 0 ? 1 : 0);
 	}
-	tb->pid[tb->nr_pid++] = pid;
-	return 0;
-}
-
-static int tb_start(struct tb *tb)
-{
-	struct sockaddr_in addr = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-	socklen_t alen = sizeof(addr);
-	int lfd, ret = 0;
-
-	/* port 0: the kernel picks a free one, so two runs never collide */
-	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (lfd < 0)
-		return wl_fail(tb->ctx, "socket: %s", strerror(errno));
-	if (bind(lfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 || listen(lfd, 64) < 0 ||
-	    getsockname(lfd, (struct sockaddr *)&addr, &alen) < 0) {
-		ret = wl_fail(tb->ctx, "cannot listen on 127.0.0.1: %s", strerror(errno));
-		goto out;
-	}
-	for (unsigned i = 0; i < tb->clients; i++) {
-		int cfd, sfd;
-
-		cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (cfd < 0) {
-			ret = wl_fail(tb->ctx, "socket: %s", strerror(errno));
-			goto out;
-		}
-		/* loopback connect completes from the backlog; accept at once */
-		if (connect(cfd, (struct sockaddr *)&addr, sizeof(addr)) < 0 ||
-		    (sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC)) < 0) {
-			ret = wl_fail(tb->ctx, "cannot connect to 127.0.0.1:%u: %s",
-				      ntohs(addr.sin_port), strerror(errno));
-			close(cfd);
-			goto out;
-		}
-		tb_nodelay(cfd);
-		tb_nodelay(sfd);
-		if (tb_fork(tb, 0, i, sfd, cfd, lfd) < 0 || tb_fork(tb, 1, i, cfd, sfd, lfd) < 0)
-			ret = wl_fail(tb->ctx, "cannot fork: %s", strerror(errno));
-		close(cfd);
-		close(sfd);
+	if (role == WL_CLIENT) {
+		ret = tb_client(tb, idx, fd, buf);
+	} else {
+		ret = tb_serve(fd, buf, why, sizeof(why));
 		if (ret < 0)
-			goto out;
+			wl_procs_fail(&tb->procs, "%s", why);
 	}
-out:
-	close(lfd);
+	free(buf);
 	return ret;
-}
-
-/* Sleeps until `until` or the deadline; 0, or -1 when the deadline came first. */
-static int tb_sleep_until(uint64_t until, uint64_t deadline_ns)
-{
-	int late = until > deadline_ns;
-	struct timespec ts;
-
-	if (late)
-		until = deadline_ns;
-	ts.tv_sec = (time_t)(until / 1000000000ull);
-	ts.tv_nsec = (long)(until % 1000000000ull);
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-	return late ? -1 : 0;
-}
-
-/* Blocks until every child has exited (EOF on done[0]): 0, or -1 at the deadline. */
-static int tb_wait_exit(struct tb *tb, uint64_t deadline_ns)
-{
-	for (;;) {
-		struct pollfd pfd = { .fd = tb->done[0], .events = POLLIN };
-		uint64_t now = wl_now_ns();
-		int r;
-
-		if (now >= deadline_ns)
-			return -1;
-		r = poll(&pfd, 1, (int)((deadline_ns - now) / 1000000 + 1));
-		if (r > 0)
-			return 0;
-		if (r < 0 && errno != EINTR)
-			return -1;
-	}
-}
-
-/* Kills the children when asked, reaps all; 0 if all exited with 0. */
-static int tb_reap(struct tb *tb, int kill_them, char *why, size_t len)
-{
-	int bad = 0;
-
-	for (unsigned i = 0; kill_them && i < tb->nr_pid; i++)
-		kill(tb->pid[i], SIGKILL);
-	for (unsigned i = 0; i < tb->nr_pid; i++) {
-		int st;
-
-		while (waitpid(tb->pid[i], &st, 0) < 0 && errno == EINTR)
-			;
-		if (!bad && !kill_them && (!WIFEXITED(st) || WEXITSTATUS(st))) {
-			if (WIFSIGNALED(st))
-				snprintf(why, len, "task %d killed by signal %d", (int)tb->pid[i], WTERMSIG(st));
-			else
-				snprintf(why, len, "task %d exited with status %d", (int)tb->pid[i],
-					 WEXITSTATUS(st));
-			bad = 1;
-		}
-	}
-	tb->nr_pid = 0;
-	return bad ? -1 : 0;
 }
 
 static void tb_sum(const struct tb *tb, uint64_t *ops, uint64_t *bytes)
@@ -378,37 +233,23 @@ static int tb_measure(struct tb *tb)
 	struct wl_ctx *ctx = tb->ctx;
 	uint64_t runtime = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t warmup = (uint64_t)wl_int(ctx->args, "warmup") * 1000000000ull;
-	uint64_t t0, t1, ops0, ops1, bytes0, bytes1;
-	char why[256] = "";
-	int late, ret;
+	uint64_t start = wl_now_ns(), ops0, ops1, bytes0, bytes1;
+	struct wl_window win;
+	double seconds;
 
-	t0 = wl_now_ns() + warmup;
-	if (tb_start(tb) < 0) {
-		tb_reap(tb, 1, why, sizeof(why));
+	if (wl_procs_start_pairs(&tb->procs, 1, tb_task, tb) < 0)
 		return -1;
-	}
-	close(tb->done[1]);
-	tb->done[1] = -1;
-	late = tb_sleep_until(t0, ctx->deadline_ns);
-	t0 = wl_now_ns();
+	wl_window_open(&win, start + warmup, ctx->deadline_ns);
 	tb_sum(tb, &ops0, &bytes0);
-	if (!late)
-		late = tb_sleep_until(t0 + runtime, ctx->deadline_ns);
-	t1 = wl_now_ns();
+	wl_window_close(&win, runtime, ctx->deadline_ns);
 	tb_sum(tb, &ops1, &bytes1);
 	/* clients finish their transaction and close; servers see EOF */
 	__atomic_store_n(&tb->sh->stop, 1, __ATOMIC_RELAXED);
-	if (!late)
-		late = tb_wait_exit(tb, ctx->deadline_ns) < 0;
-	ret = tb_reap(tb, late, why, sizeof(why));
-	if (late)
-		return wl_fail(ctx, "deadline passed");
-	if (tb->sh->failed)
-		return wl_fail(ctx, "%s", tb->sh->error);
-	if (ret < 0)
-		return wl_fail(ctx, "%s", why);
-	wl_metric(ctx, "mb_s", "MB/s", (double)(bytes1 - bytes0) / 1e6 / ((double)(t1 - t0) / 1e9), 1);
-	wl_metric(ctx, "ops_s", "ops/s", (double)(ops1 - ops0) / ((double)(t1 - t0) / 1e9), 1);
+	if (wl_procs_finish(&tb->procs, win.late) < 0)
+		return -1;
+	seconds = (double)(win.t1 - win.t0) / 1e9;
+	wl_metric(ctx, "mb_s", "MB/s", (double)(bytes1 - bytes0) / 1e6 / seconds, 1);
+	wl_metric(ctx, "ops_s", "ops/s", (double)(ops1 - ops0) / seconds, 1);
 	return 0;
 }
 
@@ -417,29 +258,14 @@ static int tb_run(struct wl_ctx *ctx)
 	struct tb tb = {
 		.ctx = ctx,
 		.clients = (unsigned)wl_int(ctx->args, "clients"),
-		.done = { -1, -1 },
+		.procs = WL_PROCS_INIT,
 	};
-	int ret = -1;
+	int ret;
 
-	tb.sh_size = sizeof(*tb.sh) + tb.clients * sizeof(tb.sh->slot[0]);
-	tb.sh = mmap(NULL, tb.sh_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	tb.pid = calloc(2 * tb.clients, sizeof(*tb.pid));
-	if (tb.sh == MAP_FAILED || !tb.pid) {
-		wl_fail(ctx, "out of memory for %u clients", tb.clients);
-		goto out;
-	}
-	if (pipe2(tb.done, O_CLOEXEC) < 0) {
-		wl_fail(ctx, "cannot create pipe: %s", strerror(errno));
-		goto out;
-	}
-	ret = tb_measure(&tb);
-out:
-	for (int i = 0; i < 2; i++)
-		if (tb.done[i] >= 0)
-			close(tb.done[i]);
-	if (tb.sh != MAP_FAILED)
-		munmap(tb.sh, tb.sh_size);
-	free(tb.pid);
+	tb.sh = wl_procs_init(&tb.procs, ctx, tb.clients, "clients",
+			      sizeof(*tb.sh) + tb.clients * sizeof(tb.sh->slot[0]));
+	ret = tb.sh ? tb_measure(&tb) : -1;
+	wl_procs_release(&tb.procs);
 	return ret;
 }
 

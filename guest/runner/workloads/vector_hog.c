@@ -2,12 +2,9 @@
  * units busy with SSE2, AVX2 or AVX-512 registers for a fixed time. */
 #define _GNU_SOURCE
 #include "../workload.h"
-#include "../wlutil.h"
+#include "../wlproc.h"
 
-#include <errno.h>
 #include <immintrin.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,7 +148,6 @@ struct hog_run;
 
 struct hog_thread {
 	struct hog_run *run;
-	pthread_t tid;
 	uint64_t flops;
 	uint64_t last_end_ns;
 	double sink;
@@ -159,9 +155,8 @@ struct hog_thread {
 
 struct hog_run {
 	struct wl_ctx *ctx;
-	struct wl_gate gate;
+	struct wl_timed timed;
 	enum hog_kind kind;
-	uint64_t stop_ns;            /* set before the gate opens */
 	struct hog_thread *threads;
 };
 
@@ -177,8 +172,7 @@ static void *hog_worker(void *arg)
 	case HOG_AVX2: fn = hog_avx2; break;
 	default: fn = hog_sse; break;
 	}
-	wl_gate_pass(&r->gate);
-	stop = __atomic_load_n(&r->stop_ns, __ATOMIC_ACQUIRE);
+	stop = wl_timed_pass(&r->timed);
 	for (now = wl_now_ns(); now < stop; now = wl_now_ns())
 		t->flops += fn(HOG_CHUNK, &t->sink);
 	t->last_end_ns = now;
@@ -208,53 +202,24 @@ static int hog_pick_kind(struct wl_ctx *ctx, enum hog_kind *kind)
 
 static int hog_run(struct wl_ctx *ctx)
 {
-	struct hog_run r = { .ctx = ctx, .gate = WL_GATE_INIT };
-	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads"), started = 0;
+	struct hog_run r = { .ctx = ctx, .timed = WL_TIMED_INIT };
+	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads");
 	uint64_t runtime_ns = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t t0, end = 0, flops = 0;
-	int ret = -1, cut = 0;
+	int ret = -1;
 
 	if (hog_pick_kind(ctx, &r.kind) < 0)
 		return -1;
 	r.threads = calloc(nthreads, sizeof(*r.threads));
 	if (!r.threads)
 		return wl_fail(ctx, "out of memory");
-	if (wl_gate_init(&r.gate) < 0) {
-		wl_fail(ctx, "pipe: %s", strerror(errno));
+	if (wl_timed_init(&r.timed, ctx, nthreads) < 0)
 		goto out;
-	}
-	for (unsigned i = 0; i < nthreads; i++) {
-		int err;
-
+	for (unsigned i = 0; i < nthreads; i++)
 		r.threads[i].run = &r;
-		err = pthread_create(&r.threads[i].tid, NULL, hog_worker, &r.threads[i]);
-		if (err) {
-			wl_fail(ctx, "cannot start thread %u of %u: %s", i, nthreads, strerror(err));
-			break;
-		}
-		started++;
-	}
-	if (started == nthreads && wl_gate_wait_ready(&r.gate, nthreads, ctx->deadline_ns) < 0)
-		wl_fail(ctx, "deadline passed while starting %u threads", nthreads);
-	t0 = wl_now_ns();
-	if (ctx->error[0]) {
-		__atomic_store_n(&r.stop_ns, t0, __ATOMIC_RELEASE);
-	} else if (t0 + runtime_ns > ctx->deadline_ns) {
-		__atomic_store_n(&r.stop_ns, ctx->deadline_ns, __ATOMIC_RELEASE);
-		cut = 1;
-	} else {
-		__atomic_store_n(&r.stop_ns, t0 + runtime_ns, __ATOMIC_RELEASE);
-	}
-	wl_gate_open(&r.gate);
-	for (unsigned i = 0; i < started; i++)
-		pthread_join(r.threads[i].tid, NULL);
-	if (ctx->error[0])
+	if (wl_timed_run(&r.timed, ctx, nthreads, runtime_ns, hog_worker, r.threads,
+			 sizeof(r.threads[0]), &t0) < 0)
 		goto out;
-	if (cut) {
-		wl_fail(ctx, "deadline passed before the runtime of %llus ended",
-			(unsigned long long)(runtime_ns / 1000000000ull));
-		goto out;
-	}
 	for (unsigned i = 0; i < nthreads; i++) {
 		flops += r.threads[i].flops;
 		if (r.threads[i].last_end_ns > end)
@@ -265,7 +230,7 @@ static int hog_run(struct wl_ctx *ctx)
 	wl_metric(ctx, "vector_bits", "bits", hog_kind_bits[r.kind], 1);
 	ret = 0;
 out:
-	wl_gate_release(&r.gate);
+	wl_timed_release(&r.timed);
 	free(r.threads);
 	return ret;
 }
