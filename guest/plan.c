@@ -39,10 +39,21 @@ struct field {
 	size_t len;
 };
 
+/* What the last fault record still needs before the next section. */
+enum fault_seen {
+	FSEEN_TIME = 1u << 0,
+	FSEEN_TARGET = 1u << 1,
+	FSEEN_ALL = (1u << 2) - 1,
+};
+
+enum plan_section { SECTION_NONE, SECTION_FAULT, SECTION_INVARIANT };
+
 struct parser {
 	struct plan *p;
 	struct plan_case *cur; /* NULL between cases */
 	unsigned seen;         /* enum plan_seen of the current case */
+	enum plan_section section; /* what fopt/iopt records belong to */
+	unsigned fault_seen;   /* enum fault_seen of the last fault */
 	unsigned lineno;
 	unsigned alloc;
 	char *err;
@@ -160,12 +171,28 @@ static int start_case(struct parser *ps, const struct field *id)
 	ps->cur = &p->cases[p->nr_cases++];
 	memset(ps->cur, 0, sizeof(*ps->cur));
 	ps->seen = 0;
+	ps->section = SECTION_NONE;
 	return copy_field(ps, ps->cur->id, sizeof(ps->cur->id), id, "case id", 0);
 }
 
 static const char *const seen_names[] = {
 	"scenario", "source", "workload", "runs", "warmup", "deadline", "counters",
 };
+
+/* The last fault is complete before anything else starts. */
+static int close_section(struct parser *ps)
+{
+	struct plan_fault *f;
+
+	if (ps->section != SECTION_FAULT)
+		return 0;
+	f = &ps->cur->faults[ps->cur->nr_faults - 1];
+	if (!(ps->fault_seen & FSEEN_TIME))
+		return fail(ps, "fault '%s' has no 'fault_time' record", f->name);
+	if (!(ps->fault_seen & FSEEN_TARGET))
+		return fail(ps, "fault '%s' has no 'fault_target' record", f->name);
+	return 0;
+}
 
 static int end_case(struct parser *ps)
 {
@@ -235,6 +262,127 @@ static int add_metric(struct parser *ps, const struct field *f)
 	return 0;
 }
 
+static int add_fault(struct parser *ps, const struct field *f)
+{
+	struct plan_case *c = ps->cur;
+	struct plan_fault *pf;
+
+	if (c->nr_faults >= PLAN_MAX_FAULTS)
+		return fail(ps, "more than %d faults in case '%s'", PLAN_MAX_FAULTS, c->id);
+	pf = &c->faults[c->nr_faults];
+	if (copy_field(ps, pf->name, sizeof(pf->name), &f[1], "fault name", 0) ||
+	    copy_field(ps, pf->kind, sizeof(pf->kind), &f[2], "fault kind", 0) ||
+	    copy_field(ps, pf->where, sizeof(pf->where), &f[4], "fault location", 0))
+		return -1;
+	if (field_is(&f[3], "guest"))
+		pf->side = PLAN_SIDE_GUEST;
+	else if (field_is(&f[3], "host"))
+		pf->side = PLAN_SIDE_HOST;
+	else
+		return fail(ps, "fault '%s': side must be 'guest' or 'host'", pf->name);
+	for (unsigned i = 0; i < c->nr_faults; i++)
+		if (!strcmp(c->faults[i].name, pf->name))
+			return fail(ps, "fault '%s' twice in case '%s'", pf->name, c->id);
+	c->nr_faults++;
+	ps->section = SECTION_FAULT;
+	ps->fault_seen = 0;
+	return 0;
+}
+
+static int fault_time(struct parser *ps, const struct field *f)
+{
+	struct plan_fault *pf;
+
+	if (ps->section != SECTION_FAULT)
+		return fail(ps, "'fault_time' record outside a fault");
+	pf = &ps->cur->faults[ps->cur->nr_faults - 1];
+	if (ps->fault_seen & FSEEN_TIME)
+		return fail(ps, "second 'fault_time' record in fault '%s'", pf->name);
+	ps->fault_seen |= FSEEN_TIME;
+	if (parse_number(ps, &f[1], 0, PLAN_MAX_MS, "fault start", &pf->start_ms) ||
+	    parse_number(ps, &f[2], 0, PLAN_MAX_MS, "fault period", &pf->period_ms) ||
+	    parse_number(ps, &f[3], 0, 1000000, "fault count", &pf->count) ||
+	    parse_number(ps, &f[4], 0, PLAN_MAX_MS, "fault hold", &pf->hold_ms))
+		return -1;
+	/* at most one action of a fault is in effect at any time */
+	if (pf->count != 1 && !pf->period_ms)
+		return fail(ps, "fault '%s' repeats but has no period", pf->name);
+	if (pf->count != 1 && pf->hold_ms >= pf->period_ms)
+		return fail(ps, "fault '%s': hold must be shorter than the period", pf->name);
+	return 0;
+}
+
+static int fault_target(struct parser *ps, const struct field *f)
+{
+	struct plan_fault *pf;
+
+	if (ps->section != SECTION_FAULT)
+		return fail(ps, "'fault_target' record outside a fault");
+	pf = &ps->cur->faults[ps->cur->nr_faults - 1];
+	if (ps->fault_seen & FSEEN_TARGET)
+		return fail(ps, "second 'fault_target' record in fault '%s'", pf->name);
+	ps->fault_seen |= FSEEN_TARGET;
+	return copy_field(ps, pf->target, sizeof(pf->target), &f[1], "fault target", 0);
+}
+
+static int add_invariant(struct parser *ps, const struct field *f)
+{
+	struct plan_case *c = ps->cur;
+	struct plan_invariant *pi;
+
+	if (c->nr_invariants >= PLAN_MAX_INVARIANTS)
+		return fail(ps, "more than %d invariants in case '%s'", PLAN_MAX_INVARIANTS, c->id);
+	pi = &c->invariants[c->nr_invariants];
+	if (copy_field(ps, pi->name, sizeof(pi->name), &f[1], "invariant name", 0) ||
+	    copy_field(ps, pi->kind, sizeof(pi->kind), &f[2], "invariant kind", 0) ||
+	    copy_field(ps, pi->where, sizeof(pi->where), &f[3], "invariant location", 0))
+		return -1;
+	for (unsigned i = 0; i < c->nr_invariants; i++)
+		if (!strcmp(c->invariants[i].name, pi->name))
+			return fail(ps, "invariant '%s' twice in case '%s'", pi->name, c->id);
+	c->nr_invariants++;
+	ps->section = SECTION_INVARIANT;
+	return 0;
+}
+
+/* fopt and iopt: a key of the fault or invariant right before it. */
+static int add_opt(struct parser *ps, const struct field *f, enum plan_section sec)
+{
+	const char *kind = sec == SECTION_FAULT ? "fopt" : "iopt";
+	struct plan_opt *opts, *o;
+	unsigned *nr;
+	const char *name;
+
+	if (ps->section != sec)
+		return fail(ps, "'%s' record outside %s", kind,
+			    sec == SECTION_FAULT ? "a fault" : "an invariant");
+	if (sec == SECTION_FAULT) {
+		struct plan_fault *pf = &ps->cur->faults[ps->cur->nr_faults - 1];
+
+		opts = pf->opts;
+		nr = &pf->nr_opts;
+		name = pf->name;
+	} else {
+		struct plan_invariant *pi = &ps->cur->invariants[ps->cur->nr_invariants - 1];
+
+		opts = pi->opts;
+		nr = &pi->nr_opts;
+		name = pi->name;
+	}
+	if (*nr >= PLAN_MAX_OPTS)
+		return fail(ps, "more than %d options in '%s'", PLAN_MAX_OPTS, name);
+	o = &opts[*nr];
+	if (copy_field(ps, o->key, sizeof(o->key), &f[1], "option key", 0) ||
+	    copy_field(ps, o->value, sizeof(o->value), &f[2], "option value", 0) ||
+	    parse_number(ps, &f[3], 1, 1000000000, "option line", &o->line))
+		return -1;
+	for (unsigned i = 0; i < *nr; i++)
+		if (!strcmp(opts[i].key, o->key))
+			return fail(ps, "option '%s' twice in '%s'", o->key, name);
+	(*nr)++;
+	return 0;
+}
+
 /* One record; f[0] is its kind, nf the number of fields. */
 static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 {
@@ -245,6 +393,8 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "case", 2 }, { "scenario", 2 }, { "source", 2 }, { "workload", 2 },
 		{ "param", 4 }, { "runs", 2 }, { "warmup", 2 }, { "deadline", 2 },
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
+		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
+		{ "invariant", 4 }, { "iopt", 4 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -260,6 +410,13 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return start_case(ps, &f[1]);
 	if (!c)
 		return fail(ps, "'%s' record outside a case", kinds[k].kind);
+	/* fault_time, fault_target, fopt and iopt continue a section; any
+	 * other record ends it */
+	if (k < 12 || k == 15) {
+		if (close_section(ps))
+			return -1;
+		ps->section = SECTION_NONE;
+	}
 
 	switch (k) {
 	case 1:
@@ -287,8 +444,20 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		       parse_counters(ps, &f[1], &c->counters);
 	case 9:
 		return add_metric(ps, f);
-	default:
+	case 10:
 		return end_case(ps);
+	case 11:
+		return add_fault(ps, f);
+	case 12:
+		return fault_time(ps, f);
+	case 13:
+		return fault_target(ps, f);
+	case 14:
+		return add_opt(ps, f, SECTION_FAULT);
+	case 15:
+		return add_invariant(ps, f);
+	default:
+		return add_opt(ps, f, SECTION_INVARIANT);
 	}
 }
 
@@ -412,6 +581,53 @@ static int check_field(const char *s, size_t size, const char *what, const char 
 	return 0;
 }
 
+static int check_opts(const struct plan_opt *opts, unsigned nr, const char *id,
+		      char *err, size_t errlen)
+{
+	if (nr > PLAN_MAX_OPTS) {
+		if (err && errlen)
+			snprintf(err, errlen, "case '%.64s': too many options in a section", id);
+		return -1;
+	}
+	for (unsigned i = 0; i < nr; i++) {
+		if (check_field(opts[i].key, sizeof(opts[i].key), "an option key", id, err, errlen) ||
+		    check_field(opts[i].value, sizeof(opts[i].value), "an option value", id,
+				err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+static int check_sections(const struct plan_case *c, const char *id, char *err, size_t errlen)
+{
+	if (c->nr_faults > PLAN_MAX_FAULTS || c->nr_invariants > PLAN_MAX_INVARIANTS) {
+		if (err && errlen)
+			snprintf(err, errlen, "case '%.64s': too many faults or invariants", id);
+		return -1;
+	}
+	for (unsigned i = 0; i < c->nr_faults; i++) {
+		const struct plan_fault *f = &c->faults[i];
+
+		if (check_field(f->name, sizeof(f->name), "a fault name", id, err, errlen) ||
+		    check_field(f->kind, sizeof(f->kind), "a fault kind", id, err, errlen) ||
+		    check_field(f->target, sizeof(f->target), "a fault target", id, err, errlen) ||
+		    check_field(f->where, sizeof(f->where), "a fault location", id, err, errlen) ||
+		    check_opts(f->opts, f->nr_opts, id, err, errlen))
+			return -1;
+	}
+	for (unsigned i = 0; i < c->nr_invariants; i++) {
+		const struct plan_invariant *v = &c->invariants[i];
+
+		if (check_field(v->name, sizeof(v->name), "an invariant name", id, err, errlen) ||
+		    check_field(v->kind, sizeof(v->kind), "an invariant kind", id, err, errlen) ||
+		    check_field(v->where, sizeof(v->where), "an invariant location", id, err,
+				errlen) ||
+		    check_opts(v->opts, v->nr_opts, id, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static void emit_str(plan_emit_fn emit, void *ctx, const char *s)
 {
 	emit(ctx, s, strlen(s));
@@ -428,6 +644,42 @@ static void emit_record(plan_emit_fn emit, void *ctx, const char *kind, const ch
 		emit_str(emit, ctx, fields[i]);
 	}
 	emit(ctx, "\n", 1);
+}
+
+static void emit_opts(const char *kind, const struct plan_opt *opts, unsigned nr,
+		      plan_emit_fn emit, void *ctx)
+{
+	char line[16];
+
+	for (unsigned i = 0; i < nr; i++) {
+		snprintf(line, sizeof(line), "%u", opts[i].line);
+		emit_record(emit, ctx, kind, opts[i].key, opts[i].value, line, NULL);
+	}
+}
+
+static void emit_sections(const struct plan_case *c, plan_emit_fn emit, void *ctx)
+{
+	char num[4][16];
+
+	for (unsigned i = 0; i < c->nr_faults; i++) {
+		const struct plan_fault *f = &c->faults[i];
+
+		emit_record(emit, ctx, "fault", f->name, f->kind,
+			    f->side == PLAN_SIDE_HOST ? "host" : "guest", f->where);
+		snprintf(num[0], sizeof(num[0]), "%u", f->start_ms);
+		snprintf(num[1], sizeof(num[1]), "%u", f->period_ms);
+		snprintf(num[2], sizeof(num[2]), "%u", f->count);
+		snprintf(num[3], sizeof(num[3]), "%u", f->hold_ms);
+		emit_record(emit, ctx, "fault_time", num[0], num[1], num[2], num[3]);
+		emit_record(emit, ctx, "fault_target", f->target, NULL, NULL, NULL);
+		emit_opts("fopt", f->opts, f->nr_opts, emit, ctx);
+	}
+	for (unsigned i = 0; i < c->nr_invariants; i++) {
+		const struct plan_invariant *v = &c->invariants[i];
+
+		emit_record(emit, ctx, "invariant", v->name, v->kind, v->where, NULL);
+		emit_opts("iopt", v->opts, v->nr_opts, emit, ctx);
+	}
 }
 
 int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
@@ -465,6 +717,8 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		    check_field(m->unit, sizeof(m->unit), "a metric unit", id, err, errlen))
 			return -1;
 	}
+	if (check_sections(c, id, err, errlen))
+		return -1;
 	for (i = 0; i < sizeof(counter_names) / sizeof(counter_names[0]); i++) {
 		if (!(c->counters & counter_names[i].bit))
 			continue;
@@ -496,6 +750,53 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		emit_record(emit, ctx, "metric", m->name, m->higher_is_better ? "higher" : "lower",
 			    m->statistic, m->unit);
 	}
+	emit_sections(c, emit, ctx);
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;
+}
+
+int plan_parse_ms(const char *s, unsigned max_ms, unsigned *ms)
+{
+	unsigned long long v = 0;
+	unsigned frac = 0, digits = 0;
+	const char *p = s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		v = v * 10 + (unsigned)(*p - '0');
+		if (v > max_ms / 1000 + 1)
+			return -1;
+	}
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (++digits > 3)
+				return -1;
+			frac = frac * 10 + (unsigned)(*p - '0');
+		}
+		while (digits++ < 3)
+			frac *= 10;
+	}
+	if (*p)
+		return -1;
+	v = v * 1000 + frac;
+	if (v > max_ms)
+		return -1;
+	*ms = (unsigned)v;
+	return 0;
+}
+
+void plan_format_ms(unsigned ms, char *buf, size_t len)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, len, "%u", ms / 1000);
+	else if (ms % 100 == 0)
+		snprintf(buf, len, "%u.%u", ms / 1000, ms % 1000 / 100);
+	else if (ms % 10 == 0)
+		snprintf(buf, len, "%u.%02u", ms / 1000, ms % 1000 / 10);
+	else
+		snprintf(buf, len, "%u.%03u", ms / 1000, ms % 1000);
 }

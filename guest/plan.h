@@ -21,16 +21,32 @@
  *   deadline	<seconds>			for the whole case (all runs)
  *   counters	<name> [<name>...]		space-separated: schedstat vmstat tasks
  *   metric	<name>	<higher|lower>	<amean|hmean|median>	<unit>
+ *   fault	<name>	<kind>	<guest|host>	<file>:<line>	a [fault NAME] section
+ *   fault_time	<start_ms>	<period_ms>	<count>	<hold_ms>	count 0: until the run ends
+ *   fault_target	<cpu list|random|workload|default>
+ *   fopt	<key>	<value>	<line>		a kind-specific key of the last fault
+ *   invariant	<name>	<kind>	<file>:<line>	an [invariant NAME] section
+ *   iopt	<key>	<value>	<line>		a key of the last invariant
  *   end
  *
- * Cases run in file order.  Unknown record kinds are an error (the two
- * sides are built from one tree), as is anything after the last "end".
+ * Each fault has exactly one fault_time and one fault_target record after
+ * its fault record, then its fopts; faults and invariants come after the
+ * metrics.  Cases run in file order.  Unknown record kinds are an error (the
+ * two sides are built from one tree), as is anything after the last "end".
+ * The version changes when a record changes meaning; a new record kind
+ * (faults and invariants came that way) leaves it, so older plans kept in
+ * results/ still read.
  */
 #define PLAN_VERSION 1
 #define PLAN_MAX_CASES 4096
 #define PLAN_MAX_PARAMS 32
 #define PLAN_MAX_METRICS 16
 #define PLAN_MAX_FIELD 256
+#define PLAN_MAX_FAULTS 6
+#define PLAN_MAX_INVARIANTS 6
+#define PLAN_MAX_OPTS 8
+/* fault timing: seconds with up to three decimals, in milliseconds */
+#define PLAN_MAX_MS 86400000u
 
 struct plan_param {
 	char key[64];
@@ -43,6 +59,44 @@ struct plan_metric {
 	int higher_is_better;
 	char statistic[8];  /* amean, hmean, median */
 	char unit[16];
+};
+
+/* A key of a [fault] or [invariant] section that only the runner
+ * understands; `line` is in the file of the section's `where`. */
+struct plan_opt {
+	char key[32];
+	char value[128];
+	unsigned line;
+};
+
+/*
+ * A fault: `side` says who executes it.  The runner runs guest kinds in
+ * its fault driver next to each measured run; host kinds (QMP: vCPU
+ * hot-add, pause/resume, throttling) are skipped by the runner and left
+ * to the host, which times them from the run_start event.
+ */
+enum plan_side { PLAN_SIDE_GUEST, PLAN_SIDE_HOST };
+
+struct plan_fault {
+	char name[48];
+	char kind[32];
+	char target[128];     /* cpu list, "random", "workload" or "default" */
+	char where[PLAN_MAX_FIELD];
+	int side;             /* enum plan_side */
+	unsigned start_ms;    /* after the measured run starts */
+	unsigned period_ms;   /* between actions */
+	unsigned count;       /* actions; 0 = until the run ends */
+	unsigned hold_ms;     /* an action is undone after this; 0 = at the next one */
+	struct plan_opt opts[PLAN_MAX_OPTS];
+	unsigned nr_opts;
+};
+
+struct plan_invariant {
+	char name[48];
+	char kind[32];
+	char where[PLAN_MAX_FIELD];
+	struct plan_opt opts[PLAN_MAX_OPTS];
+	unsigned nr_opts;
 };
 
 enum plan_counter {
@@ -62,6 +116,10 @@ struct plan_case {
 	unsigned counters; /* enum plan_counter bits */
 	struct plan_metric metrics[PLAN_MAX_METRICS];
 	unsigned nr_metrics;
+	struct plan_fault faults[PLAN_MAX_FAULTS];
+	unsigned nr_faults;
+	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
+	unsigned nr_invariants;
 };
 
 struct plan {
@@ -79,5 +137,14 @@ void plan_write_header(plan_emit_fn emit, void *ctx);
 /* -1 when a field holds a TAB or newline (err names it). */
 int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		    char *err, size_t errlen);
+
+/*
+ * Seconds as written in scenario files and fault options ("5", "0.25",
+ * "1.5"; at most three decimals) into milliseconds, at most max_ms.
+ * -1 when the text is not such a number or is out of range.
+ */
+int plan_parse_ms(const char *s, unsigned max_ms, unsigned *ms);
+/* The text form of ms for the plan and messages ("1.5", "0.25", "3"). */
+void plan_format_ms(unsigned ms, char *buf, size_t len);
 
 #endif

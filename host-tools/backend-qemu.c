@@ -154,6 +154,18 @@ static int qemu_dump_vcpus(struct backend *b, struct strbuf *out, struct strbuf 
 	return ret;
 }
 
+static int qemu_qmp(struct backend *b, const char *cmd, struct json_object *args,
+		    struct json_object **reply, struct strbuf *err)
+{
+	struct qemu_priv *p = b->priv;
+
+	if (!p || !p->qmp_ok) {
+		strbuf_addstr(err, "qmp is not connected");
+		return -1;
+	}
+	return qmp_command(&p->qmp, cmd, args, reply, 10000, err);
+}
+
 static int qemu_stop(struct backend *b, int timeout_ms)
 {
 	struct qemu_priv *p = b->priv;
@@ -202,6 +214,7 @@ const struct backend_ops backend_qemu = {
 	.start = qemu_start,
 	.nmi = qemu_nmi,
 	.dump_vcpus = qemu_dump_vcpus,
+	.qmp = qemu_qmp,
 	.stop = qemu_stop,
 	.release = qemu_release,
 };

@@ -6,6 +6,8 @@
 #include "topo.h"
 #include "util.h"
 
+struct json_object;
+
 struct backend_conf {
 	const struct topo *topo;
 	enum lab_accel accel;
@@ -39,6 +41,11 @@ struct backend_ops {
 	/* Hypervisor-side state of every vCPU (registers), for a HANG's
 	 * post-mortem when the guest cannot answer; appended to out. */
 	int (*dump_vcpus)(struct backend *b, struct strbuf *out, struct strbuf *err);
+	/* A QMP command for host-side faults (stop, cont, query-cpus-fast);
+	 * NULL where the backend has no monitor (bare metal).  *reply, when
+	 * asked for, gets the "return" member (caller puts it). */
+	int (*qmp)(struct backend *b, const char *cmd, struct json_object *args,
+		   struct json_object **reply, struct strbuf *err);
 	/* Graceful end when possible (QMP quit), then kill; always reaps.
 	 * Returns the hypervisor's exit status, or -1. */
 	int (*stop)(struct backend *b, int timeout_ms);

@@ -88,6 +88,8 @@ int cmd_run(int argc, const char **argv)
 	struct json_object *extra, *cases = NULL, *vx;
 	char *plan_path = NULL, *cpio_path = NULL, *p;
 	struct lab_run r;
+	struct plan parsed = { 0 };
+	char perr[256];
 	int nr_pos, ret, bad;
 
 	lab_run_init(&r);
@@ -146,6 +148,15 @@ int cmd_run(int argc, const char **argv)
 		strbuf_release(&e2);
 		r.timeout_s = boot + plan_deadline_s(plan.buf, plan.len);
 	}
+	/* the host's own faults (QMP) run from the same plan */
+	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) == 0) {
+		r.plan = &parsed;
+		for (unsigned i = 0; i < parsed.nr_cases; i++)
+			for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++)
+				if (parsed.cases[i].faults[k].side == PLAN_SIDE_HOST &&
+				    !strcmp(parsed.cases[i].faults[k].kind, "nmi"))
+					r.nmi_is_a_fault = 1;
+	}
 	if (lab_run_resolve(&r, &err) < 0) {
 		unlink(cpio_path);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -183,6 +194,7 @@ int cmd_run(int argc, const char **argv)
 	if (cases)
 		json_object_put(cases);
 	lab_run_release(&r);
+	plan_release(&parsed);
 	strbuf_release(&plan);
 	strbuf_release(&err);
 	return ret;

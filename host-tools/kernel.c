@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "kernel.h"
 #include "child.h"
+#include "kbuild.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -779,6 +780,61 @@ out:
 	return ret;
 }
 
+/*
+ * apt-cache takes ~0.4 s here (its package cache is off), a tenth of a
+ * whole 8-vCPU boot; its answer only changes when apt's lists do, so it
+ * is remembered with the lists directory's mtime.
+ */
+static char *resolved_path(void)
+{
+	return xasprintf("%s/kernels/debian/resolved", lab_cache_dir());
+}
+
+static long long apt_lists_stamp(void)
+{
+	struct stat st;
+
+	if (stat("/var/lib/apt/lists", &st) < 0)
+		return -1;
+	return (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
+}
+
+static int resolved_cached(struct strbuf *pkg)
+{
+	char *path = resolved_path(), *text = read_file(path, NULL), *tab;
+	long long stamp = apt_lists_stamp();
+	int ret = -1;
+
+	free(path);
+	if (text && stamp >= 0 && (tab = strchr(text, '\t')) &&
+	    strtoll(text, NULL, 10) == stamp) {
+		char *nl = strchr(tab + 1, '\n');
+
+		if (nl)
+			*nl = '\0';
+		/* a package name, never a path: [a-z0-9.+-] only */
+		if (tab[1] && strspn(tab + 1, "abcdefghijklmnopqrstuvwxyz0123456789.+-") == strlen(tab + 1)) {
+			strbuf_addstr(pkg, tab + 1);
+			ret = 0;
+		}
+	}
+	free(text);
+	return ret;
+}
+
+static void resolved_store(const char *pkg)
+{
+	char *dir = xasprintf("%s/kernels/debian", lab_cache_dir());
+	char *path = resolved_path();
+	char *text = xasprintf("%lld\t%s\n", apt_lists_stamp(), pkg);
+
+	if (mkdir_p(dir, 0755) == 0)
+		write_file_atomic(path, text, strlen(text));
+	free(dir);
+	free(path);
+	free(text);
+}
+
 int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 {
 	const char *argv[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
@@ -789,6 +845,8 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 	int ret = -1, code;
 
 	memset(kp, 0, sizeof(*kp));
+	if (resolved_cached(&pkg) == 0)
+		goto have_pkg;
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&cp.args, argv[i]);
 	cp.in = CHILD_DEVNULL;
@@ -808,6 +866,8 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 			    "(run apt-get update)");
 		goto out;
 	}
+	resolved_store(pkg.buf);
+have_pkg:
 
 	strbuf_addf(&cache, "%s/kernels/debian", lab_cache_dir());
 	strbuf_addf(&final, "%s/%s", cache.buf, pkg.buf);
@@ -1025,11 +1085,44 @@ out:
 	return ret;
 }
 
+/* A kernel built by `lab kernel build`: its cache entry holds bzImage, a
+ * PVH vmlinux (when CONFIG_PVH) and config side by side. */
+static int resolve_key(const char *spec, struct kernel_paths *kp, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, bz = STRBUF_INIT, vm = STRBUF_INIT, cfg = STRBUF_INIT;
+	struct kernel_info ki;
+	int r = kbuild_lookup(spec, &dir, err), ret = -1;
+
+	if (r < 0)
+		goto out;
+	if (r == 0) {
+		image_error(err, "kernel '%s' is neither a file nor the key of a built kernel "
+			    "in '%s' (see lab kernel build --help)", spec, kbuild_cache_root());
+		goto out;
+	}
+	strbuf_addf(&bz, "%s/bzImage", dir.buf);
+	strbuf_addf(&vm, "%s/vmlinux", dir.buf);
+	strbuf_addf(&cfg, "%s/config", dir.buf);
+	if (kernel_check_bzimage(bz.buf, &ki, err) < 0)
+		goto out;
+	ret = set_paths(kp, bz.buf, is_pvh_vmlinux(vm.buf) ? vm.buf : NULL,
+			is_file(cfg.buf) ? cfg.buf : NULL, ki.release, "build", err);
+out:
+	strbuf_release(&dir);
+	strbuf_release(&bz);
+	strbuf_release(&vm);
+	strbuf_release(&cfg);
+	return ret;
+}
+
 int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err)
 {
 	memset(kp, 0, sizeof(*kp));
 	if (!spec || !*spec || !strcmp(spec, "debian"))
 		return kernel_fetch_debian(kp, err);
+	/* A file of that name wins over a key that looks the same. */
+	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
+		return resolve_key(spec, kp, err);
 	return resolve_path(spec, kp, err);
 }
 

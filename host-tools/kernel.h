@@ -84,7 +84,7 @@ int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *
  *            decompression; "" when there is none
  *   config   the kernel's .config, "" when not found
  *   release  e.g. "6.1.0-57-amd64"
- *   source   "debian" or "path"
+ *   source   "debian", "path" or "build" (a cache key of lab kernel build)
  */
 struct kernel_paths {
 	char bzimage[PATH_MAX];
@@ -114,7 +114,9 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err);
 int kernel_parse_apt_depends(const char *text, struct strbuf *pkg);
 
 /*
- * spec NULL, "" or "debian": kernel_fetch_debian().  Otherwise a path to a
+ * spec NULL, "" or "debian": kernel_fetch_debian().  8 to 16 hex digits that
+ * name no file: the key (or a unique prefix of it) of a kernel built by
+ * kbuild_build(), from <cache>/kernels/built/<key>/.  Otherwise a path to a
  * bzImage, a vmlinux or a kernel build tree (its arch/x86/boot/bzImage).  An
  * xz bzImage gets a cached vmlinux in <cache>/kernels/extracted/<hash>/.
  * Returns 0, or -1 with one line in err and nothing written.

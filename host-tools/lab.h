@@ -11,6 +11,7 @@ int cmd_kernel(int argc, const char **argv);
 int cmd_initrd(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
 int cmd_scenarios(int argc, const char **argv);
 
 #endif

@@ -23,7 +23,8 @@
  * unknown_nmi_panic + panic_print=0x40 turn the NMI sent on a HANG into
  * backtraces of every CPU on the console. */
 static const char base_cmdline[] =
-	"console=ttyS0 loglevel=5 panic=-1 sched_verbose unknown_nmi_panic panic_print=0x40";
+	"console=ttyS0 loglevel=5 panic=-1 sched_verbose";
+static const char nmi_panic_cmdline[] = " unknown_nmi_panic panic_print=0x40";
 
 void lab_run_init(struct lab_run *r)
 {
@@ -137,6 +138,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	topo_describe(&r->topo, &r->desc);
 	strbuf_addstr(&r->cmdline, base_cmdline);
+	if (!r->nmi_is_a_fault)
+		strbuf_addstr(&r->cmdline, nmi_panic_cmdline);
 	/* TCG's TSC follows the host clock: trusting it keeps the clocksource
 	 * watchdog from calling it unstable on a loaded host, which would
 	 * switch clocksources (and live-patch the kernel) mid-run. */
@@ -266,6 +269,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->attempts++;
 		r->s.ops = &backend_qemu;
 		r->s.conf = &conf;
+		r->s.plan = r->plan;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(&r->topo, r->accel_kind)) * 1000;
 		if (session_run(&r->s, &err) < 0) {
@@ -320,15 +324,16 @@ static void verify_views(struct lab_run *r, struct strbuf *err)
 		else
 			error("guest topology unreadable: %s", err->buf);
 	}
-	if (r->verdict != VERDICT_PASS)
-		return;
 	if (!r->guest) {
-		r->verdict = VERDICT_FAIL;
-		snprintf(r->reason, sizeof(r->reason), "the guest sent no topology snapshot");
+		if (r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "the guest sent no topology snapshot");
+		}
 		return;
 	}
+	/* a snapshot that arrived is verified whatever happened later */
 	r->ndiff = view_compare(r->expected, r->guest, &r->diff, 40);
-	if (r->ndiff) {
+	if (r->ndiff && r->verdict == VERDICT_PASS) {
 		r->verdict = VERDICT_FAIL;
 		snprintf(r->reason, sizeof(r->reason), "guest topology differs");
 	}

@@ -22,6 +22,8 @@ struct lab_run {
 	const char *mode;         /* lab.mode= for the guest's /init */
 	const char *initrd_extra; /* a cpio appended to the base initrd, or NULL */
 	unsigned timeout_s;       /* 0: from the topology */
+	const struct plan *plan;  /* for host-side faults, or NULL */
+	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
 
 	/* resolved */
 	struct topo topo, expect_topo;

@@ -111,9 +111,17 @@ struct json_object *console_by_case(const char *text, size_t len)
 
 /* ---- records ---- */
 
+/* A long storm at a short period makes thousands of actions; the
+ * timeline keeps the first ones and counts the rest. */
+#define TIMELINE_MAX 4000
+
 struct case_data {
 	const struct plan_case *pc;
 	struct json_object *runs;      /* array of result objects */
+	struct json_object *timeline;  /* fault actions, in stream order */
+	struct json_object *fault_summaries, *invariants;
+	unsigned timeline_dropped;
+	int driver_killed;
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
@@ -161,7 +169,28 @@ static int on_record(const struct wire_record *rec, void *ctx)
 			return 0;
 		}
 		if (json_object_object_get_ex(o, "event", &v)) {
-			if (!strcmp(json_object_get_string(v), "case_start"))
+			const char *ev = json_object_get_string(v);
+
+			if (!strcmp(ev, "fault")) {
+				if (json_object_array_length(cd->timeline) < TIMELINE_MAX) {
+					json_object_object_del(o, "event");
+					json_object_object_del(o, "case");
+					json_object_array_add(cd->timeline, o);
+					return 0;
+				}
+				cd->timeline_dropped++;
+			} else if (!strcmp(ev, "fault_summary") || !strcmp(ev, "invariant")) {
+				struct json_object *to = !strcmp(ev, "invariant") ? cd->invariants :
+							 cd->fault_summaries;
+
+				json_object_object_del(o, "event");
+				json_object_object_del(o, "case");
+				json_object_array_add(to, o);
+				return 0;
+			} else if (!strcmp(ev, "fault_driver_killed")) {
+				cd->driver_killed = 1;
+			}
+			if (!strcmp(ev, "case_start"))
 				cd->started = 1;
 			else if (!strcmp(json_object_get_string(v), "case_end")) {
 				struct json_object *x;
@@ -326,6 +355,106 @@ static struct json_object *tasks_summary(const struct case_data *cd)
 	return out;
 }
 
+static const char *jstr(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return dflt;
+	return json_object_get_string(v);
+}
+
+static int jbool(struct json_object *o, const char *key, int dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_boolean))
+		return dflt;
+	return json_object_get_boolean(v);
+}
+
+static int jint(struct json_object *o, const char *key, int dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return dflt;
+	return json_object_get_int(v);
+}
+
+/*
+ * Why the faults and invariants of a case make it FAIL, or 0: a broken
+ * invariant (its evidence is in "invariants"), a fault that could not
+ * start, never took effect or did not put the system back, a driver that
+ * had to be killed, or a measured run whose reports are missing.
+ */
+static int faults_verdict(const struct case_data *cd, char *reason, size_t len)
+{
+	size_t nr_inv = json_object_array_length(cd->invariants);
+	size_t nr_sum = json_object_array_length(cd->fault_summaries);
+	size_t nr_runs = json_object_array_length(cd->runs);
+	unsigned guest = 0;
+
+	for (size_t i = 0; i < nr_inv; i++) {
+		struct json_object *v = json_object_array_get_idx(cd->invariants, i);
+
+		if (!jbool(v, "ok", 0)) {
+			snprintf(reason, len, "invariant '%s' (%s) broken in run %d: %s",
+				 jstr(v, "invariant", "?"), jstr(v, "kind", "?"), jint(v, "run", -1),
+				 jstr(v, "summary", ""));
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < nr_sum; i++) {
+		struct json_object *f = json_object_array_get_idx(cd->fault_summaries, i);
+		const char *name = jstr(f, "fault", "?"), *why = jstr(f, "first_error", "no error given");
+		int actions = jint(f, "actions", 0), failed = jint(f, "failed", 0);
+
+		if (!jbool(f, "started", 1)) {
+			snprintf(reason, len, "fault '%s' could not start in run %d: %s", name,
+				 jint(f, "run", -1), why);
+			return 1;
+		}
+		if (!jbool(f, "restored", 0)) {
+			snprintf(reason, len, "fault '%s' did not restore what it changed in run %d: %s",
+				 name, jint(f, "run", -1), why);
+			return 1;
+		}
+		if (actions && failed == actions) {
+			snprintf(reason, len, "fault '%s' never took effect in run %d: %s", name,
+				 jint(f, "run", -1), why);
+			return 1;
+		}
+	}
+	if (cd->driver_killed) {
+		snprintf(reason, len, "the fault driver did not finish restoring in time");
+		return 1;
+	}
+	for (unsigned i = 0; i < cd->pc->nr_faults; i++)
+		guest += cd->pc->faults[i].side == PLAN_SIDE_GUEST;
+	if (!guest && !cd->pc->nr_invariants)
+		return 0;
+	/* every measured run that ran reported its faults and invariants */
+	for (size_t i = 0; i < nr_runs; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i);
+		int r = jint(run, "run", -1);
+		unsigned inv = 0, sum = 0;
+
+		if (jbool(run, "warmup", 0) || strcmp(jstr(run, "status", ""), "ok"))
+			continue;
+		for (size_t k = 0; k < nr_inv; k++)
+			inv += jint(json_object_array_get_idx(cd->invariants, k), "run", -1) == r;
+		for (size_t k = 0; k < nr_sum; k++)
+			sum += jint(json_object_array_get_idx(cd->fault_summaries, k), "run", -1) == r;
+		if (inv < cd->pc->nr_invariants || sum < guest) {
+			snprintf(reason, len, "run %d reported %u of %u invariants and %u of %u fault "
+				 "summaries", r, inv, cd->pc->nr_invariants, sum, guest);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static void set_verdict(struct json_object *o, const char *v, const char *reason)
 {
 	json_object_object_add(o, "verdict", json_object_new_string(v));
@@ -386,9 +515,19 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 		if (measured < cd->pc->runs) {
 			verdict = "FAIL";
 			snprintf(reason, sizeof(reason), "%u of %u runs reported", measured, cd->pc->runs);
+		} else if (faults_verdict(cd, reason, sizeof(reason))) {
+			verdict = "FAIL";
 		}
 	}
 	set_verdict(o, verdict, reason);
+	if (cd->pc->nr_faults || cd->pc->nr_invariants) {
+		json_object_object_add(o, "invariants", json_object_get(cd->invariants));
+		json_object_object_add(o, "faults", json_object_get(cd->fault_summaries));
+		json_object_object_add(o, "timeline", json_object_get(cd->timeline));
+		if (cd->timeline_dropped)
+			json_object_object_add(o, "timeline_dropped",
+					       json_object_new_int((int)cd->timeline_dropped));
+	}
 	if (cd->measured_s > 0) {
 		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
 		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
@@ -432,6 +571,9 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
 		c.cases[i].pc = &plan.cases[i];
 		c.cases[i].runs = json_object_new_array();
+		c.cases[i].timeline = json_object_new_array();
+		c.cases[i].fault_summaries = json_object_new_array();
+		c.cases[i].invariants = json_object_new_array();
 	}
 	path = xasprintf("%s/results.jsonl", dir);
 	c.jsonl = fopen(path, "w");
@@ -487,6 +629,9 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 out:
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
 		json_object_put(c.cases[i].runs);
+		json_object_put(c.cases[i].timeline);
+		json_object_put(c.cases[i].fault_summaries);
+		json_object_put(c.cases[i].invariants);
 		for (int a = 0; a < 2; a++)
 			for (int b = 0; b < 2; b++)
 				free(c.cases[i].counters[a][b]);

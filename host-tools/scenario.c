@@ -1,6 +1,7 @@
 /* scenario.c - loads scenario files with inih, checks every value with the
  * file and line in the message, expands matrices into plan cases; suites. */
 #include "scenario.h"
+#include "hostfault.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -15,6 +16,8 @@ enum section {
 	SEC_SCENARIO,
 	SEC_PARAMS,
 	SEC_METRIC,
+	SEC_FAULT,
+	SEC_INVARIANT,
 };
 
 enum scenario_key {
@@ -35,6 +38,22 @@ static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 enum metric_key { MKEY_BETTER, MKEY_STATISTIC, MKEY_UNIT, NR_METRIC_KEYS };
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
 
+/* The keys every [fault] has; any other key belongs to the fault's kind
+ * and is checked by the runner, which implements the kind. */
+enum fault_key {
+	FKEY_KIND,
+	FKEY_TARGET,
+	FKEY_START,
+	FKEY_PERIOD,
+	FKEY_COUNT,
+	FKEY_DURATION,
+	FKEY_HOLD,
+	NR_FAULT_KEYS,
+};
+static const char *const fault_keys[NR_FAULT_KEYS] = {
+	"kind", "target", "start", "period", "count", "duration", "hold",
+};
+
 /* What a file gets when it says nothing: a few runs, generous time, and the
  * per-task counters, which cost nothing (read once as each task exits). */
 #define DEFAULT_RUNS 3
@@ -49,10 +68,15 @@ struct loader {
 	unsigned lineno;
 	enum section sec;
 	unsigned metric;        /* index into s->metrics in SEC_METRIC */
+	unsigned section_index; /* into s->faults / s->invariants */
 	int key_in_section;     /* inih would take an indented line as continuation */
 	unsigned scenario_line, params_line;
 	unsigned key_lines[NR_SCENARIO_KEYS];
 	unsigned metric_key_lines[PLAN_MAX_METRICS][NR_METRIC_KEYS];
+	unsigned fault_key_lines[PLAN_MAX_FAULTS][NR_FAULT_KEYS];
+	unsigned fault_duration_ms[PLAN_MAX_FAULTS];
+	unsigned fault_lines[PLAN_MAX_FAULTS], invariant_lines[PLAN_MAX_INVARIANTS];
+	int invariant_has_kind[PLAN_MAX_INVARIANTS];
 	struct strbuf *err;
 	unsigned err_line;      /* of the first error; 0 = none yet */
 };
@@ -157,6 +181,64 @@ static int open_metric(struct loader *l, const char *name, size_t len)
 	return 0;
 }
 
+/* [fault NAME] and [invariant NAME]: named like metrics, unique per kind. */
+static int open_section(struct loader *l, enum section sec, const char *name, size_t len)
+{
+	struct scenario *s = l->s;
+	const char *what = sec == SEC_FAULT ? "fault" : "invariant";
+	unsigned max = sec == SEC_FAULT ? PLAN_MAX_FAULTS : PLAN_MAX_INVARIANTS;
+	unsigned *nr = sec == SEC_FAULT ? &s->nr_faults : &s->nr_invariants;
+	unsigned *lines = sec == SEC_FAULT ? l->fault_lines : l->invariant_lines;
+	size_t size = sizeof(s->faults[0].name);
+	char buf[64], shown[64];
+
+	l->sec = sec;
+	if (!len)
+		return fail_at(l, l->lineno, "[%s] needs a name, e.g. [%s %s]", what, what,
+			       sec == SEC_FAULT ? "churn" : "placement");
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 60 ? len : 60), name);
+	if (len >= size || !is_word(buf, size - 1, 0))
+		return fail_at(l, l->lineno, "bad %s name '%s' (at most %zu lowercase letters, "
+			       "digits and '_')", what, quoted(buf, shown, sizeof(shown)), size - 1);
+	for (unsigned i = 0; i < *nr; i++) {
+		const char *other = sec == SEC_FAULT ? s->faults[i].name : s->invariants[i].name;
+
+		if (!strcmp(other, buf))
+			return fail_at(l, l->lineno, "duplicate section [%s %s] (first at line %u)",
+				       what, buf, lines[i]);
+	}
+	if (*nr >= max)
+		return fail_at(l, l->lineno, "more than %u [%s] sections", max, what);
+	l->section_index = (*nr)++;
+	lines[l->section_index] = l->lineno;
+	if (sec == SEC_FAULT) {
+		struct plan_fault *f = &s->faults[l->section_index];
+
+		memset(f, 0, sizeof(*f));
+		strcpy(f->name, buf);
+		strcpy(f->target, "default");
+		snprintf(f->where, sizeof(f->where), "%s:%u", s->shown, l->lineno);
+	} else {
+		struct plan_invariant *v = &s->invariants[l->section_index];
+
+		memset(v, 0, sizeof(*v));
+		strcpy(v->name, buf);
+		snprintf(v->where, sizeof(v->where), "%s:%u", s->shown, l->lineno);
+	}
+	return 0;
+}
+
+/* "[word rest]" with word one of ours: the rest, trimmed, else NULL. */
+static const char *named_section(const char *name, const char *name_end, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(name_end - name) < n || memcmp(name, word, n) ||
+	    (name + n < name_end && !isspace((unsigned char)name[n])))
+		return NULL;
+	return lskip(name + n, name_end);
+}
+
 static int section_header(struct loader *l, const char *start, const char *e)
 {
 	const char *close = find_chars_or_comment(start + 1, e, "]");
@@ -199,9 +281,14 @@ static int section_header(struct loader *l, const char *start, const char *e)
 		l->sec = SEC_METRIC;
 		return open_metric(l, mname, (size_t)(name_end - mname));
 	}
+	if ((rest = named_section(name, name_end, "fault")))
+		return open_section(l, SEC_FAULT, rest, (size_t)(name_end - rest));
+	if ((rest = named_section(name, name_end, "invariant")))
+		return open_section(l, SEC_INVARIANT, rest, (size_t)(name_end - rest));
 	snprintf(buf, sizeof(buf), "%.*s", (int)(len < 60 ? len : 60), name);
-	return fail_at(l, l->lineno, "unknown section [%s] (expected [scenario], [params] "
-		       "or [metric NAME])", quoted(buf, shown, sizeof(shown)));
+	return fail_at(l, l->lineno, "unknown section [%s] (expected [scenario], [params], "
+		       "[metric NAME], [fault NAME] or [invariant NAME])",
+		       quoted(buf, shown, sizeof(shown)));
 }
 
 /* Checks one physical line the way inih will read it, so every problem
@@ -490,6 +577,147 @@ static int metric_key(struct loader *l, const char *name, const char *value)
 	}
 }
 
+/* A kind-specific key: passed to the runner as written. */
+static int add_opt(struct loader *l, const char *what, const char *section, struct plan_opt *opts,
+		   unsigned *nr, const char *name, const char *value)
+{
+	char shown[64];
+
+	if (!is_word(name, sizeof(opts->key) - 1, 0))
+		return fail_at(l, l->lineno, "bad key '%s' in [%s %s] (at most %zu lowercase "
+			       "letters, digits and '_')", quoted(name, shown, sizeof(shown)), what,
+			       section, sizeof(opts->key) - 1);
+	for (unsigned i = 0; i < *nr; i++)
+		if (!strcmp(opts[i].key, name))
+			return fail_at(l, l->lineno, "duplicate key '%s' in [%s %s] (first at line %u)",
+				       name, what, section, opts[i].line);
+	if (strlen(value) >= sizeof(opts->value))
+		return fail_at(l, l->lineno, "value of '%s' longer than %zu characters", name,
+			       sizeof(opts->value) - 1);
+	if (*nr >= PLAN_MAX_OPTS)
+		return fail_at(l, l->lineno, "more than %d kind-specific keys in [%s %s]",
+			       PLAN_MAX_OPTS, what, section);
+	strcpy(opts[*nr].key, name);
+	strcpy(opts[*nr].value, value);
+	opts[*nr].line = l->lineno;
+	(*nr)++;
+	return 0;
+}
+
+/* "random", "workload", or a CPU list ("3", "1-3,6"). */
+static int target_ok(const char *v)
+{
+	if (!strcmp(v, "random") || !strcmp(v, "workload"))
+		return 1;
+	for (const char *p = v;;) {
+		unsigned long lo, hi;
+		char *end;
+
+		if (*p < '0' || *p > '9')
+			return 0;
+		lo = strtoul(p, &end, 10);
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			if (p[1] < '0' || p[1] > '9')
+				return 0;
+			hi = strtoul(p + 1, &end, 10);
+			p = end;
+		}
+		if (hi < lo || hi >= 8192)
+			return 0;
+		if (!*p)
+			return 1;
+		if (*p++ != ',')
+			return 0;
+	}
+}
+
+static int set_seconds(struct loader *l, const char *key, const char *value, unsigned *ms)
+{
+	char shown[64];
+
+	if (plan_parse_ms(value, PLAN_MAX_MS, ms))
+		return fail_at(l, l->lineno, "bad value '%s' for '%s' (seconds, e.g. 5 or 0.25; "
+			       "at most 86400)", quoted(value, shown, sizeof(shown)), key);
+	return 0;
+}
+
+static int fault_key(struct loader *l, const char *name, const char *value)
+{
+	unsigned idx = l->section_index;
+	struct plan_fault *f = &l->s->faults[idx];
+	char shown[64];
+	int k;
+
+	for (k = 0; k < NR_FAULT_KEYS; k++)
+		if (!strcmp(name, fault_keys[k]))
+			break;
+	if (k == NR_FAULT_KEYS)
+		return add_opt(l, "fault", f->name, f->opts, &f->nr_opts, name, value);
+	if (l->fault_key_lines[idx][k])
+		return fail_at(l, l->lineno, "duplicate key '%s' in [fault %s] (first at line %u)",
+			       name, f->name, l->fault_key_lines[idx][k]);
+	l->fault_key_lines[idx][k] = l->lineno;
+	switch (k) {
+	case FKEY_KIND:
+		if (!is_word(value, sizeof(f->kind) - 1, 0))
+			return fail_at(l, l->lineno, "bad fault kind '%s' (lowercase letters, digits "
+				       "and '_')", quoted(value, shown, sizeof(shown)));
+		strcpy(f->kind, value);
+		f->side = PLAN_SIDE_GUEST;
+		/* the host's kinds (QMP) go to the plan as side "host": the runner
+		 * skips them and the host times them from the run's run_start */
+		for (const char *const *h = hostfault_kinds; *h; h++)
+			if (!strcmp(*h, value))
+				f->side = PLAN_SIDE_HOST;
+		return 0;
+	case FKEY_TARGET:
+		if (strlen(value) >= sizeof(f->target) || !target_ok(value))
+			return fail_at(l, l->lineno, "bad target '%s' (a CPU list like 1-3,6, "
+				       "'random' or 'workload')", quoted(value, shown, sizeof(shown)));
+		strcpy(f->target, value);
+		return 0;
+	case FKEY_START:
+		return set_seconds(l, name, value, &f->start_ms);
+	case FKEY_PERIOD:
+		if (set_seconds(l, name, value, &f->period_ms))
+			return -1;
+		if (!f->period_ms)
+			return fail_at(l, l->lineno, "'period' must be more than 0 seconds");
+		return 0;
+	case FKEY_COUNT:
+		return set_number(l, name, value, 1, 1000000, &f->count);
+	case FKEY_DURATION:
+		if (set_seconds(l, name, value, &l->fault_duration_ms[idx]))
+			return -1;
+		if (!l->fault_duration_ms[idx])
+			return fail_at(l, l->lineno, "'duration' must be more than 0 seconds");
+		return 0;
+	default:
+		return set_seconds(l, name, value, &f->hold_ms);
+	}
+}
+
+static int invariant_key(struct loader *l, const char *name, const char *value)
+{
+	unsigned idx = l->section_index;
+	struct plan_invariant *v = &l->s->invariants[idx];
+	char shown[64];
+
+	if (strcmp(name, "kind"))
+		return add_opt(l, "invariant", v->name, v->opts, &v->nr_opts, name, value);
+	if (l->invariant_has_kind[idx])
+		return fail_at(l, l->lineno, "duplicate key 'kind' in [invariant %s] (first at "
+			       "line %u)", v->name, l->invariant_has_kind[idx]);
+	l->invariant_has_kind[idx] = (int)l->lineno;
+	if (!is_word(value, sizeof(v->kind) - 1, 0))
+		return fail_at(l, l->lineno, "bad invariant kind '%s' (lowercase letters, digits "
+			       "and '_')", quoted(value, shown, sizeof(shown)));
+	strcpy(v->kind, value);
+	return 0;
+}
+
 static int check_key(struct loader *l, const char *name, const char *value)
 {
 	char shown[64];
@@ -513,6 +741,10 @@ static int check_key(struct loader *l, const char *name, const char *value)
 		return scenario_key(l, name, value);
 	case SEC_PARAMS:
 		return params_key(l, name, value);
+	case SEC_FAULT:
+		return fault_key(l, name, value);
+	case SEC_INVARIANT:
+		return invariant_key(l, name, value);
 	default:
 		return metric_key(l, name, value);
 	}
@@ -532,6 +764,33 @@ static int handle_key(void *user, const char *section, const char *name, const c
 }
 
 /* ---- whole-file checks ---- */
+
+/* Timing of a fault once its section is read: count or duration. */
+static int check_fault(struct loader *l, unsigned idx)
+{
+	struct plan_fault *f = &l->s->faults[idx];
+	unsigned line = l->fault_lines[idx], duration = l->fault_duration_ms[idx];
+	const unsigned *keys = l->fault_key_lines[idx];
+
+	if (!f->kind[0])
+		return fail_at(l, line, "[fault %s] has no 'kind'", f->name);
+	if (keys[FKEY_COUNT] && keys[FKEY_DURATION])
+		return fail_at(l, keys[FKEY_DURATION], "[fault %s]: give 'count' or 'duration', "
+			       "not both", f->name);
+	if (f->count != 1 && !f->period_ms)
+		return fail_at(l, line, "[fault %s] repeats but has no 'period' (or say count = 1)",
+			       f->name);
+	if (duration) {
+		/* actions at start, start + period, ... before start + duration */
+		unsigned long n = (duration + f->period_ms - 1) / f->period_ms;
+
+		f->count = n > 1000000 ? 1000000 : (unsigned)n;
+	}
+	if (f->count != 1 && f->hold_ms >= f->period_ms)
+		return fail_at(l, keys[FKEY_HOLD], "[fault %s]: 'hold' must be shorter than "
+			       "'period'", f->name);
+	return 0;
+}
 
 static int check_scenario(struct loader *l)
 {
@@ -554,6 +813,13 @@ static int check_scenario(struct loader *l)
 		if (s->metrics[i].higher_is_better < 0)
 			return fail_at(l, s->metric_lines[i], "[metric %s] has no 'better' "
 				       "(higher or lower)", s->metrics[i].name);
+	for (unsigned i = 0; i < s->nr_faults; i++)
+		if (check_fault(l, i))
+			return -1;
+	for (unsigned i = 0; i < s->nr_invariants; i++)
+		if (!s->invariants[i].kind[0])
+			return fail_at(l, l->invariant_lines[i], "[invariant %s] has no 'kind'",
+				       s->invariants[i].name);
 	for (unsigned i = 0; i < s->nr_params; i++) {
 		const struct scenario_param *p = &s->params[i];
 		size_t longest = 0;
@@ -730,6 +996,10 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->counters = s->counters;
 		memcpy(c->metrics, s->metrics, sizeof(c->metrics));
 		c->nr_metrics = s->nr_metrics;
+		memcpy(c->faults, s->faults, sizeof(c->faults));
+		c->nr_faults = s->nr_faults;
+		memcpy(c->invariants, s->invariants, sizeof(c->invariants));
+		c->nr_invariants = s->nr_invariants;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

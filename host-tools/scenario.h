@@ -35,8 +35,15 @@ struct scenario {
 	struct plan_metric metrics[PLAN_MAX_METRICS];
 	unsigned metric_lines[PLAN_MAX_METRICS];
 	unsigned nr_metrics;
+	/* [fault NAME] and [invariant NAME] sections, as every case gets them;
+	 * their `where` is "<shown>:<line of the header>" */
+	struct plan_fault faults[PLAN_MAX_FAULTS];
+	unsigned nr_faults;
+	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
+	unsigned nr_invariants;
 	unsigned nr_cases;  /* the matrix's size */
 };
+
 
 void scenario_init(struct scenario *s);
 void scenario_release(struct scenario *s);

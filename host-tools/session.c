@@ -71,6 +71,9 @@ static int on_record(const struct wire_record *rec, void *ctx)
 	case WIRE_END:
 		s->t_end_record_ns = now_ns();
 		break;
+	case WIRE_EVENT:
+		hostfault_on_event(&s->faults, rec->payload, rec->len);
+		break;
 	default:
 		break;
 	}
@@ -172,6 +175,7 @@ int session_run(struct session *s, struct strbuf *err)
 	memcpy(s->hypervisor_version, b.version, sizeof(b.version));
 	progress(s, s->ops->name, "started");
 	deadline = s->t_start_ns + (uint64_t)s->timeout_ms * 1000000ull;
+	hostfault_init(&s->faults, s->plan, s->conf->run_dir, s->t_start_ns);
 
 	while (b.console_fd >= 0 || b.record_fd >= 0) {
 		struct pollfd pfd[2] = {
@@ -186,6 +190,11 @@ int session_run(struct session *s, struct strbuf *err)
 			until = crash_at + (uint64_t)s->crash_grace_ms * 1000000ull;
 		if (hang_at)
 			until = hang_at + 5000000000ull;
+		if (!hang_at && !crash_at && hostfault_next_ns(&s->faults) &&
+		    hostfault_next_ns(&s->faults) <= now) {
+			hostfault_tick(&s->faults, &b, now);
+			continue;
+		}
 		if (now >= until) {
 			if (crash_at || hang_at)
 				break;
@@ -198,7 +207,14 @@ int session_run(struct session *s, struct strbuf *err)
 				strbuf_reset(err);
 			continue;
 		}
-		r = poll(pfd, 2, (int)((until - now) / 1000000ull) + 1);
+		{
+			/* wake up for the next host fault, not only for I/O */
+			uint64_t wake = until, next = hostfault_next_ns(&s->faults);
+
+			if (!hang_at && !crash_at && next && next < wake)
+				wake = next;
+			r = poll(pfd, 2, (int)((wake - now) / 1000000ull) + 1);
+		}
 		if (r < 0 && errno != EINTR) {
 			strbuf_addf(err, "poll: %s", strerror(errno));
 			break;
@@ -234,6 +250,8 @@ int session_run(struct session *s, struct strbuf *err)
 			}
 		}
 	}
+	/* a guest left paused or throttled would only slow its own end */
+	hostfault_finish(&s->faults, &b);
 	s->hypervisor_status = b.ops->stop(&b, 10000);
 	s->t_stop_ns = now_ns();
 	/* QEMU has exited: drain what is still buffered in the sockets. */

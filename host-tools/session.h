@@ -7,6 +7,7 @@
 
 #include "backend.h"
 #include "console.h"
+#include "hostfault.h"
 #include "wire.h"
 
 enum verdict {
@@ -26,6 +27,7 @@ struct session {
 	int timeout_ms;          /* from start until the END record */
 	int crash_grace_ms;      /* console kept after the first crash line */
 	int quiet;               /* no progress on stderr */
+	const struct plan *plan; /* its host-side faults run from run_start events; may be NULL */
 
 	/* out; session_release() frees */
 	enum verdict verdict;
@@ -36,6 +38,7 @@ struct session {
 	struct strbuf hello;     /* WIRE_HELLO payload */
 	struct strbuf sysfs;     /* WIRE_SYSFS payloads, concatenated */
 	struct strbuf results;   /* WIRE_RESULT payloads, one per line */
+	struct hostfault faults;
 	uint64_t t_start_ns, t_init_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
 	int hypervisor_status;
 	char hypervisor_version[64];

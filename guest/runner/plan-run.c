@@ -2,10 +2,13 @@
  * each run in its own process group under a deadline, and report records. */
 #define _GNU_SOURCE
 #include "plan-run.h"
+#include "fault-driver.h"
+#include "fault-tasks.h"
 #include "out.h"
 #include "plan.h"
 #include "probe.h"
 #include "wire.h"
+#include "wlutil.h"
 #include "workload.h"
 
 #include <errno.h>
@@ -18,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -248,9 +252,72 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 	return 0;
 }
 
+/* Where a run's tasks live, and what the runner learns about them. */
+struct run_place {
+	const struct run_cgroup *cg;   /* the case's cgroup (path "" without one) */
+	volatile pid_t *pgid;          /* published for the fault driver, or NULL */
+	int count_leftovers;           /* look for tasks outliving the workload */
+	unsigned leftover;             /* out: how many */
+	char leftover_desc[256];       /* out: "tid 12 (hackbench), ..." */
+};
+
+/* Reaps pid if it exits within timeout_ms; 1 when reaped. */
+static int reap_within(pid_t pid, int timeout_ms, int *status)
+{
+	uint64_t end = wl_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), reaped = 0;
+
+	for (;;) {
+		pid_t r = waitpid(pid, status, WNOHANG);
+		uint64_t now = wl_now_ns();
+
+		if (r == pid) {
+			reaped = 1;
+			break;
+		}
+		if ((r < 0 && errno != EINTR) || now >= end)
+			break;
+		if (pidfd >= 0) {
+			struct pollfd pfd = { .fd = pidfd, .events = POLLIN };
+
+			poll(&pfd, 1, (int)((end - now) / 1000000ull) + 1);
+		} else {
+			usleep(5000);
+		}
+	}
+	if (pidfd >= 0)
+		close(pidfd);
+	return reaped;
+}
+
+/* Workload tasks still alive after the workload returned and was reaped:
+ * it should have reaped and joined every one of them. */
+static void count_leftovers(struct run_place *pl, pid_t pgid)
+{
+	pid_t tids[64];
+	int n = workload_tids(pl->cg ? pl->cg->path : "", pgid, tids, 64);
+	size_t off = 0;
+
+	pl->leftover = n > 0 ? (unsigned)n : 0;
+	pl->leftover_desc[0] = '\0';
+	for (int i = 0; i < n && i < 5; i++) {
+		char path[64], comm[32] = "?";
+		int w;
+
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)tids[i]);
+		wl_read_text(path, comm, sizeof(comm));
+		w = snprintf(pl->leftover_desc + off, sizeof(pl->leftover_desc) - off, "%stid %d (%s)",
+			     i ? ", " : "", (int)tids[i], comm);
+		if (w < 0 || (size_t)w >= sizeof(pl->leftover_desc) - off)
+			break;
+		off += (size_t)w;
+	}
+}
+
 /* One run of a workload in a child process group with a deadline. */
 static enum run_status run_once(const struct workload_ops *w, const struct wl_args *args,
-				uint64_t deadline, struct run_report *rep, double *wall_s)
+				uint64_t deadline, struct run_report *rep, double *wall_s,
+				struct run_place *pl)
 {
 	uint64_t t0 = wl_now_ns();
 	unsigned seconds = deadline > t0 ? (unsigned)((deadline - t0) / 1000000000ull) + 1 : 1;
@@ -275,6 +342,9 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 
 		setpgid(0, 0);
 		close(fds[0]);
+		/* before any task starts: they all inherit the cgroup */
+		if (run_cgroup_join(pl->cg) < 0)
+			_exit(5);
 		memset(&out, 0, sizeof(out));
 		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals);
 		out.nr_metrics = ctx.nr_metrics;
@@ -285,27 +355,40 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		_exit(0);
 	}
 	setpgid(pid, pid); /* both sides set it: no race with the kill below */
+	if (pl->pgid)
+		*pl->pgid = pid;
 	close(fds[1]);
 	/* a second of grace past the workload's own deadline */
 	r = read_full(fds[0], rep, sizeof(*rep), deadline + 1000000000ull);
 	close(fds[0]);
 	if (r == -2) {
 		kill(-pid, SIGKILL);
+		run_cgroup_kill(pl->cg);
 		waitpid(pid, &status, 0);
 		*wall_s = (double)(wl_now_ns() - t0) / 1e9;
 		snprintf(rep->error, sizeof(rep->error), "deadline passed after %.1f s", *wall_s);
 		return RUN_TIMEOUT;
 	}
 	/* the workload reaped its own tasks; anything left in the group goes */
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	if (r == 0 && pl->count_leftovers && reap_within(pid, 2000, &status)) {
+		count_leftovers(pl, pid);
+		kill(-pid, SIGKILL);
+	} else {
+		kill(-pid, SIGKILL);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	/* and whatever left the group (setsid daemons) but not the cgroup */
+	run_cgroup_kill(pl->cg);
 	*wall_s = (double)(wl_now_ns() - t0) / 1e9;
 	if (r < 0) {
 		memset(rep, 0, sizeof(*rep));
 		if (WIFSIGNALED(status))
 			snprintf(rep->error, sizeof(rep->error), "workload died of signal %d",
 				 WTERMSIG(status));
+		else if (WIFEXITED(status) && WEXITSTATUS(status) == 5)
+			snprintf(rep->error, sizeof(rep->error), "cannot join the cgroup '%s'",
+				 pl->cg ? pl->cg->path : "");
 		else
 			snprintf(rep->error, sizeof(rep->error), "workload exited %d without a report",
 				 WEXITSTATUS(status));
@@ -424,9 +507,10 @@ int check_plan(const char *path)
 		char err[768];
 		struct wl_args *a = case_args(&p.cases[i], &w, err, sizeof(err));
 
-		if (!a) {
+		if (!a || fault_case_check(&p.cases[i], err, sizeof(err)) < 0) {
 			/* one line per broken scenario, the first of its cases */
 			fprintf(stderr, "%s\n", err);
+			wl_args_free(a);
 			bad = 1;
 			break;
 		}
@@ -436,11 +520,86 @@ int check_plan(const char *path)
 	return bad ? 2 : 0;
 }
 
-static int run_case(struct out *o, const struct plan_case *c)
+/* Sent before each measured run of a case with faults or invariants: the
+ * host times its own (QMP) faults from it. */
+static int send_run_start(struct out *o, const struct plan_case *c, unsigned run)
+{
+	unsigned guest = 0, host = 0;
+	char extra[96];
+
+	for (unsigned i = 0; i < c->nr_faults; i++) {
+		if (c->faults[i].side == PLAN_SIDE_HOST)
+			host++;
+		else
+			guest++;
+	}
+	snprintf(extra, sizeof(extra), ", \"run\": %u, \"faults\": %u, \"host_faults\": %u", run,
+		 guest, host);
+	return send_event(o, "run_start", c->id, extra);
+}
+
+/*
+ * One run; a measured run of a case with faults or invariants gets the
+ * fault driver beside it, which reports its own events in between.
+ */
+static int run_measured(struct out *o, const struct plan_case *c, const struct workload_ops *w,
+			const struct wl_args *a, unsigned r, uint64_t deadline,
+			const struct run_cgroup *cg, enum run_status *st, struct run_report *rep,
+			double *wall)
+{
+	struct fault_driver d = FAULT_DRIVER_INIT;
+	struct run_place pl = { .cg = cg };
+	int measured = r >= c->warmup, driven = measured && fault_driver_wanted(c);
+	char err[256];
+
+	if (measured && (c->nr_faults || c->nr_invariants) && send_run_start(o, c, r - c->warmup) < 0)
+		return -1;
+	if (driven) {
+		if (fault_driver_start(&d, o, c, r - c->warmup, cg->path, wl_now_ns(), deadline,
+				       err, sizeof(err)) < 0) {
+			memset(rep, 0, sizeof(*rep));
+			snprintf(rep->error, sizeof(rep->error), "%s", err);
+			*st = RUN_FAILED;
+			*wall = 0;
+			return 0;
+		}
+		pl.pgid = fault_driver_pgid(&d);
+		pl.count_leftovers = 1;
+	}
+	*st = run_once(w, a, deadline, rep, wall, &pl);
+	if (driven) {
+		struct fault_run_end end = {
+			.status = status_names[*st],
+			.error = rep->error,
+			.metrics = rep->metrics,
+			.nr_metrics = *st == RUN_OK ? rep->nr_metrics : 0,
+			.leftover = pl.leftover,
+			.leftover_desc = pl.leftover_desc,
+		};
+
+		if (fault_driver_stop(&d, o, &end) < 0 &&
+		    send_event(o, "fault_driver_killed", c->id,
+			       ", \"error\": \"the fault driver did not finish restoring in time\"") < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A case that could not run at all: one failed result with the reason. */
+static int send_failed(struct out *o, const struct plan_case *c, const char *why)
+{
+	struct run_report rep = { .ret = -1 };
+
+	snprintf(rep.error, sizeof(rep.error), "%.*s", (int)sizeof(rep.error) - 1, why);
+	return send_result(o, c, 0, 0, RUN_FAILED, &rep, 0, NULL);
+}
+
+static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 {
 	uint64_t deadline = wl_now_ns() + (uint64_t)c->deadline_s * 1000000000ull;
 	const struct workload_ops *w = NULL;
-	char err[768], why[256] = "", extra[128] = "";
+	char err[768], why[384] = "", extra[128] = "", controllers[64];
+	struct run_cgroup cg = { .path = "" };
 	struct wl_args *a;
 	unsigned total = c->warmup + c->runs;
 	double cpu0 = 0, wall = 0, measured = 0;
@@ -449,14 +608,16 @@ static int run_case(struct out *o, const struct plan_case *c)
 	if (send_event(o, "case_start", c->id, NULL) < 0)
 		return -1;
 	a = case_args(c, &w, err, sizeof(err));
-	if (!a) {
-		struct run_report rep = { .ret = -1 };
-
-		snprintf(rep.error, sizeof(rep.error), "%.250s", err);
-		if (send_result(o, c, 0, 0, RUN_FAILED, &rep, 0, NULL) < 0)
+	fault_case_controllers(c, controllers, sizeof(controllers));
+	if (!a || fault_case_check(c, err, sizeof(err)) < 0) {
+		if (send_failed(o, c, err) < 0)
 			return -1;
-	} else if (w->supported && !w->supported(why, sizeof(why))) {
+	} else if ((w->supported && !w->supported(why, sizeof(why))) ||
+		   ((c->nr_faults || c->nr_invariants) && !fault_case_supported(c, why, sizeof(why)))) {
 		if (send_result(o, c, 0, 0, RUN_OK, NULL, 0, why[0] ? why : "not supported here") < 0)
+			return -1;
+	} else if (run_cgroup_create(&cg, index, controllers, err, sizeof(err)) < 0) {
+		if (send_failed(o, c, err) < 0)
 			return -1;
 	} else {
 		if (send_counters(o, c, "before") < 0)
@@ -467,7 +628,8 @@ static int run_case(struct out *o, const struct plan_case *c)
 
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
-			st = run_once(w, a, deadline, &rep, &wall);
+			if (run_measured(o, c, w, a, r, deadline, &cg, &st, &rep, &wall) < 0)
+				return -1;
 			cpu0 += self_cpu_s();
 			measured += wall;
 
@@ -482,6 +644,7 @@ static int run_case(struct out *o, const struct plan_case *c)
 		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",
 			 cpu0, measured);
 	}
+	run_cgroup_remove(&cg);
 	wl_args_free(a);
 	kmsg_marker("<4>schedlab: case %s end\n", c->id);
 	return send_event(o, "case_end", c->id, extra[0] ? extra : NULL);
@@ -498,7 +661,7 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;
 	for (unsigned i = 0; !ret && i < p.nr_cases; i++)
-		if (run_case(o, &p.cases[i]) < 0)
+		if (run_case(o, &p.cases[i], i) < 0)
 			ret = -1;
 	plan_release(&p);
 	if (!ret)

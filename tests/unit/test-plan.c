@@ -82,6 +82,81 @@ static void full_case(struct plan_case *c, unsigned seed)
 	c->warmup = 100;
 	c->deadline_s = 86400;
 	c->counters = seed % 8;
+	for (unsigned i = 0; i < PLAN_MAX_FAULTS; i++) {
+		struct plan_fault *f = &c->faults[i];
+
+		memset(f->name, 'f', sizeof(f->name) - 1);
+		f->name[0] = (char)('a' + i);
+		memset(f->kind, 'k', sizeof(f->kind) - 1);
+		memset(f->target, '7', sizeof(f->target) - 1);
+		memset(f->where, 'w', sizeof(f->where) - 1);
+		f->side = (int)((i + seed) % 2);
+		f->start_ms = PLAN_MAX_MS;
+		f->period_ms = PLAN_MAX_MS;
+		f->count = 1000000;
+		f->hold_ms = PLAN_MAX_MS - 1;
+		for (unsigned k = 0; k < PLAN_MAX_OPTS; k++) {
+			struct plan_opt *o = &f->opts[k];
+
+			memset(o->key, 'o', sizeof(o->key) - 1);
+			o->key[0] = (char)('a' + k);
+			memset(o->value, ' ', sizeof(o->value) - 1);
+			o->value[0] = 'v';
+			o->line = 1000000000;
+		}
+		f->nr_opts = PLAN_MAX_OPTS;
+	}
+	c->nr_faults = PLAN_MAX_FAULTS;
+	for (unsigned i = 0; i < PLAN_MAX_INVARIANTS; i++) {
+		struct plan_invariant *v = &c->invariants[i];
+
+		memset(v->name, 'i', sizeof(v->name) - 1);
+		v->name[0] = (char)('a' + i);
+		memset(v->kind, 'k', sizeof(v->kind) - 1);
+		memset(v->where, 'w', sizeof(v->where) - 1);
+		for (unsigned k = 0; k < PLAN_MAX_OPTS; k++) {
+			snprintf(v->opts[k].key, sizeof(v->opts[k].key), "key%u", k);
+			memset(v->opts[k].value, 'x', sizeof(v->opts[k].value) - 1);
+			v->opts[k].line = k + 1;
+		}
+		v->nr_opts = PLAN_MAX_OPTS;
+	}
+	c->nr_invariants = PLAN_MAX_INVARIANTS;
+}
+
+/* small_case with a fault and an invariant, as the scenario loader makes them */
+static void faulty_case(struct plan_case *c)
+{
+	small_case(c);
+	strcpy(c->faults[0].name, "churn");
+	strcpy(c->faults[0].kind, "cpu_hotplug");
+	strcpy(c->faults[0].target, "random");
+	strcpy(c->faults[0].where, "scenarios/hb.ini:20");
+	c->faults[0].start_ms = 200;
+	c->faults[0].period_ms = 500;
+	c->faults[0].hold_ms = 250;
+	strcpy(c->faults[0].opts[0].key, "nr");
+	strcpy(c->faults[0].opts[0].value, "1");
+	c->faults[0].opts[0].line = 22;
+	c->faults[0].nr_opts = 1;
+	strcpy(c->faults[1].name, "pause");
+	strcpy(c->faults[1].kind, "pause");
+	strcpy(c->faults[1].target, "default");
+	strcpy(c->faults[1].where, "scenarios/hb.ini:30");
+	c->faults[1].side = PLAN_SIDE_HOST;
+	c->faults[1].count = 1;
+	c->nr_faults = 2;
+	strcpy(c->invariants[0].name, "aff");
+	strcpy(c->invariants[0].kind, "affinity_respected");
+	strcpy(c->invariants[0].where, "scenarios/hb.ini:40");
+	strcpy(c->invariants[0].opts[0].key, "cpus");
+	strcpy(c->invariants[0].opts[0].value, "0-3, 5");
+	c->invariants[0].opts[0].line = 41;
+	c->invariants[0].nr_opts = 1;
+	strcpy(c->invariants[1].name, "work");
+	strcpy(c->invariants[1].kind, "no_lost_work");
+	strcpy(c->invariants[1].where, "scenarios/hb.ini:43");
+	c->nr_invariants = 2;
 }
 
 static void test_exact_text(void **state)
@@ -111,6 +186,90 @@ static void test_exact_text(void **state)
 	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), 0);
 	assert_string_equal(sb.buf, want);
 	strbuf_release(&sb);
+}
+
+static void test_exact_text_faults(void **state)
+{
+	static const char want[] =
+		"metric\tmigrations\tlower\tmedian\t\n"
+		"fault\tchurn\tcpu_hotplug\tguest\tscenarios/hb.ini:20\n"
+		"fault_time\t200\t500\t0\t250\n"
+		"fault_target\trandom\n"
+		"fopt\tnr\t1\t22\n"
+		"fault\tpause\tpause\thost\tscenarios/hb.ini:30\n"
+		"fault_time\t0\t0\t1\t0\n"
+		"fault_target\tdefault\n"
+		"invariant\taff\taffinity_respected\tscenarios/hb.ini:40\n"
+		"iopt\tcpus\t0-3, 5\t41\n"
+		"invariant\twork\tno_lost_work\tscenarios/hb.ini:43\n"
+		"end\n";
+	struct strbuf sb = STRBUF_INIT;
+	struct plan_case c;
+	struct plan p;
+	char err[256];
+
+	(void)state;
+	faulty_case(&c);
+	plan_write_header(emit_sb, &sb);
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb.buf, want));
+	assert_int_equal(plan_parse(sb.buf, sb.len, &p, err, sizeof(err)), 0);
+	assert_int_equal(p.nr_cases, 1);
+	assert_memory_equal(&p.cases[0], &c, sizeof(c));
+	plan_release(&p);
+
+	/* a tab in an option value cannot be written */
+	strcpy(c.invariants[0].opts[0].value, "0\t1");
+	strbuf_reset(&sb);
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), -1);
+	assert_string_equal(err, "case 'hackbench/groups=4': an option value holds a tab");
+	assert_int_equal(sb.len, 0);
+	faulty_case(&c);
+	strcpy(c.faults[1].target, "1\n");
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), -1);
+	assert_string_equal(err, "case 'hackbench/groups=4': a fault target holds a newline");
+	strbuf_release(&sb);
+}
+
+static void test_ms(void **state)
+{
+	static const struct { const char *in; unsigned ms; } good[] = {
+		{ "0", 0 }, { "5", 5000 }, { "0.25", 250 }, { "1.5", 1500 }, { "0.001", 1 },
+		{ "86400", 86400000 }, { "007", 7000 }, { "2.10", 2100 },
+	};
+	static const char *const bad[] = {
+		"", ".5", "5.", "-1", "1e3", "0.0001", "86400.001", "86401", "1,5", " 1", "1 ",
+		"99999999999999999999", "5s",
+	};
+	static const struct { unsigned ms; const char *out; } fmt[] = {
+		{ 0, "0" }, { 5000, "5" }, { 250, "0.25" }, { 1500, "1.5" }, { 1, "0.001" },
+		{ 86400000, "86400" }, { 2010, "2.01" },
+	};
+	char buf[32];
+	unsigned ms;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(good); i++) {
+		ms = 12345;
+		if (plan_parse_ms(good[i].in, PLAN_MAX_MS, &ms))
+			fail_msg("'%s' did not parse", good[i].in);
+		assert_int_equal(ms, good[i].ms);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		ms = 12345;
+		if (!plan_parse_ms(bad[i], PLAN_MAX_MS, &ms))
+			fail_msg("'%s' parsed as %u", bad[i], ms);
+		assert_int_equal(ms, 12345); /* untouched */
+	}
+	assert_int_equal(plan_parse_ms("2", 1999, &ms), -1);
+	assert_int_equal(plan_parse_ms("1.999", 1999, &ms), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(fmt); i++) {
+		plan_format_ms(fmt[i].ms, buf, sizeof(buf));
+		assert_string_equal(buf, fmt[i].out);
+		/* and back */
+		assert_int_equal(plan_parse_ms(buf, PLAN_MAX_MS, &ms), 0);
+		assert_int_equal(ms, fmt[i].ms);
+	}
 }
 
 static void test_round_trip(void **state)
@@ -262,6 +421,105 @@ static void expect_bad(char *text, const char *want)
 	free(text);
 }
 
+/* The valid one-case plan with `lines` (a fault or invariant section)
+ * inserted before its 'end' (which is then on line 12 + lines). */
+static char *with_section(const char *lines)
+{
+	char *base = edit(12, ""), *t = xasprintf("%s%send\n", base, lines);
+
+	free(base);
+	return t;
+}
+
+static void test_malformed_faults(void **state)
+{
+	static const char fault[] = "fault\tc\tcpu_hotplug\tguest\tx.ini:9\n"
+				    "fault_time\t0\t500\t0\t250\nfault_target\trandom\n";
+	struct plan p = { 0 };
+	char err[256], *t;
+
+	(void)state;
+	t = with_section(fault);
+	assert_int_equal(plan_parse(t, strlen(t), &p, err, sizeof(err)), 0);
+	assert_int_equal(p.cases[0].nr_faults, 1);
+	assert_int_equal(p.cases[0].faults[0].period_ms, 500);
+	plan_release(&p);
+	free(t);
+	/* fault_time and fault_target may come in either order */
+	t = with_section("fault\tc\tk\thost\tx.ini:9\nfault_target\t1-3\n"
+			 "fault_time\t0\t0\t1\t0\nfopt\tnr\t2\t10\n"
+			 "invariant\ti\tspread\tx.ini:12\niopt\tlevel\tnode\t13\n");
+	assert_int_equal(plan_parse(t, strlen(t), &p, err, sizeof(err)), 0);
+	assert_int_equal(p.cases[0].faults[0].side, PLAN_SIDE_HOST);
+	assert_string_equal(p.cases[0].faults[0].opts[0].value, "2");
+	assert_string_equal(p.cases[0].invariants[0].opts[0].key, "level");
+	assert_int_equal(p.cases[0].invariants[0].opts[0].line, 13);
+	plan_release(&p);
+	free(t);
+
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_target\tr\n"),
+		   "line 14: fault 'c' has no 'fault_time' record");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"),
+		   "line 14: fault 'c' has no 'fault_target' record");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"invariant\ti\tk\tx.ini:1\n"),
+		   "line 14: fault 'c' has no 'fault_target' record");
+	expect_bad(with_section("fault\tc\tk\tboth\tx.ini:9\n"),
+		   "line 12: fault 'c': side must be 'guest' or 'host'");
+	expect_bad(with_section("fault\tc\tk\tguest\n"), "line 12: 'fault' record has 4 fields, expected 5");
+	expect_bad(with_section("fault\t\tk\tguest\tx.ini:9\n"), "line 12: empty fault name");
+	expect_bad(with_section("fault_time\t0\t0\t1\t0\n"),
+		   "line 12: 'fault_time' record outside a fault");
+	expect_bad(with_section("fopt\tnr\t1\t3\n"), "line 12: 'fopt' record outside a fault");
+	expect_bad(with_section("iopt\tnr\t1\t3\n"), "line 12: 'iopt' record outside an invariant");
+	expect_bad(with_section("invariant\ti\tk\tx.ini:1\nfopt\tnr\t1\t3\n"),
+		   "line 13: 'fopt' record outside a fault");
+	/* another record ends the section: no fopt after it */
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"fault_target\tr\nmetric\tm\thigher\tamean\t\nfopt\tnr\t1\t3\n"),
+		   "line 16: 'fopt' record outside a fault");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"fault_time\t0\t0\t1\t0\n"),
+		   "line 14: second 'fault_time' record in fault 'c'");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t0\t0\n"),
+		   "line 13: fault 'c' repeats but has no period");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t100\t2\t100\n"),
+		   "line 13: fault 'c': hold must be shorter than the period");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t86400001\n"),
+		   "line 13: fault hold 86400001 is out of range 0..86400000");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t-1\t0\t1\t0\n"),
+		   "line 13: fault start is not a number 0..86400000");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"fault_target\tr\nfopt\tnr\t1\t0\n"),
+		   "line 15: option line 0 is out of range 1..1000000000");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"fault_target\tr\nfopt\tnr\t1\t3\nfopt\tnr\t2\t4\n"),
+		   "line 16: option 'nr' twice in 'c'");
+	expect_bad(with_section("fault\tc\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				"fault_target\tr\nfault\tc\tk\tguest\tx.ini:9\n"),
+		   "line 15: fault 'c' twice in case 'x'");
+	expect_bad(with_section("invariant\ti\tk\tx.ini:1\ninvariant\ti\tk\tx.ini:2\n"),
+		   "line 13: invariant 'i' twice in case 'x'");
+	{
+		struct strbuf sb = STRBUF_INIT;
+
+		for (unsigned i = 0; i <= PLAN_MAX_FAULTS; i++)
+			strbuf_addf(&sb, "fault\tf%u\tk\tguest\tx.ini:9\nfault_time\t0\t0\t1\t0\n"
+				    "fault_target\tr\n", i);
+		expect_bad(with_section(sb.buf), "line 30: more than 6 faults in case 'x'");
+		strbuf_reset(&sb);
+		for (unsigned i = 0; i <= PLAN_MAX_INVARIANTS; i++)
+			strbuf_addf(&sb, "invariant\ti%u\tk\tx.ini:1\n", i);
+		expect_bad(with_section(sb.buf), "line 18: more than 6 invariants in case 'x'");
+		strbuf_reset(&sb);
+		strbuf_addstr(&sb, "invariant\ti\tk\tx.ini:1\n");
+		for (unsigned i = 0; i <= PLAN_MAX_OPTS; i++)
+			strbuf_addf(&sb, "iopt\tk%u\tv\t3\n", i);
+		expect_bad(with_section(sb.buf), "line 21: more than 8 options in 'i'");
+		strbuf_release(&sb);
+	}
+}
+
 static void test_malformed(void **state)
 {
 	char big[600], *t;
@@ -368,10 +626,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_text),
+		cmocka_unit_test(test_exact_text_faults),
+		cmocka_unit_test(test_ms),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_many_cases),
 		cmocka_unit_test(test_write_refuses),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

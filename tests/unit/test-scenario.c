@@ -1,5 +1,6 @@
 /* test-scenario.c - unit tests of host-tools/scenario.c: the INI scenario
  * format and its errors, matrix expansion, suites, the shipped scenarios. */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -16,6 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "runner/fault.h"
+#include "runner/invariant.h"
 #include "runner/workload.h"
 #include "scenario.h"
 
@@ -289,7 +292,56 @@ static void test_errors(void **state)
 		  "most 47 lowercase letters, digits and '_')" },
 		{ "[metric wake]\n", "t.ini:6: [metric wake] has no 'better' (higher or lower)" },
 		{ "[paramz]\n",
-		  "t.ini:6: unknown section [paramz] (expected [scenario], [params] or [metric NAME])" },
+		  "t.ini:6: unknown section [paramz] (expected [scenario], [params], [metric NAME], "
+		  "[fault NAME] or [invariant NAME])" },
+		{ "[faults x]\n",
+		  "t.ini:6: unknown section [faults x] (expected [scenario], [params], [metric NAME], "
+		  "[fault NAME] or [invariant NAME])" },
+		{ "[fault]\n", "t.ini:6: [fault] needs a name, e.g. [fault churn]" },
+		{ "[invariant]\n", "t.ini:6: [invariant] needs a name, e.g. [invariant placement]" },
+		{ "[fault Churn]\n",
+		  "t.ini:6: bad fault name 'Churn' (at most 47 lowercase letters, digits and '_')" },
+		{ "[fault a]\nkind = x\ncount = 1\n[fault a]\n",
+		  "t.ini:9: duplicate section [fault a] (first at line 6)" },
+		{ "[invariant a]\nkind = x\n[invariant a]\n",
+		  "t.ini:8: duplicate section [invariant a] (first at line 6)" },
+		{ "[fault a]\ncount = 1\n", "t.ini:6: [fault a] has no 'kind'" },
+		{ "[invariant a]\nlevel = 3\n", "t.ini:6: [invariant a] has no 'kind'" },
+		{ "[fault a]\nkind = x\n", "t.ini:6: [fault a] repeats but has no 'period' (or say "
+		  "count = 1)" },
+		{ "[fault a]\nkind = x\nduration = 5\n",
+		  "t.ini:6: [fault a] repeats but has no 'period' (or say count = 1)" },
+		{ "[fault a]\nkind = x\nperiod = 1\ncount = 3\nduration = 5\n",
+		  "t.ini:10: [fault a]: give 'count' or 'duration', not both" },
+		{ "[fault a]\nkind = x\nperiod = 1\nhold = 1\n",
+		  "t.ini:9: [fault a]: 'hold' must be shorter than 'period'" },
+		{ "[fault a]\nkind = x\nperiod = 0\n", "t.ini:8: 'period' must be more than 0 seconds" },
+		{ "[fault a]\nkind = x\nperiod = 1s\n",
+		  "t.ini:8: bad value '1s' for 'period' (seconds, e.g. 5 or 0.25; at most 86400)" },
+		{ "[fault a]\nkind = x\nstart = 0.0001\n",
+		  "t.ini:8: bad value '0.0001' for 'start' (seconds, e.g. 5 or 0.25; at most 86400)" },
+		{ "[fault a]\nkind = x\ncount = 0\n",
+		  "t.ini:8: bad value '0' for 'count' (a number 1..1000000)" },
+		{ "[fault a]\nkind = cpu-hotplug\n",
+		  "t.ini:7: bad fault kind 'cpu-hotplug' (lowercase letters, digits and '_')" },
+		{ "[fault a]\nkind = x\nkind = y\n",
+		  "t.ini:8: duplicate key 'kind' in [fault a] (first at line 7)" },
+		{ "[fault a]\nkind = x\nnr = 1\nnr = 2\n",
+		  "t.ini:9: duplicate key 'nr' in [fault a] (first at line 8)" },
+		{ "[fault a]\nkind = x\nNr = 1\n",
+		  "t.ini:8: bad key 'Nr' in [fault a] (at most 31 lowercase letters, digits and '_')" },
+		{ "[fault a]\ntarget = 3-1\n",
+		  "t.ini:7: bad target '3-1' (a CPU list like 1-3,6, 'random' or 'workload')" },
+		{ "[fault a]\ntarget = all\n",
+		  "t.ini:7: bad target 'all' (a CPU list like 1-3,6, 'random' or 'workload')" },
+		{ "[fault a]\ntarget = 1,\n",
+		  "t.ini:7: bad target '1,' (a CPU list like 1-3,6, 'random' or 'workload')" },
+		{ "[fault a]\na=1\nb=1\nc=1\nd=1\ne=1\nf=1\ng=1\nh=1\ni=1\n",
+		  "t.ini:15: more than 8 kind-specific keys in [fault a]" },
+		{ "[invariant a]\nkind = x\nkind = y\n",
+		  "t.ini:8: duplicate key 'kind' in [invariant a] (first at line 7)" },
+		{ "[invariant a]\nlevel = 1\nlevel = 2\n",
+		  "t.ini:8: duplicate key 'level' in [invariant a] (first at line 7)" },
 		{ "[params] junk\n", "t.ini:6: text after ']' in section header" },
 		{ "[params\n", "t.ini:6: missing ']' in section header" },
 		{ "\x01\n", "t.ini:6: control character 0x01" },
@@ -505,6 +557,90 @@ static void test_expand(void **state)
 	strbuf_release(&err);
 }
 
+static void test_faults(void **state)
+{
+	static const char text[] =
+		"[scenario]\n"
+		"name = f\n"
+		"workload = hackbench\n"
+		"[params]\n"
+		"mode = process, thread\n"
+		"[metric time]\n"
+		"better = lower\n"
+		"[fault churn]\n"                 /* line 8 */
+		"kind = cpu_hotplug\n"
+		"target = 1-3,6\n"
+		"start = 0.2\n"
+		"period = 0.5\n"
+		"hold = 0.25\n"
+		"duration = 2.1\n"
+		"nr = 1\n"                        /* line 15 */
+		"[fault once]\n"
+		"kind = rt_hog\n"
+		"count = 1\n"
+		"hold = 3\n"                      /* once: hold may exceed a missing period */
+		"[invariant aff]\n"               /* line 20 */
+		"kind = affinity_respected\n"
+		"cpus = 0-3, 5\n"
+		"[invariant work]\n"
+		"kind = no_lost_work\n"
+		"[fault freeze]\n"
+		"kind = pause\n"                  /* the host's (QMP) */
+		"count = 1\n"
+		"hold = 2\n";
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+	struct plan p = { 0 };
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(s.nr_faults, 3);
+	assert_int_equal(s.faults[2].side, PLAN_SIDE_HOST);
+	assert_int_equal(s.faults[2].hold_ms, 2000);
+	assert_string_equal(s.faults[0].name, "churn");
+	assert_string_equal(s.faults[0].kind, "cpu_hotplug");
+	assert_string_equal(s.faults[0].target, "1-3,6");
+	assert_string_equal(s.faults[0].where, "t.ini:8");
+	assert_int_equal(s.faults[0].side, PLAN_SIDE_GUEST);
+	assert_int_equal(s.faults[0].start_ms, 200);
+	assert_int_equal(s.faults[0].period_ms, 500);
+	assert_int_equal(s.faults[0].hold_ms, 250);
+	/* 2.1 s of 0.5 s periods: actions at 0, 0.5, 1, 1.5 and 2 */
+	assert_int_equal(s.faults[0].count, 5);
+	assert_int_equal(s.faults[0].nr_opts, 1);
+	assert_string_equal(s.faults[0].opts[0].key, "nr");
+	assert_string_equal(s.faults[0].opts[0].value, "1");
+	assert_int_equal(s.faults[0].opts[0].line, 15);
+	assert_string_equal(s.faults[1].target, "default");
+	assert_int_equal(s.faults[1].count, 1);
+	assert_int_equal(s.faults[1].period_ms, 0);
+	assert_int_equal(s.faults[1].hold_ms, 3000);
+	assert_int_equal(s.nr_invariants, 2);
+	assert_string_equal(s.invariants[0].kind, "affinity_respected");
+	assert_string_equal(s.invariants[0].where, "t.ini:20");
+	/* commas are no matrix axis here: the runner reads the value */
+	assert_string_equal(s.invariants[0].opts[0].value, "0-3, 5");
+	assert_int_equal(s.invariants[1].nr_opts, 0);
+	assert_int_equal(s.nr_cases, 2);
+
+	/* every case of the matrix gets them */
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.nr_cases, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		assert_int_equal(p.cases[i].nr_faults, 3);
+		assert_int_equal(p.cases[i].nr_invariants, 2);
+		assert_memory_equal(&p.cases[i].faults[0], &s.faults[0], sizeof(s.faults[0]));
+		assert_memory_equal(&p.cases[i].invariants[1], &s.invariants[1],
+				    sizeof(s.invariants[1]));
+	}
+	plan_release(&p);
+	scenario_release(&s);
+	assert_int_equal(s.nr_faults, 0);
+	strbuf_release(&err);
+}
+
 static char *make_tmpdir(void)
 {
 	char *dir = xstrdup("/tmp/test-scenario-XXXXXX");
@@ -680,6 +816,50 @@ static void test_smoke_covers_every_workload(void **state)
 	strbuf_release(&err);
 }
 
+/* The faults suite runs every guest fault kind and judges every invariant. */
+static void test_faults_suite_covers_every_kind(void **state)
+{
+	static const char *const kinds[] = {
+#define X(n) #n,
+		FAULT_LIST(X)
+#undef X
+	};
+	static const char *const invs[] = {
+#define X(n) #n,
+		INVARIANT_LIST(X)
+#undef X
+	};
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan p = { 0 };
+	char why[256];
+
+	(void)state;
+	if (plan_compile_suite("faults", &text, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(plan_parse(text.buf, text.len, &p, why, sizeof(why)), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		unsigned found = 0;
+
+		for (unsigned c = 0; c < p.nr_cases; c++)
+			for (unsigned f = 0; f < p.cases[c].nr_faults; f++)
+				found += !strcmp(p.cases[c].faults[f].kind, kinds[i]);
+		if (!found)
+			fail_msg("the faults suite has no fault of kind '%s'", kinds[i]);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(invs); i++) {
+		unsigned found = 0;
+
+		for (unsigned c = 0; c < p.nr_cases; c++)
+			for (unsigned v = 0; v < p.cases[c].nr_invariants; v++)
+				found += !strcmp(p.cases[c].invariants[v].kind, invs[i]);
+		if (!found)
+			fail_msg("the faults suite judges no invariant of kind '%s'", invs[i]);
+	}
+	plan_release(&p);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 static void check_golden(const char *file, const char *got)
 {
 	char *path = xasprintf("%s/tests/golden/plan/%s", lab_root(), file);
@@ -706,7 +886,7 @@ static void test_golden_plans(void **state)
 {
 	static const char *const files[] = {
 		"smoke-hackbench.ini", "seed000-hackbench.ini", "seed000-schbench.ini",
-		"seed001-numa.ini", "smoke-exec.ini",
+		"seed001-numa.ini", "smoke-exec.ini", "fault-cpu-hotplug.ini", "fault-sysctl-flip.ini",
 	};
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 
@@ -726,6 +906,10 @@ static void test_golden_plans(void **state)
 	if (plan_compile_suite("smoke", &text, &err))
 		fail_msg("%s", err.buf);
 	check_golden("smoke-suite.plan", text.buf);
+	strbuf_reset(&text);
+	if (plan_compile_suite("faults", &text, &err))
+		fail_msg("%s", err.buf);
+	check_golden("faults-suite.plan", text.buf);
 	strbuf_release(&text);
 	strbuf_release(&err);
 }
@@ -800,9 +984,11 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),
 		cmocka_unit_test(test_smoke_covers_every_workload),
+		cmocka_unit_test(test_faults_suite_covers_every_kind),
 		cmocka_unit_test(test_golden_plans),
 		cmocka_unit_test(test_cmd_scenarios),
 	};

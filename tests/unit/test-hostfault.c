@@ -1,0 +1,149 @@
+/* test-hostfault.c - host-side fault timing against a fake backend: what
+ * is sent to the monitor, in which order, when, and what is undone. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backend.h"
+#include "hostfault.h"
+
+static char sent[16][32];
+static unsigned nr_sent;
+
+static int fake_qmp(struct backend *b, const char *cmd, struct json_object *args,
+		    struct json_object **reply, struct strbuf *err)
+{
+	if (nr_sent < 16)
+		snprintf(sent[nr_sent++], sizeof(sent[0]), "%s", cmd);
+	if (reply)
+		*reply = NULL;
+	return 0;
+}
+
+static int fake_nmi(struct backend *b, struct strbuf *err)
+{
+	return fake_qmp(b, "inject-nmi", NULL, NULL, err);
+}
+
+static const struct backend_ops fake_ops = { .name = "fake", .qmp = fake_qmp, .nmi = fake_nmi };
+
+static struct plan one_case(const char *kind, unsigned start, unsigned period, unsigned count,
+			    unsigned hold)
+{
+	struct plan p = { .cases = calloc(1, sizeof(struct plan_case)), .nr_cases = 1 };
+	struct plan_fault *f = &p.cases[0].faults[0];
+
+	snprintf(p.cases[0].id, sizeof(p.cases[0].id), "hackbench/groups=2");
+	p.cases[0].nr_faults = 1;
+	snprintf(f->name, sizeof(f->name), "freeze");
+	snprintf(f->kind, sizeof(f->kind), "%s", kind);
+	f->side = PLAN_SIDE_HOST;
+	f->start_ms = start;
+	f->period_ms = period;
+	f->count = count;
+	f->hold_ms = hold;
+	return p;
+}
+
+static const char run_start[] = "{\"event\": \"run_start\", \"case\": \"hackbench/groups=2\", \"run\": 1}";
+
+static void test_pause_timeline(void **state)
+{
+	struct plan p = one_case("pause", 100, 200, 2, 50);
+	struct backend b = { .ops = &fake_ops };
+	struct hostfault h;
+	char dir[] = "/tmp/test-hostfault.XXXXXX", *path, *log;
+	uint64_t t0;
+
+	assert_non_null(mkdtemp(dir));
+	nr_sent = 0;
+	hostfault_init(&h, &p, dir, now_ns());
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	/* other events and other cases schedule nothing */
+	hostfault_on_event(&h, "{\"event\": \"case_start\", \"case\": \"hackbench/groups=2\"}", 54);
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	t0 = now_ns();
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	/* stop at +100 ms, cont at +150, stop at +300, cont at +350 */
+	assert_true(hostfault_next_ns(&h) >= t0 + 100000000ull);
+	assert_true(hostfault_next_ns(&h) < t0 + 100000000ull + 50000000ull);
+	hostfault_tick(&h, &b, t0 + 99000000ull);
+	assert_int_equal(nr_sent, 0);
+	hostfault_tick(&h, &b, t0 + 160000000ull);
+	assert_int_equal(nr_sent, 2);
+	assert_string_equal(sent[0], "stop");
+	assert_string_equal(sent[1], "cont");
+	hostfault_tick(&h, &b, t0 + 310000000ull);
+	assert_int_equal(nr_sent, 3);
+	assert_string_equal(sent[2], "stop");
+	assert_true(h.paused);
+	/* the run ends early: finish resumes the guest and drops the rest */
+	hostfault_finish(&h, &b);
+	assert_int_equal(nr_sent, 4);
+	assert_string_equal(sent[3], "cont");
+	assert_false(h.paused);
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	path = xasprintf("%s/host-faults.jsonl", dir);
+	log = read_file(path, NULL);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "\"action\":\"stop\""));
+	assert_non_null(strstr(log, "\"case\":\"hackbench/groups=2\""));
+	unlink(path);
+	rmdir(dir);
+	free(path);
+	free(log);
+	plan_release(&p);
+}
+
+static void test_nmi_and_guest_faults(void **state)
+{
+	struct plan p = one_case("nmi", 0, 0, 1, 0);
+	struct backend b = { .ops = &fake_ops };
+	struct hostfault h;
+
+	nr_sent = 0;
+	hostfault_init(&h, &p, NULL, now_ns());
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, now_ns() + 1000);
+	/* an NMI has no undo half */
+	assert_int_equal(nr_sent, 1);
+	assert_string_equal(sent[0], "inject-nmi");
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	/* a guest-side fault is the runner's business */
+	p.cases[0].faults[0].side = PLAN_SIDE_GUEST;
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	plan_release(&p);
+}
+
+static void test_quota(void **state)
+{
+	unsigned pct;
+
+	assert_int_equal(hostfault_parse_quota("40", &pct), 0);
+	assert_int_equal(pct, 40);
+	assert_int_equal(hostfault_parse_quota("25%", &pct), 0);
+	assert_int_equal(pct, 25);
+	assert_int_equal(hostfault_parse_quota("0", &pct), -1);
+	assert_int_equal(hostfault_parse_quota("101", &pct), -1);
+	assert_int_equal(hostfault_parse_quota("", &pct), -1);
+	assert_int_equal(hostfault_parse_quota("5x", &pct), -1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pause_timeline),
+		cmocka_unit_test(test_nmi_and_guest_faults),
+		cmocka_unit_test(test_quota),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
