@@ -308,45 +308,6 @@ static void read_knobs(struct drv *d, int after)
 	}
 }
 
-static char *slurp(const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, n = 0;
-	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= max)
-				break;
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (buf)
-		buf[n] = '\0';
-	return buf;
-}
-
 /* One look at the workload for the invariants due now. */
 static void take_sample(struct drv *d, unsigned needs, struct inv_sample *s)
 {
@@ -372,7 +333,7 @@ static void take_sample(struct drv *d, unsigned needs, struct inv_sample *s)
 			memset(mm, 0, sizeof(*mm));
 			mm->tgid = pids[p];
 			snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)pids[p]);
-			text = slurp(path, 16u << 20);
+			text = wl_slurp(path, NULL, 16u << 20);
 			if (!text)
 				continue;
 			numa_maps_kb(text, mm->kb, INV_MAX_NODES);

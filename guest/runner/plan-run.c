@@ -38,47 +38,6 @@ enum run_status { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_CRASHED };
 
 static const char *const status_names[] = { "ok", "failed", "timeout", "crashed" };
 
-static char *slurp(const char *path, size_t *len, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	size_t cap = 65536, n = 0;
-	char *buf;
-
-	if (fd < 0)
-		return NULL;
-	buf = malloc(cap + 1);
-	while (buf) {
-		ssize_t r;
-
-		if (n == cap) {
-			char *nb;
-
-			if (cap >= max)
-				break;
-			cap *= 2;
-			nb = realloc(buf, cap + 1);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	if (buf) {
-		buf[n] = '\0';
-		*len = n;
-	}
-	return buf;
-}
-
 /* A marker in the kernel log, so a splat can be tied to the case that
  * was running; KERN_WARNING so a loglevel=5 console shows it. */
 static void kmsg_marker(const char *fmt, ...)
@@ -208,7 +167,7 @@ static int send_counters(struct out *o, const struct plan_case *c, const char *p
 
 		if (!(c->counters & src[i].bit))
 			continue;
-		text = slurp(src[i].path, &len, WIRE_MAX_PAYLOAD / 2);
+		text = wl_slurp(src[i].path, &len, WIRE_MAX_PAYLOAD / 2);
 		jb_printf(&j, "%s\t%s\t%s\n", c->id, phase, src[i].name);
 		if (text)
 			jb_add(&j, text, len);
@@ -481,7 +440,7 @@ static int load_plan(const char *path, struct plan *p)
 {
 	char err[512];
 	size_t len = 0;
-	char *text = slurp(path, &len, 64u << 20);
+	char *text = wl_slurp(path, &len, 64u << 20);
 	int ret;
 
 	if (!text) {

@@ -17,6 +17,11 @@
  * with errno set.
  */
 ssize_t wl_read_text(const char *path, char *buf, size_t len);
+/* A whole file (procfs snapshots: schedstat, vmstat, numa_maps, plans),
+ * growing up to about max bytes and cut there; malloc'ed and
+ * NUL-terminated, its length in *len when len is not NULL; NULL when the
+ * file cannot be opened or memory runs out. */
+char *wl_slurp(const char *path, size_t *len, size_t max);
 
 /*
  * Parses a kernel CPU list ("0-3,8,10-11", also the empty list) into set.
