@@ -8,55 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int parse_int(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_size(const char *s, int64_t *out)
-{
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case '\0': break;
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	default: return -1;
-	}
-	if (*end || v > (1ull << 46) >> shift)
-		return -1;
-	*out = (int64_t)(v << shift);
-	return 0;
-}
-
-static int parse_bool(const char *s, int64_t *out)
-{
-	if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "true"))
-		*out = 1;
-	else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "false"))
-		*out = 0;
-	else
-		return -1;
-	return 0;
-}
-
 /* A plain decimal: digits, one optional point, an optional leading '-'. */
 static int parse_number(const char *s, double *out)
 {
@@ -109,11 +60,11 @@ static int set_one(struct fopt_args *a, unsigned i, const struct fopt *o, const 
 		return 0;
 	switch (o->type) {
 	case FOPT_INT:
-		if (parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max)
+		if (wl_parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max)
 			goto range;
 		return 0;
 	case FOPT_SIZE:
-		if (parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
+		if (wl_parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
 			snprintf(err, errlen, "%s: '%s' must be a size in %lld..%lld bytes (e.g. 64K, "
 				 "256M), not '%s'", owner, o->name, (long long)o->min,
 				 (long long)o->max, val);
@@ -121,7 +72,7 @@ static int set_one(struct fopt_args *a, unsigned i, const struct fopt *o, const 
 		}
 		return 0;
 	case FOPT_BOOL:
-		if (parse_bool(val, &a->num[i]) < 0) {
+		if (wl_parse_bool(val, &a->num[i]) < 0) {
 			snprintf(err, errlen, "%s: '%s' must be yes or no, not '%s'", owner, o->name, val);
 			return -1;
 		}

@@ -411,3 +411,54 @@ char *wl_slurp(const char *path, size_t *len, size_t max)
 	}
 	return buf;
 }
+
+/* Option values of workloads, faults and invariants, one grammar for all. */
+
+int wl_parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int wl_parse_size(const char *s, int64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case '\0': break;
+	case 'K': case 'k': shift = 10; end++; break;
+	case 'M': case 'm': shift = 20; end++; break;
+	case 'G': case 'g': shift = 30; end++; break;
+	default: return -1;
+	}
+	if (*end || v > (1ull << 46) >> shift)
+		return -1;
+	*out = (int64_t)(v << shift);
+	return 0;
+}
+
+int wl_parse_bool(const char *s, int64_t *out)
+{
+	if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "true"))
+		*out = 1;
+	else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "false"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}

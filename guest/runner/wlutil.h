@@ -22,6 +22,12 @@ ssize_t wl_read_text(const char *path, char *buf, size_t len);
  * NUL-terminated, its length in *len when len is not NULL; NULL when the
  * file cannot be opened or memory runs out. */
 char *wl_slurp(const char *path, size_t *len, size_t max);
+/* Option values: a decimal integer; a byte count with an optional K/M/G
+ * (binary) suffix, at most 64 TiB; 1/yes/on/true or 0/no/off/false.
+ * 0 on success, -1 when the text is not one. */
+int wl_parse_int(const char *s, int64_t *out);
+int wl_parse_size(const char *s, int64_t *out);
+int wl_parse_bool(const char *s, int64_t *out);
 
 /*
  * Parses a kernel CPU list ("0-3,8,10-11", also the empty list) into set.

@@ -2,6 +2,7 @@
  * validation, metrics, per-task scheduler counters, failure messages. */
 #define _GNU_SOURCE
 #include "workload.h"
+#include "wlutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -135,55 +136,6 @@ struct wl_args {
 	unsigned nr;
 };
 
-static int parse_int(const char *s, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || end == s || *end)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_size(const char *s, int64_t *out)
-{
-	char *end;
-	unsigned long long v;
-	unsigned shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return -1;
-	switch (*end) {
-	case '\0': break;
-	case 'K': case 'k': shift = 10; end++; break;
-	case 'M': case 'm': shift = 20; end++; break;
-	case 'G': case 'g': shift = 30; end++; break;
-	default: return -1;
-	}
-	if (*end || v > (1ull << 46) >> shift)
-		return -1;
-	*out = (int64_t)(v << shift);
-	return 0;
-}
-
-static int parse_bool(const char *s, int64_t *out)
-{
-	if (!strcmp(s, "1") || !strcmp(s, "yes") || !strcmp(s, "on") || !strcmp(s, "true"))
-		*out = 1;
-	else if (!strcmp(s, "0") || !strcmp(s, "no") || !strcmp(s, "off") || !strcmp(s, "false"))
-		*out = 0;
-	else
-		return -1;
-	return 0;
-}
-
 static int choice_ok(const char *choices, const char *v)
 {
 	size_t n = strlen(v);
@@ -223,21 +175,21 @@ static int set_one(struct wl_args *a, const struct wl_option *o, const char *val
 	a->num[i] = 0;
 	switch (o->type) {
 	case WL_INT:
-		if (parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
+		if (wl_parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
 			snprintf(err, errlen, "'%s' must be an integer in %lld..%lld, not '%s'", o->name,
 				 (long long)o->min, (long long)o->max, val);
 			return -1;
 		}
 		break;
 	case WL_SIZE:
-		if (parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
+		if (wl_parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
 			snprintf(err, errlen, "'%s' must be a size in %lld..%lld bytes (e.g. 64K, 256M), not '%s'",
 				 o->name, (long long)o->min, (long long)o->max, val);
 			return -1;
 		}
 		break;
 	case WL_BOOL:
-		if (parse_bool(val, &a->num[i]) < 0) {
+		if (wl_parse_bool(val, &a->num[i]) < 0) {
 			snprintf(err, errlen, "'%s' must be yes or no, not '%s'", o->name, val);
 			return -1;
 		}
