@@ -39,7 +39,9 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	if (conf->name)
 		strvec_pushl(argv, "-name", conf->name, NULL);
 	strvec_pushl(argv, "-machine", "q35", NULL);
-	topo_qemu_argv(conf->topo, conf->accel, conf->host_is_amd, argv);
+	topo_qemu_argv(conf->topo, conf->accel,
+		       (conf->host_is_amd ? TOPO_QEMU_HOST_AMD : 0) |
+		       (conf->tcg_single ? TOPO_QEMU_TCG_SINGLE : 0), argv);
 	if (conf->kernel)
 		strvec_pushl(argv, "-kernel", conf->kernel, NULL);
 	if (conf->initrd)

@@ -12,6 +12,7 @@ struct backend_conf {
 	const struct topo *topo;
 	enum lab_accel accel;
 	int host_is_amd;
+	int tcg_single;        /* TCG: one host thread runs every vCPU */
 	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
 	const char *initrd;
 	const char *cmdline;

@@ -20,10 +20,12 @@ int cmd_boot(int argc, const char **argv)
 	lab_run_init(&r);
 	r.command = "boot";
 	r.accel = getenv("ACCEL");
+	r.tcg_threads = getenv("TCG_THREADS");
 	{
 		const struct lab_option opts[] = {
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
+			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
 			OPT_STRING("expect", &r.expect, "verify against this spec instead of SPEC"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 86400, "seconds before the run is a HANG"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),

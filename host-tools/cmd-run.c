@@ -96,6 +96,7 @@ int cmd_run(int argc, const char **argv)
 	r.command = "run";
 	r.mode = "run";
 	r.accel = getenv("ACCEL");
+	r.tcg_threads = getenv("TCG_THREADS");
 	{
 		const struct lab_option opts[] = {
 			OPT_STRING("topo", &r.spec, "topology spec or preset (required)"),
@@ -103,6 +104,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("scenario", &scenario, "one scenario file"),
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
+			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),

@@ -96,6 +96,46 @@ static char *join_initrd(const char *base, const char *extra, struct strbuf *err
 	return path;
 }
 
+static int plan_has_faults(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].nr_faults)
+			return 1;
+	return 0;
+}
+
+/*
+ * QEMU 7.2's multi-threaded TCG can leave a vCPU running a stale
+ * translation of kernel text the guest just live-patched (see
+ * lab_run_start()).  Faults flip static keys all the time (cfs bandwidth
+ * through cpu.max, sched_smt_present through sibling hotplug,
+ * numa_balancing, sched features), and seen here a cgroup-churn case hung
+ * that way about once in three runs; with one TCG thread no vCPU runs
+ * while another patches.  So a plan with faults gets one thread, and
+ * everything else the speed of one thread per host core.
+ */
+static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
+{
+	const char *want = r->tcg_threads && *r->tcg_threads ? r->tcg_threads : "auto";
+
+	if (!strcmp(want, "single")) {
+		r->tcg_single = 1;
+		r->tcg_why = "asked for";
+	} else if (!strcmp(want, "multi")) {
+		r->tcg_single = 0;
+		r->tcg_why = "asked for";
+	} else if (!strcmp(want, "auto")) {
+		r->tcg_single = plan_has_faults(r->plan);
+		r->tcg_why = r->tcg_single ? "the plan injects faults" : "default";
+	} else {
+		strbuf_addf(err, "unknown TCG threading '%s' (auto, single or multi)", want);
+		return -1;
+	}
+	if (r->accel_kind != ACCEL_TCG)
+		r->tcg_single = 0;
+	return 0;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *base;
@@ -115,6 +155,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	}
 	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
+		return -1;
+	if (tcg_threads_resolve(r, err) < 0)
 		return -1;
 	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
 			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
@@ -218,7 +260,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
-	printf("accel: %s\n", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	if (r->accel_kind == ACCEL_KVM)
+		printf("accel: kvm\n");
+	else
+		printf("accel: tcg, %s-threaded (%s)\n", r->tcg_single ? "single" : "multi", r->tcg_why);
 	fflush(stdout);
 
 	if (results_create_run(r->results_root ? r->results_root : results_root(),
@@ -236,6 +281,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "topology", r->desc.buf);
 	add_str(run, "backend", "qemu");
 	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	if (r->accel_kind == ACCEL_TCG)
+		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
 	add_str(run, "qemu", qver);
 	add_str(run, "kernel", r->kp.release);
 	add_str(run, "kernel_source", r->kp.source);
@@ -258,6 +305,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.topo = &r->topo;
 	conf.accel = r->accel_kind;
 	conf.host_is_amd = host_cpu_is_amd();
+	conf.tcg_single = r->tcg_single;
 	/* The ELF vmlinux boots through PVH: no decompression, no real mode. */
 	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
 	conf.initrd = r->initrd;

@@ -16,6 +16,7 @@ struct lab_run {
 	const char *spec;
 	const char *kernel_spec;
 	const char *accel;
+	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */
 	const char *expect;       /* verify against this spec instead */
 	const char *append;       /* extra kernel command line */
 	const char *results_root;
@@ -28,6 +29,8 @@ struct lab_run {
 	/* resolved */
 	struct topo topo, expect_topo;
 	enum lab_accel accel_kind;
+	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */
+	const char *tcg_why;      /* why (static text), for the setup line */
 	struct kernel_paths kp;
 	char *initrd;             /* base initrd (+ extra), owned */
 	int initrd_is_temp;       /* initrd is ours to delete */

@@ -8,7 +8,7 @@
  * contiguous run of CPUs: the dies (LLCs) [k * dies/nps, (k+1) * dies/nps)
  * of socket n / nps, k = n % nps.
  */
-void topo_qemu_argv(const struct topo *t, enum lab_accel accel, int host_is_amd,
+void topo_qemu_argv(const struct topo *t, enum lab_accel accel, unsigned flags,
 		    struct strvec *out)
 {
 	unsigned dies = topo_llcs_per_socket(t);
@@ -16,14 +16,15 @@ void topo_qemu_argv(const struct topo *t, enum lab_accel accel, int host_is_amd,
 
 	if (accel == ACCEL_KVM) {
 		strvec_pushl(out, "-accel", "kvm", "-cpu",
-			     host_is_amd ? "host,topoext=on" : "host", NULL);
+			     flags & TOPO_QEMU_HOST_AMD ? "host,topoext=on" : "host", NULL);
 	} else {
 		/*
 		 * TCG's AMD models lose topoext, and with it SMT siblings and
 		 * per-CCX L3 sharing; an Intel vendor keeps both, with L3
 		 * shared per QEMU die, so one die models one LLC.
 		 */
-		strvec_pushl(out, "-accel", "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel", NULL);
+		strvec_pushl(out, "-accel", flags & TOPO_QEMU_TCG_SINGLE ? "tcg,thread=single" :
+			     "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel", NULL);
 	}
 	strvec_push(out, "-smp");
 	strvec_pushf(out, "%u,sockets=%u,dies=%u,cores=%u,threads=%u",

@@ -53,9 +53,13 @@ void topo_describe(const struct topo *t, struct strbuf *out);
 int topo_check_limits(const struct topo *t, enum lab_accel accel,
 		      uint64_t host_mem_mib, struct strbuf *err);
 
+/* topo_qemu_argv() flags */
+#define TOPO_QEMU_HOST_AMD 1u	/* KVM on an AMD host: topoext */
+#define TOPO_QEMU_TCG_SINGLE 2u	/* TCG with one thread for every vCPU */
+
 /* Appends the topology part of a QEMU argv: -accel, -cpu, -smp, -m,
  * memory backends and -numa options (no binary name, kernel or devices). */
-void topo_qemu_argv(const struct topo *t, enum lab_accel accel, int host_is_amd,
+void topo_qemu_argv(const struct topo *t, enum lab_accel accel, unsigned flags,
 		    struct strvec *out);
 
 /* A complete libvirt domain XML (caller frees) that virt-xml-validate

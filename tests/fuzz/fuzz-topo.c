@@ -39,7 +39,7 @@ static void check_topo(const struct topo *t)
 		strbuf_reset(&err);
 		if (topo_check_limits(t, accel, 24576, &err) && (!err.len || strchr(err.buf, '\n')))
 			abort();
-		topo_qemu_argv(t, accel, accel == ACCEL_KVM, &av);
+		topo_qemu_argv(t, accel, accel == ACCEL_KVM ? TOPO_QEMU_HOST_AMD : TOPO_QEMU_TCG_SINGLE, &av);
 		strvec_clear(&av);
 		xml = topo_libvirt_xml(t, accel, "fuzz", "/k", "/i", "console=ttyS0");
 		free(xml);

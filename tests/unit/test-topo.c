@@ -451,7 +451,7 @@ static char *qemu_text(const char *spec, enum lab_accel accel, int amd)
 	struct topo t;
 
 	parse_ok(spec, &t);
-	topo_qemu_argv(&t, accel, amd, &av);
+	topo_qemu_argv(&t, accel, amd ? TOPO_QEMU_HOST_AMD : 0, &av);
 	for (size_t i = 0; i < av.nr; i++)
 		strbuf_addf(&sb, "%s\n", av.v[i]);
 	strvec_clear(&av);
