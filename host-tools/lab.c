@@ -22,6 +22,7 @@ static const struct cmd commands[] = {
 	{ "scenarios", cmd_scenarios, "list scenario files and suites, or print a compiled plan" },
 	{ "kernel", cmd_kernel, "fetch (or locate) a kernel and print its path" },
 	{ "initrd", cmd_initrd, "build the guest initrd and print its path" },
+	{ "bare", cmd_bare, "run a suite or scenario on this host itself (bare-metal mode)" },
 };
 
 static void usage(FILE *out)

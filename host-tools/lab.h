@@ -13,5 +13,6 @@ int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_scenarios(int argc, const char **argv);
+int cmd_bare(int argc, const char **argv);
 
 #endif

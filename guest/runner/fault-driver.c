@@ -2,6 +2,7 @@
  * that times the case's faults, samples its invariants and reports both. */
 #define _GNU_SOURCE
 #include "fault-driver.h"
+#include "journal.h"
 #include "fault-json.h"
 #include "fault-tasks.h"
 #include "fault.h"
@@ -570,6 +571,7 @@ static void driver_finish(struct drv *d)
 {
 	struct driver_shared *sh = d->sh;
 	struct run_outcome o;
+	unsigned k;
 
 	for (unsigned i = 0; i < d->nr_faults; i++) {
 		struct drv_fault *f = &d->faults[i];
@@ -584,6 +586,11 @@ static void driver_finish(struct drv *d)
 		if (f->fc.ops->stop(&f->fc) < 0)
 			f->fc.restore_failed = 1;
 	}
+	/* everything put back: the journal's records of this driver are done */
+	for (k = 0; k < d->nr_faults && !d->faults[k].fc.restore_failed; k++)
+		;
+	if (k == d->nr_faults)
+		journal_note_clean();
 	memset(&o, 0, sizeof(o));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	o.status = sh->status[0] ? sh->status : "unknown";
@@ -671,8 +678,11 @@ int fault_driver_start(struct fault_driver *d, struct out *o, const struct plan_
 	if (pid == 0) {
 		static struct drv drv; /* big: not on the stack */
 
-		/* its own group: the kill of the workload's group spares it */
+		/* its own group: the kill of the workload's group spares it;
+		 * the runner's stop request reaches it through the pipe */
 		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_IGN);
 		close(fds[1]);
 		drv.out = *o;
 		drv.out.owned = 0; /* the runner's descriptor, not ours to close */

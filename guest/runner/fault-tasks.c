@@ -1,6 +1,7 @@
 /* fault-tasks.c - finding a run's workload tasks for faults and invariants:
  * the per-case cgroup v2 the runs join, process-group fallback, /proc task state. */
 #include "fault-tasks.h"
+#include "journal.h"
 #include "wlutil.h"
 
 #include <dirent.h>
@@ -118,7 +119,9 @@ int run_cgroup_create(struct run_cgroup *cg, unsigned case_index, const char *co
 		}
 		return 0;
 	}
-	if (mkdir(RUN_CGROUP_DIR, 0755) < 0 && errno != EEXIST) {
+	if (mkdir(RUN_CGROUP_DIR, 0755) == 0)
+		journal_note_mkdir(RUN_CGROUP_DIR);
+	else if (errno != EEXIST) {
 		if (want) {
 			snprintf(err, errlen, "cannot create '%s': %s", RUN_CGROUP_DIR, strerror(errno));
 			return -1;
@@ -142,7 +145,9 @@ int run_cgroup_create(struct run_cgroup *cg, unsigned case_index, const char *co
 		snprintf(cg->controllers, sizeof(cg->controllers), "%s", controllers);
 	}
 	snprintf(cg->path, sizeof(cg->path), "%s/case-%u", RUN_CGROUP_DIR, case_index);
-	if (mkdir(cg->path, 0755) < 0 && errno != EEXIST) {
+	if (mkdir(cg->path, 0755) == 0)
+		journal_note_mkdir(cg->path);
+	else if (errno != EEXIST) {
 		snprintf(err, errlen, "cannot create '%s': %s", cg->path, strerror(errno));
 		cg->path[0] = '\0';
 		disable(RUN_CGROUP_DIR, cg->added_dir);
@@ -196,8 +201,12 @@ void run_cgroup_remove(struct run_cgroup *cg)
 	if (cg->path[0]) {
 		/* the run's tasks were killed; the last of them may still be
 		 * on its way out, so give rmdir a few tries */
-		for (int i = 0; i < 50 && rmdir(cg->path) < 0 && errno == EBUSY; i++)
+		int i = 0;
+
+		while (rmdir(cg->path) < 0 && errno == EBUSY && i++ < 50)
 			usleep(20000);
+		if (access(cg->path, F_OK) < 0)
+			journal_note_clean();
 	}
 	disable(RUN_CGROUP_DIR, cg->added_dir);
 	disable(RUN_CGROUP_ROOT, cg->added_root);

@@ -1,6 +1,7 @@
 /* fault.c - the fault registry and what fault kinds share: preparing a
  * plan's fault (options, target), random CPU picks, file and task helpers. */
 #include "fault.h"
+#include "journal.h"
 #include "fault-tasks.h"
 #include "wlutil.h"
 #include "workload.h"
@@ -157,13 +158,17 @@ void fault_target_cpus(struct fault_ctx *fc, const cpu_set_t *pool, unsigned k, 
 	fault_pick_cpus(fc, pool, k, out);
 }
 
+/* Every fault's change of a file goes through here: on bare metal the
+ * original value is journaled first, so a killed runner can be undone. */
 int fault_write(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	size_t len = strlen(s);
 	ssize_t n;
-	int e;
+	int fd, e;
 
+	if (journal_note_set(path) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	/* one write(2): sysfs and debugfs files take one value per write */

@@ -180,6 +180,28 @@ static int send_counters(struct out *o, const struct plan_case *c, const char *p
 	return 0;
 }
 
+/* SIGTERM or SIGINT: end the run in progress (its faults restore as at
+ * any run's end) and run no further case. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static void catch_stop_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: the runner's poll() must wake up */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+}
+
 static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 {
 	char *p = buf;
@@ -192,8 +214,12 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 
 		if (now >= deadline)
 			return -2;
+		if (stop_requested)
+			return -3;
 		/* block: the runner must cost nothing while a workload runs */
 		r = poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1);
+		if (stop_requested)
+			return -3;
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -300,6 +326,8 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		struct run_report out;
 
 		setpgid(0, 0);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
 		close(fds[0]);
 		/* before any task starts: they all inherit the cgroup */
 		if (run_cgroup_join(pl->cg) < 0)
@@ -320,12 +348,18 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 	/* a second of grace past the workload's own deadline */
 	r = read_full(fds[0], rep, sizeof(*rep), deadline + 1000000000ull);
 	close(fds[0]);
-	if (r == -2) {
+	if (r == -2 || r == -3) {
 		kill(-pid, SIGKILL);
 		run_cgroup_kill(pl->cg);
-		waitpid(pid, &status, 0);
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
 		*wall_s = (double)(wl_now_ns() - t0) / 1e9;
-		snprintf(rep->error, sizeof(rep->error), "deadline passed after %.1f s", *wall_s);
+		if (r == -3)
+			snprintf(rep->error, sizeof(rep->error), "interrupted by a signal after %.1f s",
+				 *wall_s);
+		else
+			snprintf(rep->error, sizeof(rep->error), "deadline passed after %.1f s",
+				 *wall_s);
 		return RUN_TIMEOUT;
 	}
 	/* the workload reaped its own tasks; anything left in the group goes */
@@ -595,8 +629,8 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (send_result(o, c, r < c->warmup ? r : r - c->warmup, r < c->warmup,
 					st, &rep, wall, NULL) < 0)
 				return -1;
-			if (st == RUN_TIMEOUT)
-				break; /* the case's time is used up */
+			if (st == RUN_TIMEOUT || stop_requested)
+				break; /* the case's time is used up, or we were stopped */
 		}
 		if (send_counters(o, c, "after") < 0)
 			return -1;
@@ -616,14 +650,18 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 
 	if (load_plan(path, &p) < 0)
 		return -1;
+	catch_stop_signals();
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;
-	for (unsigned i = 0; !ret && i < p.nr_cases; i++)
+	for (unsigned i = 0; !ret && !stop_requested && i < p.nr_cases; i++)
 		if (run_case(o, &p.cases[i], i) < 0)
 			ret = -1;
 	plan_release(&p);
+	if (stop_requested && !ret &&
+	    send_event(o, "interrupted", "", ", \"error\": \"stopped by a signal\"") < 0)
+		ret = -1;
 	if (!ret)
 		ret = out_end(o);
-	return ret;
+	return ret < 0 || stop_requested ? -1 : 0;
 }
