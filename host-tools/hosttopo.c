@@ -48,6 +48,10 @@ static int count_cpus(struct json_object *cpus, struct ht_counts *c, struct strb
 	unsigned nr_pkgs = 0, odd_smt = 0, odd_llc = 0;
 	size_t n = json_object_array_length(cpus);
 
+	if (!n) {
+		free(bits);
+		return -1;
+	}
 	c->cpus = (unsigned)n;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(cpus, i);
@@ -79,7 +83,7 @@ static int count_cpus(struct json_object *cpus, struct ht_counts *c, struct strb
 		strbuf_addf(notes, "%u online CPUs do not divide evenly into %u socket%s of %u-thread "
 			    "cores (CPUs offline?)\n", c->cpus, c->sockets, c->sockets == 1 ? "" : "s",
 			    c->threads);
-	return n ? 0 : -1;
+	return 0;
 }
 
 static void count_nodes(struct json_object *nodes, struct ht_counts *c)

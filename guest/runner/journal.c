@@ -425,7 +425,9 @@ size_t journal_pending(const struct journal *j)
 
 static int write_value(const char *path, const char *s)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC as a shell's '>' does: kernel files ignore it, a plain
+	 * file (tests) gets exactly the value */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	size_t len = strlen(s);
 	ssize_t n;
 	int e;
