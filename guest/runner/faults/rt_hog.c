@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -74,6 +75,8 @@ static void spin(int cpu, int prio, uint64_t until)
 	struct sched_param sp = { .sched_priority = prio };
 	cpu_set_t set;
 
+	/* a killed fault driver takes its hogs along (bare metal: the host) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	CPU_ZERO(&set);
 	CPU_SET(cpu, &set);
 	if (sched_setaffinity(0, sizeof(set), &set) < 0)
