@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "bare.h"
 #include "child.h"
+#include "fidelity.h"
 #include "hosttopo.h"
 #include "initrd.h"
 #include "lab.h"
@@ -30,9 +31,9 @@
 #include <unistd.h>
 
 static const char bare_usage[] =
-	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR]\n"
-	"   or: lab bare --restore\n"
-	"   or: lab bare --topology [--expect SPEC]";
+	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR]"
+	" | --restore | --topology [--expect SPEC]"
+	" | --fidelity GUEST_BASE GUEST_TEST BARE_BASE BARE_TEST";
 
 /* Faults that only touch the run's own tasks: no host state to put back. */
 static const char *const harmless_faults[] = { "affinity_storm" };
@@ -330,7 +331,7 @@ static void write_run_json(const char *dir, const char *what, const char *name,
 
 struct bare_opts {
 	const char *suite, *scenario, *expect, *results;
-	int allow, restore, topology;
+	int allow, restore, topology, fidelity;
 	unsigned timeout_s;
 };
 
@@ -529,12 +530,77 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	return verdict_exit_code(verdict);
 }
 
+static struct json_object *load_json(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	struct json_object *o = json_object_from_file(path);
+
+	if (!o)
+		die(LAB_EXIT_USAGE, "cannot read '%s': not a run directory with %s", path, name);
+	free(path);
+	return o;
+}
+
+/* The guest pair and the bare pair must be what they claim to be. */
+static void check_backend(struct json_object *run, const char *dir, int want_bare)
+{
+	struct json_object *b = json_object_object_get(run, "backend");
+	int bare = b && !strcmp(json_object_get_string(b), "bare");
+
+	if (bare != want_bare)
+		die(LAB_EXIT_USAGE, "'%s' is %s run, expected %s run", dir, bare ? "a bare" : "a guest",
+		    want_bare ? "a bare" : "a guest");
+}
+
+static int fidelity_report(const char **dirs)
+{
+	struct json_object *runs[4], *cases[4];
+	struct strbuf out = STRBUF_INIT;
+	struct fidelity_counts k;
+	unsigned moved;
+
+	for (int i = 0; i < 4; i++) {
+		runs[i] = load_json(dirs[i], "run.json");
+		cases[i] = load_json(dirs[i], "cases.json");
+		check_backend(runs[i], dirs[i], i >= 2);
+	}
+	printf("fidelity: kernel %s -> %s; guest %s (%s), bare metal %s\n",
+	       json_object_get_string(json_object_object_get(runs[0], "kernel")),
+	       json_object_get_string(json_object_object_get(runs[1], "kernel")),
+	       json_object_get_string(json_object_object_get(runs[0], "spec")),
+	       json_object_get_string(json_object_object_get(runs[0], "accel")),
+	       json_object_get_string(json_object_object_get(runs[2], "spec")));
+	{
+		const char *kb = json_object_get_string(json_object_object_get(runs[2], "kernel"));
+		const char *kt = json_object_get_string(json_object_object_get(runs[3], "kernel"));
+
+		if (kb && kt && !strcmp(kb, kt))
+			warning("both bare runs ran kernel %s: what moved there is run-to-run noise", kb);
+	}
+	k = fidelity_table(cases[0], cases[1], cases[2], cases[3], &out);
+	fputs(out.buf, stdout);
+	moved = k.same + k.opposite + k.one_sided;
+	printf("summary: of %u metrics that moved beyond noise in either, %u moved the same way in "
+	       "the guest, %u the opposite way, %u in one only; %u moved in neither, %u had no data\n",
+	       moved, k.same, k.opposite, k.one_sided, k.both_noise, k.no_data);
+	strbuf_reset(&out);
+	fidelity_limits(runs[0], runs[2], &out);
+	printf("what the guest cannot model:\n%s", out.buf);
+	for (int i = 0; i < 4; i++) {
+		json_object_put(runs[i]);
+		json_object_put(cases[i]);
+	}
+	strbuf_release(&out);
+	return LAB_EXIT_PASS;
+}
+
 int cmd_bare(int argc, const char **argv)
 {
 	struct bare_opts o = { 0 };
 	struct host_topo h = { .spec = STRBUF_INIT, .notes = STRBUF_INIT, .diff = STRBUF_INIT };
 	struct strbuf err = STRBUF_INIT;
 	char runner[PATH_MAX];
+	const char *pos[5];
 	int nr_pos, ret;
 	const struct lab_option opts[] = {
 		OPT_STRING("suite", &o.suite, "a suite under scenarios/suites/"),
@@ -545,18 +611,27 @@ int cmd_bare(int argc, const char **argv)
 		OPT_UINT("timeout", &o.timeout_s, 1, 604800, "seconds for the whole run (default: case deadlines + 60)"),
 		OPT_BOOL("restore", &o.restore, "put back host changes a killed run left, and exit"),
 		OPT_BOOL("topology", &o.topology, "print this host's topology, and exit"),
+		OPT_BOOL("fidelity", &o.fidelity, "line up two kernels' guest runs and bare runs, and exit"),
 		OPT_END(),
 	};
 
-	ret = parse_options(argc, argv, opts, bare_usage, NULL, 0, &nr_pos);
+	ret = parse_options(argc, argv, opts, bare_usage, pos, 5, &nr_pos);
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (o.fidelity) {
+		if (nr_pos != 4)
+			die(LAB_EXIT_USAGE, "--fidelity takes four run directories: GUEST_BASE "
+			    "GUEST_TEST BARE_BASE BARE_TEST");
+		return fidelity_report(pos);
+	}
+	if (nr_pos)
+		die(LAB_EXIT_USAGE, "unexpected argument '%s' (see 'lab bare --help')", pos[0]);
 	if (o.restore)
 		return do_restore();
 	if (o.expect && topo_parse(o.expect, &h.expect, &err) < 0)
 		die(LAB_EXIT_USAGE, "bad topology '%s': %s", o.expect, err.buf);
 	if (!o.topology && !o.suite == !o.scenario)
-		die(LAB_EXIT_USAGE, "give exactly one of --suite and --scenario (usage: %s)", bare_usage);
+		die(LAB_EXIT_USAGE, "give exactly one of --suite and --scenario (see 'lab bare --help')");
 	if (initrd_find_runner(runner, &err) < 0)
 		die(LAB_EXIT_FAIL, "%s", err.buf);
 	if (o.topology) {

@@ -73,6 +73,12 @@ head -n 12 "$TMP/cmp"
 [ "$rc" -le 1 ] || fail "lab compare rejected two bare runs (exit $rc)"
 grep -q 'smoke-hackbench' "$TMP/cmp" || fail "lab compare has no hackbench table"
 
+# --fidelity wants guest runs in the guest slots
+rc=0
+"$LAB" bare --fidelity "$run1" "$run2" "$run1" "$run2" >/dev/null 2>"$TMP/err" || rc=$?
+[ "$rc" -eq 2 ] || fail "--fidelity took bare runs as guest runs (exit $rc)"
+grep -q 'expected a guest run' "$TMP/err" || fail "--fidelity: $(cat "$TMP/err")"
+
 # ---- faults that change the host ----
 rc=0
 "$LAB" bare --scenario "$SCEN" >"$TMP/out" 2>"$TMP/err" || rc=$?
