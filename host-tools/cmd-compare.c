@@ -1,6 +1,7 @@
 /* cmd-compare.c - `lab compare BASE TEST [TEST...]`: the seeds' tables with a
  * verdict per row, the counters next to them and a summary; JSON and JUnit. */
 #include "compare.h"
+#include "htmlreport.h"
 #include "lab.h"
 #include "options.h"
 
@@ -8,7 +9,7 @@
 #include <string.h>
 
 static const char compare_usage[] =
-	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] BASE TEST [TEST...]";
+	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] BASE TEST [TEST...]";
 
 /* --label repeats, which the option table cannot say: take them out first. */
 static void take_labels(int argc, const char **argv, struct strvec *labels, struct strvec *rest)
@@ -57,15 +58,32 @@ static void unique_labels(struct cmp_run *runs, size_t nr)
 			}
 }
 
+/* Plots need gnuplot; without it the page still has every table and says why. */
+static int write_html(const struct comparison *c, const char *path)
+{
+	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT;
+	int r;
+
+	comparison_html(c, NULL, &page, &skipped);
+	if (skipped.len)
+		warning("HTML report without plots: %s", skipped.buf);
+	/* write_file_atomic() said why in one line */
+	r = write_file_atomic(path, page.buf, page.len);
+	strbuf_release(&page);
+	strbuf_release(&skipped);
+	return r;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	int narrow = 0, bare = 0, json = 0, nr_pos, r;
-	const char *junit = NULL, *pos[CMP_MAX_RUNS];
+	const char *junit = NULL, *html = NULL, *pos[CMP_MAX_RUNS];
 	const struct lab_option opts[] = {
 		OPT_BOOL("narrow", &narrow, "fit every line into 80 columns (mail)"),
 		OPT_BOOL("bare", &bare, "only the tables, exactly as the seed threads post them"),
 		OPT_BOOL("json", &json, "print every number as JSON instead of the text"),
 		OPT_STRING("junit", &junit, "also write JUnit XML to this file"),
+		OPT_STRING("html", &html, "also write an HTML report with plots to this file"),
 		OPT_STRING("label", NULL, "column title, once per run in order (default: kernel release)"),
 		OPT_END(),
 	};
@@ -109,6 +127,8 @@ int cmd_compare(int argc, const char **argv)
 			return LAB_EXIT_USAGE;
 		strbuf_release(&xml);
 	}
+	if (html && write_html(&c, html) < 0)
+		return LAB_EXIT_USAGE;
 	if (json) {
 		struct json_object *o = comparison_json(&c);
 
