@@ -99,6 +99,19 @@ static int parse_action(struct fault_marks *fm, const char *case_id, struct json
 	return 0;
 }
 
+/* An error line names the case; an id from the file may hold anything. */
+static void case_error(struct strbuf *err, const char *id, const char *key, long entry)
+{
+	strbuf_addstr(err, "cases.json: case '");
+	for (size_t n = 0; id[n] && n < 200; n++)
+		strbuf_addch(err, (unsigned char)id[n] < 0x20 || id[n] == 0x7f ? '?' : id[n]);
+	strbuf_addstr(err, "': ");
+	if (entry < 0)
+		strbuf_addf(err, "'%s' is not a list", key);
+	else
+		strbuf_addf(err, "bad %s entry %ld", key, entry);
+}
+
 static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, struct strbuf *err)
 {
 	static const char *const keys[] = { "timeline", "faults" };
@@ -114,13 +127,12 @@ static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, stru
 		if (!json_object_object_get_ex(cs, keys[k], &arr))
 			continue;
 		if (!json_object_is_type(arr, json_type_array)) {
-			strbuf_addf(err, "cases.json: case '%.200s': '%s' is not a list", id, keys[k]);
+			case_error(err, id, keys[k], -1);
 			return -1;
 		}
 		for (size_t i = 0; i < json_object_array_length(arr); i++)
 			if (parse_action(fm, id, json_object_array_get_idx(arr, i), "t_run_s", 0, k == 1)) {
-				strbuf_addf(err, "cases.json: case '%.200s': bad %s entry %zu", id,
-					    keys[k], i);
+				case_error(err, id, keys[k], (long)i);
 				return -1;
 			}
 	}
@@ -1067,6 +1079,8 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	struct strbuf body = STRBUF_INIT, notes = STRBUF_INIT;
 	struct html_ctx x = { .c = c, .o = o, .out = &body, .skipped = STRBUF_INIT };
 
+	if (o && o->no_plots)
+		strbuf_addstr(&x.skipped, o->no_plots);
 	load_marks(&x, &notes);
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];

@@ -39,6 +39,7 @@ void fault_marks_release(struct fault_marks *fm);
 struct html_opts {
 	const char *gnuplot;	/* NULL: $LAB_GNUPLOT, else "gnuplot" */
 	int plot_timeout_ms;	/* 0: PLOT_TIMEOUT_MS */
+	const char *no_plots;	/* when set, no plot is drawn and this says why */
 };
 
 /*

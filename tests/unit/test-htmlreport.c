@@ -1,0 +1,330 @@
+/* test-htmlreport.c - `lab compare --html` on result directories written by
+ * the test: escaping of hostile run data, every block present, plots drawn by
+ * the real gnuplot, and the page without gnuplot; the fault-mark parsers. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "htmlreport.h"
+#include "child.h"
+#include "plot.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char root[] = "/tmp/test-htmlreport.XXXXXX";
+
+/* What a hostile run directory may carry in every string the page shows. */
+#define EVIL "<script>alert(1)</script>&\"'<img src=x onerror=alert(2)>"
+#define EVIL_JSON "<script>alert(1)<\\/script>&\\\"'<img src=x onerror=alert(2)>"
+
+static void fx_write(const char *dir, const char *file, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, file);
+
+	assert_int_equal(write_file_atomic(p, text, strlen(text)), 0);
+	free(p);
+}
+
+static void fx_values(struct strbuf *sb, double base, double step, size_t n)
+{
+	strbuf_addstr(sb, "[");
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%.3f", i ? ", " : "", base + step * (double)(i % 3));
+	strbuf_addstr(sb, "]");
+}
+
+/*
+ * One run of scenario "sc<b>" (the id part of every case is hostile too):
+ * two cases with a time metric (5 runs each) and counters; the first case has
+ * a guest fault timeline with one failed action, and host fault actions.
+ */
+static char *fx_run(const char *name, const char *kernel, double t, double migrations)
+{
+	char *dir = xasprintf("%s/%s", root, name), *rj;
+	struct strbuf cj = STRBUF_INIT;
+
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	rj = xasprintf("{\"kernel\": \"%s\", \"spec\": \"1s2c\", \"spec_resolved\": \"1s2c,nps=1\", "
+		       "\"suite\": \"evil\"}\n", kernel);
+	fx_write(dir, "run.json", rj);
+	free(rj);
+	strbuf_addstr(&cj, "{\"cases\": [\n");
+	for (int i = 1; i <= 2; i++) {
+		strbuf_addf(&cj, "{\"case\": \"sc<b>/groups=%d,x=" EVIL_JSON "\", \"scenario\": \"sc<b>\", "
+			    "\"workload\": \"hackbench\", \"verdict\": \"%s\", \"reason\": \"%s\", "
+			    "\"metrics\": {\"time\": {\"unit\": \"s\", \"better\": \"lower\", "
+			    "\"statistic\": \"amean\", \"declared\": true, \"values\": ",
+			    i, i == 2 && t > 1.05 ? "FAIL" : "PASS",
+			    i == 2 && t > 1.05 ? "reason " EVIL_JSON : "");
+		fx_values(&cj, t * i, 0.01, i == 2 && t > 1.05 ? 0 : 5);
+		strbuf_addf(&cj, "}}, \"tasks\": {\"nr_migrations\": %.0f, \"nr_involuntary_switches\": 50}, "
+			    "\"vmstat_delta\": {\"numa_pages_migrated\": 7}, "
+			    "\"schedstat\": {\"domains\": {\"d0\": {\"level\": 0, \"idle\": "
+			    "{\"lb_count\": 12, \"lb_failed\": 1}, \"ttwu_move_affine\": 3}}}",
+			    migrations * i);
+		if (i == 1)
+			strbuf_addstr(&cj, ", \"timeline\": ["
+				      "{\"run\": 0, \"t_run_s\": 0.5, \"fault\": \"f\", \"kind\": \"cpu_hotplug\", "
+				      "\"action\": \"offline\", \"ok\": true},"
+				      "{\"run\": 1, \"t_run_s\": 0.7, \"fault\": \"f\", \"kind\": \"cpu_hotplug\", "
+				      "\"action\": \"online\", \"ok\": false}],"
+				      "\"faults\": [{\"run\": 0, \"t_run_s\": 1.0, \"fault\": \"f\", "
+				      "\"kind\": \"cpu_hotplug\"}]");
+		strbuf_addstr(&cj, i == 1 ? "},\n" : "}\n");
+	}
+	strbuf_addstr(&cj, "]}\n");
+	fx_write(dir, "cases.json", cj.buf);
+	fx_write(dir, "host-faults.jsonl",
+		 "{\"t_s\": 10.5, \"case\": \"sc<b>/groups=1,x=" EVIL_JSON "\", \"run\": 2, "
+		 "\"fault\": \"h\", \"kind\": \"pause\", \"action\": \"stop\", \"ok\": true}\n"
+		 "{\"t_s\": 11.0, \"case\": \"sc<b>/groups=1,x=" EVIL_JSON "\", \"run\": 2, "
+		 "\"fault\": \"h\", \"kind\": \"pause\", \"action\": \"cont\", \"ok\": true}\n");
+	strbuf_release(&cj);
+	return dir;
+}
+
+struct fixture {
+	struct cmp_run runs[2];
+	struct comparison c;
+};
+
+static void fx_build(struct fixture *f)
+{
+	char *dirs[2] = { fx_run("base", "6.1.0", 1.0, 100), fx_run("test", "6.1.1", 1.1, 300) };
+	struct strbuf err = STRBUF_INIT;
+
+	memset(f, 0, sizeof(*f));
+	for (int k = 0; k < 2; k++) {
+		if (cmp_run_load(&f->runs[k], dirs[k], &err) < 0)
+			fail_msg("cannot load '%s': %s", dirs[k], err.buf);
+		free(f->runs[k].label);
+		f->runs[k].label = xstrdup(k ? "tip" EVIL : "base");
+		free(dirs[k]);
+	}
+	strbuf_release(&err);
+	comparison_build(&f->c, f->runs, 2);
+}
+
+static void fx_release(struct fixture *f)
+{
+	comparison_release(&f->c);
+	for (int k = 0; k < 2; k++)
+		cmp_run_release(&f->runs[k]);
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = hay; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/* Nothing from a run directory may open an element or an attribute. */
+static void assert_no_markup_from_runs(const char *page)
+{
+	assert_null(strstr(page, "<script"));
+	assert_null(strstr(page, "<img"));
+	assert_null(strstr(page, "<b>"));
+	assert_true(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;&lt;img") >= 3);
+}
+
+static int have_gnuplot(void)
+{
+	const char *argv[] = { "gnuplot", "--version", NULL };
+
+	return run_command_capture(argv, 10000, NULL, NULL) == 0;
+}
+
+static void test_escape(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	html_escape(&sb, "a<b>&\"'\x01z\n");
+	assert_string_equal(sb.buf, "a&lt;b&gt;&amp;&quot;&#39;&#xFFFD;z\n");
+	strbuf_reset(&sb);
+	plot_quote(&sb, "it's\n'");
+	assert_string_equal(sb.buf, "'it''s?'''");
+	strbuf_release(&sb);
+}
+
+/* Tables, counters, fault table and summary; no plots: gnuplot cannot run. */
+static void test_without_gnuplot(void **state)
+{
+	struct html_opts o = { .gnuplot = "/nonexistent/gnuplot" };
+	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT;
+	struct fixture f;
+
+	(void)state;
+	fx_build(&f);
+	comparison_html(&f.c, &o, &page, &skipped);
+	assert_non_null(strstr(skipped.buf, "/nonexistent/gnuplot"));
+	assert_null(strchr(skipped.buf, '\n'));
+	assert_non_null(strstr(page.buf, "<p class=warn id=plots-skipped>Plots skipped: "));
+	assert_int_equal(count(page.buf, "<svg"), 0);
+	/* every block has its table; the rest of the page is there */
+	assert_true(f.c.nr_blocks >= 1);
+	assert_int_equal(count(page.buf, "<table class=cmp>"), f.c.nr_blocks);
+	for (size_t i = 0; i < f.c.nr_blocks; i++) {
+		struct strbuf t = STRBUF_INIT;
+
+		strbuf_addstr(&t, "<h2>");
+		html_escape(&t, f.c.blocks[i].title);
+		strbuf_addstr(&t, "</h2>");
+		assert_non_null(strstr(page.buf, t.buf));
+		strbuf_release(&t);
+	}
+	assert_int_equal(count(page.buf, "<table class=ctr>"), 1);
+	assert_int_equal(count(page.buf, "<table class=faults>"), 1);
+	assert_non_null(strstr(page.buf, "<h2>Summary</h2>"));
+	assert_non_null(strstr(page.buf, "migrations/run"));
+	assert_non_null(strstr(page.buf, "(+200.0%)"));
+	/* the failed case's reason reaches the summary, escaped */
+	assert_non_null(strstr(page.buf, "reason &lt;script&gt;"));
+	assert_no_markup_from_runs(page.buf);
+	assert_true(page.len > 8 && !strcmp(page.buf + page.len - 8, "</html>\n"));
+	strbuf_release(&page);
+	strbuf_release(&skipped);
+	fx_release(&f);
+}
+
+/* gnuplot that runs but fails: one line saying how, plotting stops. */
+static void test_gnuplot_fails(void **state)
+{
+	struct html_opts o = { .gnuplot = "false" };
+	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT;
+	struct fixture f;
+
+	(void)state;
+	fx_build(&f);
+	comparison_html(&f.c, &o, &page, &skipped);
+	assert_string_equal(skipped.buf, "'false' exited with 1: no message");
+	assert_int_equal(count(page.buf, "<svg"), 0);
+	assert_int_equal(count(page.buf, "<table class=cmp>"), f.c.nr_blocks);
+	strbuf_release(&page);
+	strbuf_release(&skipped);
+	fx_release(&f);
+}
+
+/* The real gnuplot: one distribution plot per block, a counter plot per
+ * case, a fault timeline for the case with faults; still nothing unescaped. */
+static void test_with_gnuplot(void **state)
+{
+	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT;
+	struct fixture f;
+
+	(void)state;
+	if (!have_gnuplot())
+		skip();
+	fx_build(&f);
+	comparison_html(&f.c, NULL, &page, &skipped);
+	if (skipped.len)
+		fail_msg("plots skipped: %s", skipped.buf);
+	assert_null(strstr(page.buf, "plots-skipped"));
+	/* 1 block + 2 counter plots + 1 fault timeline */
+	assert_int_equal(f.c.nr_blocks, 1);
+	assert_int_equal(count(page.buf, "<svg"), 4);
+	assert_int_equal(count(page.buf, "</svg>"), 4);
+	assert_int_equal(count(page.buf, "<figure>"), 4);
+	assert_null(strstr(page.buf, "<?xml"));
+	/* ids were made unique per plot */
+	assert_non_null(strstr(page.buf, "id='p0_gpPt0'"));
+	assert_non_null(strstr(page.buf, "id='p3_gpPt0'"));
+	assert_null(strstr(page.buf, "id='gpPt0'"));
+	/* the series colours the integration test looks for */
+	assert_non_null(strstr(page.buf, "rgb(  0, 114, 178)"));
+	assert_non_null(strstr(page.buf, "rgb(213,  94,   0)"));
+	assert_non_null(strstr(page.buf, "8 fault actions (2 failed"));
+	assert_no_markup_from_runs(page.buf);
+	strbuf_release(&page);
+	strbuf_release(&skipped);
+	fx_release(&f);
+}
+
+static void test_fault_marks(void **state)
+{
+	struct fault_marks fm = FAULT_MARKS_INIT;
+	struct strbuf err = STRBUF_INIT;
+	static const char good[] =
+		"{\"cases\": [{\"case\": \"a\", \"timeline\": [{\"run\": 1, \"t_run_s\": 2.5, "
+		"\"kind\": \"k\", \"action\": \"x\", \"ok\": false}], \"faults\": [{\"run\": 1, "
+		"\"t_run_s\": 3, \"kind\": \"k\"}]}, {\"case\": \"b\"}]}  \n";
+	static const char host[] = "{\"t_s\": 1, \"case\": \"a\", \"run\": 0, "
+				   "\"kind\": \"pause\", \"action\": \"stop\"}\n\n";
+	static const char *const bad[][2] = {
+		{ "[]", "no list of cases" },
+		{ "{\"cases\": [{\"timeline\": []}]}", "without an id" },
+		{ "{\"cases\": [{\"case\": \"a\", \"timeline\": {}}]}", "is not a list" },
+		{ "{\"cases\": [{\"case\": \"a\", \"timeline\": [{\"run\": -1, \"t_run_s\": 1, "
+		  "\"kind\": \"k\", \"action\": \"x\"}]}]}", "bad timeline entry 0" },
+		{ "{\"cases\": [{\"case\": \"a\", \"timeline\": [{\"run\": 0.5, \"t_run_s\": 1, "
+		  "\"kind\": \"k\", \"action\": \"x\"}]}]}", "bad timeline entry 0" },
+		{ "{\"cases\": [{\"case\": \"a\", \"faults\": [{\"run\": 0, \"kind\": \"k\"}]}]}",
+		  "bad faults entry 0" },
+		{ "{\"cases\": []} x", "not valid JSON" },
+	};
+
+	(void)state;
+	assert_int_equal(fault_marks_parse_cases(&fm, good, strlen(good), &err), 0);
+	assert_int_equal(fm.nr, 2);
+	assert_string_equal(fm.v[0].case_id, "a");
+	assert_string_equal(fm.v[0].what, "k x");
+	assert_int_equal(fm.v[0].run, 1);
+	assert_false(fm.v[0].ok);
+	assert_false(fm.v[0].end);
+	assert_true(fm.v[1].end && fm.v[1].ok);
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(fault_marks_parse_cases(&fm, bad[i][0], strlen(bad[i][0]), &err), -1);
+		if (!strstr(err.buf, bad[i][1]))
+			fail_msg("'%s': got '%s'", bad[i][0], err.buf);
+	}
+	strbuf_reset(&err);
+	assert_int_equal(fault_marks_parse_host(&fm, host, strlen(host), &err), 0);
+	assert_true(fm.v[fm.nr - 1].host && fm.v[fm.nr - 1].ok);
+	assert_int_equal(fault_marks_parse_host(&fm, "{\"t_s\": 1}\n", 11, &err), -1);
+	assert_non_null(strstr(err.buf, "line 1 is not a fault action"));
+	fault_marks_release(&fm);
+	assert_int_equal(fm.nr, 0);
+	strbuf_release(&err);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_without_gnuplot),
+		cmocka_unit_test(test_gnuplot_fails),
+		cmocka_unit_test(test_with_gnuplot),
+		cmocka_unit_test(test_fault_marks),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
