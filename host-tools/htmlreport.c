@@ -54,6 +54,7 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 	m->what = xstrdup(what);
 	m->run = run;
 	m->t = t;
+	m->rel = t;
 	m->ok = ok;
 	m->host = host;
 	m->end = end;
@@ -246,11 +247,45 @@ static int load_one(struct fault_marks *fm, const char *dir, const char *name, i
 	return ret;
 }
 
+static int by_case_run_t(const void *a, const void *b)
+{
+	const struct fault_mark *x = *(const struct fault_mark *const *)a;
+	const struct fault_mark *y = *(const struct fault_mark *const *)b;
+	int r = strcmp(x->case_id, y->case_id);
+
+	if (r)
+		return r;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return (x->t > y->t) - (x->t < y->t);
+}
+
+/* The host's clock is the session's: its actions are placed from the first
+ * host action of their run, the only start of the run the host saw. */
+static void host_rel(struct fault_marks *fm)
+{
+	struct fault_mark **v = xcalloc(fm->nr + 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < fm->nr; i++)
+		if (fm->v[i].host)
+			v[n++] = &fm->v[i];
+	qsort(v, n, sizeof(*v), by_case_run_t);
+	for (size_t i = 0, first = 0; i < n; i++) {
+		if (i && (v[i]->run != v[first]->run || strcmp(v[i]->case_id, v[first]->case_id)))
+			first = i;
+		v[i]->rel = v[i]->t - v[first]->t;
+	}
+	free(v);
+}
+
 int fault_marks_load(struct fault_marks *fm, const char *dir, struct strbuf *err)
 {
-	if (load_one(fm, dir, "cases.json", 1, fault_marks_parse_cases, err))
+	if (load_one(fm, dir, "cases.json", 1, fault_marks_parse_cases, err) ||
+	    load_one(fm, dir, "host-faults.jsonl", 0, fault_marks_parse_host, err))
 		return -1;
-	return load_one(fm, dir, "host-faults.jsonl", 0, fault_marks_parse_host, err);
+	host_rel(fm);
+	return 0;
 }
 
 void fault_marks_release(struct fault_marks *fm)
@@ -361,30 +396,29 @@ static void plot_sep(struct strbuf *s, int *first)
 
 /* ---- preamble and comparison tables ---- */
 
-static void preamble(struct html_ctx *x)
+static void preamble(struct strbuf *out, const struct comparison *c)
 {
-	const struct comparison *c = x->c;
 
-	strbuf_addstr(x->out, "<p>");
-	escf(x->out, "%zu runs of %s on '%s', baseline first:", c->nr_runs, c->runs[0].what,
+	strbuf_addstr(out, "<p>");
+	escf(out, "%zu runs of %s on '%s', baseline first:", c->nr_runs, c->runs[0].what,
 	     c->runs[0].spec);
-	strbuf_addstr(x->out, "</p>\n<table><tr><th class=l>Column</th><th class=l>Run</th>"
+	strbuf_addstr(out, "</p>\n<table><tr><th class=l>Column</th><th class=l>Run</th>"
 			      "<th class=l>Kernel</th><th class=l>Topology</th></tr>\n");
 	for (size_t k = 0; k < c->nr_runs; k++) {
 		const struct cmp_run *r = &c->runs[k];
 
-		strbuf_addf(x->out, "<tr><td class=l><span style=\"color:%s\">&#9632;</span> ",
+		strbuf_addf(out, "<tr><td class=l><span style=\"color:%s\">&#9632;</span> ",
 			    colour(k));
-		esc(x->out, r->label);
-		strbuf_addstr(x->out, "</td><td class=l>");
-		esc(x->out, r->name);
-		strbuf_addstr(x->out, "</td><td class=l>");
-		esc(x->out, r->kernel);
-		strbuf_addstr(x->out, "</td><td class=l>");
-		esc(x->out, r->spec_resolved ? r->spec_resolved : r->spec);
-		strbuf_addstr(x->out, "</td></tr>\n");
+		esc(out, r->label);
+		strbuf_addstr(out, "</td><td class=l>");
+		esc(out, r->name);
+		strbuf_addstr(out, "</td><td class=l>");
+		esc(out, r->kernel);
+		strbuf_addstr(out, "</td><td class=l>");
+		esc(out, r->spec_resolved ? r->spec_resolved : r->spec);
+		strbuf_addstr(out, "</td></tr>\n");
 	}
-	strbuf_addstr(x->out, "</table>\n<p class=legend>Each cell: the statistic normalized to "
+	strbuf_addstr(out, "</table>\n<p class=legend>Each cell: the statistic normalized to "
 			      "the baseline, [pct imp] (positive is better), (CV %). Verdicts per "
 			      "test column: + better, - worse, = no change (95% CI of the ratio "
 			      "within &#177;2%), ? undecided (noise), x no data; q&lt;0.05 "
@@ -786,6 +820,8 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 
 /* ---- plot 3: fault actions over the per-run metric values ---- */
 
+#define PER_RUN_TICS 40	/* more runs get a plain axis */
+
 static const struct cmp_row *case_row(const struct comparison *c, const char *id,
 				      const struct cmp_block **blk)
 {
@@ -798,23 +834,12 @@ static const struct cmp_row *case_row(const struct comparison *c, const char *id
 	return NULL;
 }
 
-/* Where a mark goes on the x axis: run index plus its time within the run,
- * as a share of the case's longest run (host actions: from the run's first
- * host action, as their clock is the session's). */
-static double mark_x(const struct fault_marks *fm, const struct fault_mark *m, double span,
-		     double host_span)
+/* Where a mark goes on the x axis: run index plus its time within the run
+ * as a share of the case's longest (guest and host actions apart). */
+static double mark_x(const struct fault_mark *m, double span, double host_span)
 {
-	double t0 = m->t, share;
+	double whole = m->host ? host_span : span, share = whole > 0 ? m->rel / whole : 0;
 
-	if (!m->host) {
-		share = span > 0 ? m->t / span : 0;
-	} else {
-		for (size_t i = 0; i < fm->nr; i++)
-			if (fm->v[i].host && fm->v[i].run == m->run &&
-			    !strcmp(fm->v[i].case_id, m->case_id) && fm->v[i].t < t0)
-				t0 = fm->v[i].t;
-		share = host_span > 0 ? (m->t - t0) / host_span : 0;
-	}
 	return m->run + 0.05 + 0.9 * (share > 1 ? 1 : share);
 }
 
@@ -826,6 +851,7 @@ static double spans(const struct fault_marks *fm, const char *id, double *host_s
 	*host_span = 0;
 	for (size_t i = 0; i < fm->nr; i++) {
 		const struct fault_mark *m = &fm->v[i];
+		double *to = m->host ? host_span : &span;
 
 		if (strcmp(m->case_id, id))
 			continue;
@@ -835,15 +861,8 @@ static double spans(const struct fault_marks *fm, const char *id, double *host_s
 			(*actions)++;
 			*failed += !m->ok;
 		}
-		if (!m->host) {
-			if (m->t > span)
-				span = m->t;
-			continue;
-		}
-		for (size_t j = 0; j < fm->nr; j++)
-			if (fm->v[j].host && fm->v[j].run == m->run && !strcmp(fm->v[j].case_id, id) &&
-			    m->t - fm->v[j].t > *host_span)
-				*host_span = m->t - fm->v[j].t;
+		if (m->rel > *to)
+			*to = m->rel;
 	}
 	return span;
 }
@@ -875,7 +894,7 @@ static void fault_plot(struct html_ctx *x, const struct cmp_case *cs)
 
 				if (!fmk->end && fmk->ok == ok && !strcmp(fmk->case_id, cs->id))
 					strbuf_addf(&marks, "%.6g %zu\n",
-						    mark_x(&x->marks[k], fmk, span, host_span), k);
+						    mark_x(fmk, span, host_span), k);
 			}
 			strbuf_addstr(&marks, "EOD\n");
 		}
@@ -895,12 +914,18 @@ static void fault_plot(struct html_ctx *x, const struct cmp_case *cs)
 		plot_quote(&s, c->runs[k].label);
 		strbuf_addf(&s, " %zu", k);
 	}
-	strbuf_addstr(&s, ")\nset xtics (");
-	for (unsigned i = 0; i < runs; i++)
-		strbuf_addf(&s, "%s'run %u' %u.5", i ? ", " : "", i, i);
 	strbuf_addstr(&s, ")\nset grid noxtics\n");
-	for (unsigned i = 1; i < runs; i++)
-		strbuf_addf(&s, "set arrow from %u, graph 0 to %u, graph 1 nohead lc rgb '#bbbbbb'\n", i, i);
+	if (runs <= PER_RUN_TICS) {
+		strbuf_addstr(&s, "set xtics (");
+		for (unsigned i = 0; i < runs; i++)
+			strbuf_addf(&s, "%s'run %u' %u.5", i ? ", " : "", i, i);
+		strbuf_addstr(&s, ")\n");
+		for (unsigned i = 1; i < runs; i++)
+			strbuf_addf(&s, "set arrow from %u, graph 0 to %u, graph 1 nohead lc rgb '#bbbbbb'\n",
+				    i, i);
+	} else {
+		strbuf_addstr(&s, "set xlabel 'measured run'\n");
+	}
 	if (any_value) {
 		strbuf_addf(&cap, "%s%s%s", b->metric, *b->unit ? " in " : "", b->unit);
 		strbuf_addstr(&s, "set ylabel ");
@@ -1104,7 +1129,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	}
 	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedlab comparison</h1>\n",
 		    css);
-	preamble(&(struct html_ctx){ .c = c, .o = o, .out = out });
+	preamble(out, c);
 	if (x.skipped.len) {
 		strbuf_addstr(out, "<p class=warn id=plots-skipped>Plots skipped: ");
 		esc(out, x.skipped.buf);
