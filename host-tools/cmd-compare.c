@@ -9,7 +9,8 @@
 #include <string.h>
 
 static const char compare_usage[] =
-	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] BASE TEST [TEST...]";
+	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] "
+	"BASE TEST [TEST...]";
 
 /* --label repeats, which the option table cannot say: take them out first. */
 static void take_labels(int argc, const char **argv, struct strvec *labels, struct strvec *rest)

@@ -88,14 +88,15 @@ static int parse_action(struct fault_marks *fm, const char *case_id, struct json
 	struct json_object *ok;
 	double run, t;
 	char *what;
+	int good;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
 	    num_of(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
 	    num_of(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
-	add_mark(fm, case_id, what, (unsigned)run, t,
-		 !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok), host, end);
+	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
+	add_mark(fm, case_id, what, (unsigned)run, t, good, host, end);
 	free(what);
 	return 0;
 }
@@ -131,11 +132,14 @@ static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, stru
 			case_error(err, id, keys[k], -1);
 			return -1;
 		}
-		for (size_t i = 0; i < json_object_array_length(arr); i++)
-			if (parse_action(fm, id, json_object_array_get_idx(arr, i), "t_run_s", 0, k == 1)) {
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			struct json_object *a = json_object_array_get_idx(arr, i);
+
+			if (parse_action(fm, id, a, "t_run_s", 0, k == 1)) {
 				case_error(err, id, keys[k], (long)i);
 				return -1;
 			}
+		}
 	}
 	return 0;
 }
@@ -170,7 +174,8 @@ static struct json_object *parse_bounded(const char *text, size_t len, const cha
 	return o;
 }
 
-int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len, struct strbuf *err)
+int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len,
+			    struct strbuf *err)
 {
 	struct json_object *o = parse_bounded(text, len, "cases.json", err), *cases;
 	int ret = -1;
@@ -192,7 +197,8 @@ out:
 	return ret;
 }
 
-int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len, struct strbuf *err)
+int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
+			   struct strbuf *err)
 {
 	size_t line = 0;
 
@@ -217,7 +223,8 @@ int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
 		      parse_action(fm, id, o, "t_s", 1, 0);
 		json_object_put(o);
 		if (bad) {
-			strbuf_addf(err, "host-faults.jsonl: line %zu is not a fault action", line + 1);
+			strbuf_addf(err, "host-faults.jsonl: line %zu is not a fault action",
+				    line + 1);
 			return -1;
 		}
 		at += n + (nl != NULL);
@@ -310,14 +317,16 @@ static const char *const side_colour[] = {
 
 static const char css[] =
 	"body{font-family:sans-serif;margin:16px 24px;color:#1f2328;max-width:1500px}\n"
-	"h1{font-size:150%}h2{font-size:120%;margin:28px 0 4px}h3{font-size:105%;margin:16px 0 4px}\n"
+	"h1{font-size:150%}h2{font-size:120%;margin:28px 0 4px}\n"
+	"h3{font-size:105%;margin:16px 0 4px}\n"
 	"table{border-collapse:collapse;margin:6px 0 10px}\n"
 	"th{background:#24386b;color:#fff;padding:3px 9px;font-weight:600;text-align:center}\n"
 	"td{padding:2px 9px;border-bottom:1px solid #d0d7de;text-align:right;"
 	"font-variant-numeric:tabular-nums}\n"
 	"td.l,th.l{text-align:left}\n"
 	"table.meta td{border:0;text-align:left;padding:0 9px 0 0}\n"
-	"td.improved{background:#c9f2d0;color:#0a5c1f}td.regressed{background:#ffd1cc;color:#a40e26}\n"
+	"td.improved{background:#c9f2d0;color:#0a5c1f}\n"
+	"td.regressed{background:#ffd1cc;color:#a40e26}\n"
 	"td.same{background:#eaeef2;color:#424a53}td.undecided{background:#fff1b8;color:#7a5200}\n"
 	"td.nodata{color:#8c959f}td.bad{background:#ffd1cc;color:#a40e26}\n"
 	"figure{display:inline-block;margin:6px 18px 6px 0;vertical-align:top}\n"
@@ -383,9 +392,10 @@ static void figure(struct html_ctx *x, const char *script, const char *caption)
 
 static void plot_head(struct strbuf *s, unsigned w, unsigned h)
 {
-	strbuf_addf(s, "set terminal svg size %u,%u font 'sans,10' noenhanced background '#ffffff'\n",
-		    w, h);
-	strbuf_addstr(s, "set key outside top center horizontal noautotitle\nset grid ytics lc rgb '#dddddd'\n");
+	strbuf_addf(s, "set terminal svg size %u,%u font 'sans,10' noenhanced "
+		       "background '#ffffff'\n", w, h);
+	strbuf_addstr(s, "set key outside top center horizontal noautotitle\n"
+			 "set grid ytics lc rgb '#dddddd'\n");
 }
 
 static void plot_sep(struct strbuf *s, int *first)
@@ -449,7 +459,8 @@ static void test_cell(struct strbuf *sb, const struct cmp_test *t)
 		if (isfinite(t->more_runs))
 			strbuf_addf(sb, "; about %.0f more runs per side", t->more_runs);
 	}
-	strbuf_addf(sb, "\">%c %s</td>", cmp_verdict_mark(t->verdict), cmp_verdict_name(t->verdict));
+	strbuf_addf(sb, "\">%c %s</td>", cmp_verdict_mark(t->verdict),
+		    cmp_verdict_name(t->verdict));
 }
 
 static void block_table(struct html_ctx *x, const struct cmp_block *b)
@@ -536,8 +547,8 @@ static void box_data(struct strbuf *s, const struct cmp_block *b, size_t k, size
 			v[i] = m->values[i] / scale;
 		gsl_sort(v, 1, m->n);
 		strbuf_addf(s, "%.6g %.9g %.9g %.9g %.9g %.9g\n", r + off,
-			    gsl_stats_quantile_from_sorted_data(v, 1, m->n, 0.25), v[0], v[m->n - 1],
-			    gsl_stats_quantile_from_sorted_data(v, 1, m->n, 0.75),
+			    gsl_stats_quantile_from_sorted_data(v, 1, m->n, 0.25), v[0],
+			    v[m->n - 1], gsl_stats_quantile_from_sorted_data(v, 1, m->n, 0.75),
 			    gsl_stats_median_from_sorted_data(v, 1, m->n));
 		free(v);
 	}
@@ -598,13 +609,15 @@ static void distribution_plot(struct html_ctx *x, const struct cmp_block *b)
 		strbuf_addf(&s, "$box%zu using 1:6:6:6:6 with candlesticks lw 2.5 lc rgb '%s'", k,
 			    colour(k));
 		plot_sep(&s, &first);
-		strbuf_addf(&s, "$pts%zu using 1:2 with points pt 7 ps 0.45 lc rgb '%s'", k, colour(k));
+		strbuf_addf(&s, "$pts%zu using 1:2 with points pt 7 ps 0.45 lc rgb '%s'", k,
+			    colour(k));
 	}
 	strbuf_addch(&s, '\n');
 	strbuf_reset(&cap);
 	strbuf_addf(&cap, "%s: every measured run's %s, divided by the baseline's %s of its row; "
 		    "boxes from the lower to the upper quartile, the thick line is the median, "
-		    "whiskers reach the extremes.", b->title, b->metric, stats_statistic_title(b->stat));
+		    "whiskers reach the extremes.", b->title, b->metric,
+		    stats_statistic_title(b->stat));
 	figure(x, s.buf, cap.buf);
 	strbuf_release(&s);
 	strbuf_release(&cap);
@@ -726,7 +739,8 @@ static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const st
 	int first = 1;
 
 	plot_head(&s, w < 520 ? 520 : w > 1100 ? 1100 : w, 340);
-	strbuf_addf(&s, "set xrange [-0.5:%zu.5]\nset boxwidth %.4f absolute\n", nr - 1, slot * 0.9);
+	strbuf_addf(&s, "set xrange [-0.5:%zu.5]\nset boxwidth %.4f absolute\n", nr - 1,
+		    slot * 0.9);
 	strbuf_addstr(&s, "set style fill solid 1.0 noborder\nset logscale y\nset format y '%.0e'\n"
 			  "set ylabel 'count (log scale)'\nset xtics rotate by -25 left (");
 	for (size_t j = 0; j < nr; j++) {
@@ -739,8 +753,8 @@ static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const st
 		strbuf_addf(&s, "$ctr%zu << EOD\n", k);
 		for (size_t j = 0; j < nr; j++)
 			if (v[j].v[k] > 0)
-				strbuf_addf(&s, "%.6g %.9g\n", j + (k - (c->nr_runs - 1) / 2.0) * slot,
-					    v[j].v[k]);
+				strbuf_addf(&s, "%.6g %.9g\n",
+					    j + (k - (c->nr_runs - 1) / 2.0) * slot, v[j].v[k]);
 		strbuf_addstr(&s, "EOD\n");
 	}
 	for (size_t k = 0; k < c->nr_runs; k++) {
@@ -800,9 +814,10 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 	if (table.len) {
 		strbuf_addstr(o, "<h3>Counters: ");
 		esc(o, scenario);
-		strbuf_addstr(o, "</h3>\n<p class=legend>Tasks' counters per measured run; schedstat "
-				 "and vmstat deltas over the whole case.</p>\n<table class=ctr>\n"
-				 "<tr><th class=l>Case</th><th class=l>Counter</th>");
+		strbuf_addstr(o, "</h3>\n<p class=legend>Tasks' counters per measured run; "
+				 "schedstat and vmstat deltas over the whole case.</p>\n"
+				 "<table class=ctr>\n<tr><th class=l>Case</th>"
+				 "<th class=l>Counter</th>");
 		for (size_t k = 0; k < c->nr_runs; k++) {
 			strbuf_addf(o, "<th%s>", k ? " colspan=2" : "");
 			esc(o, c->runs[k].label);
@@ -921,8 +936,8 @@ static void fault_plot(struct html_ctx *x, const struct cmp_case *cs)
 			strbuf_addf(&s, "%s'run %u' %u.5", i ? ", " : "", i, i);
 		strbuf_addstr(&s, ")\n");
 		for (unsigned i = 1; i < runs; i++)
-			strbuf_addf(&s, "set arrow from %u, graph 0 to %u, graph 1 nohead lc rgb '#bbbbbb'\n",
-				    i, i);
+			strbuf_addf(&s, "set arrow from %u, graph 0 to %u, graph 1 nohead "
+				       "lc rgb '#bbbbbb'\n", i, i);
 	} else {
 		strbuf_addstr(&s, "set xlabel 'measured run'\n");
 	}
@@ -939,24 +954,25 @@ static void fault_plot(struct html_ctx *x, const struct cmp_case *cs)
 
 		if (row && row->cells[k].m && row->cells[k].m->n) {
 			plot_sep(&s, &first);
-			strbuf_addf(&s, "$val%zu using 1:2 with linespoints pt 7 lw 1.5 lc rgb '%s' title ",
-				    k, colour(k));
+			strbuf_addf(&s, "$val%zu using 1:2 with linespoints pt 7 lw 1.5 "
+				       "lc rgb '%s' title ", k, colour(k));
 			strbuf_addf(&t, "%s %s", c->runs[k].label, b->metric);
 			plot_quote(&s, t.buf);
 		}
 		plot_sep(&s, &first);
-		strbuf_addf(&s, "$mark%zu_1 using 1:2 axes x1y2 with points pt 9 ps 1.1 lc rgb '%s'",
-			    k, colour(k));
+		strbuf_addf(&s, "$mark%zu_1 using 1:2 axes x1y2 with points pt 9 ps 1.1 "
+			       "lc rgb '%s'", k, colour(k));
 		plot_sep(&s, &first);
-		strbuf_addf(&s, "$mark%zu_0 using 1:2 axes x1y2 with points pt 2 ps 1.2 lc rgb '%s'",
-			    k, FAILED_COLOUR);
+		strbuf_addf(&s, "$mark%zu_0 using 1:2 axes x1y2 with points pt 2 ps 1.2 "
+			       "lc rgb '%s'", k, FAILED_COLOUR);
 		strbuf_release(&t);
 	}
 	strbuf_addch(&s, '\n');
 	strbuf_reset(&cap);
-	strbuf_addf(&cap, "%s: %zu fault actions (%zu failed: red crosses; triangles: done) at their "
-		    "time in each measured run, one band per column on the right axis; lines: %s "
-		    "per run.", cs->id, total, failed_total, any_value ? b->metric : "no metric");
+	strbuf_addf(&cap, "%s: %zu fault actions (%zu failed: red crosses; triangles: done) at "
+		    "their time in each measured run, one band per column on the right axis; "
+		    "lines: %s per run.", cs->id, total, failed_total,
+		    any_value ? b->metric : "no metric");
 	figure(x, s.buf, cap.buf);
 out:
 	strbuf_release(&s);
@@ -1091,7 +1107,8 @@ static void load_marks(struct html_ctx *x, struct strbuf *notes)
 		if (x->c->runs[k].dir && fault_marks_load(&x->marks[k], x->c->runs[k].dir, &err)) {
 			fault_marks_release(&x->marks[k]);
 			strbuf_addstr(notes, "<p class=warn>");
-			escf(notes, "Fault timeline of %s not shown: %s", x->c->runs[k].label, err.buf);
+			escf(notes, "Fault timeline of %s not shown: %s", x->c->runs[k].label,
+			     err.buf);
 			strbuf_addstr(notes, "</p>\n");
 		}
 		strbuf_release(&err);
@@ -1127,8 +1144,8 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 		strbuf_addstr(out, k ? " vs " : "");
 		esc(out, c->runs[k].label);
 	}
-	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>schedlab comparison</h1>\n",
-		    css);
+	strbuf_addf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n"
+			 "<h1>schedlab comparison</h1>\n", css);
 	preamble(out, c);
 	if (x.skipped.len) {
 		strbuf_addstr(out, "<p class=warn id=plots-skipped>Plots skipped: ");

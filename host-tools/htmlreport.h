@@ -13,7 +13,8 @@ struct fault_mark {
 	char *what;		/* "cpu_hotplug offline" */
 	unsigned run;		/* measured run index */
 	double t;		/* guest: seconds into the run; host: seconds into the session */
-	double rel;		/* seconds since the run's start (guest) or its first host action */
+	double rel;		/* seconds since the run started (guest) or since the
+				 * run's first host action */
 	int ok;
 	int host;
 	int end;		/* not an action: when the fault's run ended (guest only) */
@@ -31,8 +32,10 @@ struct fault_marks {
 
 /* Parsers of the two sources, bounded, for untrusted bytes (fuzzed).  They
  * append to fm; on error one line in err and -1 (fm keeps what it had). */
-int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len, struct strbuf *err);
-int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len, struct strbuf *err);
+int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len,
+			    struct strbuf *err);
+int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
+			   struct strbuf *err);
 /* Both files of a run directory; a missing host-faults.jsonl is no error.
  * Sets every mark's rel. */
 int fault_marks_load(struct fault_marks *fm, const char *dir, struct strbuf *err);

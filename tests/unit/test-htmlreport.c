@@ -51,31 +51,37 @@ static char *fx_run(const char *name, const char *kernel, double t, double migra
 	struct strbuf cj = STRBUF_INIT;
 
 	assert_int_equal(mkdir_p(dir, 0755), 0);
-	rj = xasprintf("{\"kernel\": \"%s\", \"spec\": \"1s2c\", \"spec_resolved\": \"1s2c,nps=1\", "
+	rj = xasprintf("{\"kernel\": \"%s\", \"spec\": \"1s2c\", "
+		       "\"spec_resolved\": \"1s2c,nps=1\", "
 		       "\"suite\": \"evil\"}\n", kernel);
 	fx_write(dir, "run.json", rj);
 	free(rj);
 	strbuf_addstr(&cj, "{\"cases\": [\n");
 	for (int i = 1; i <= 2; i++) {
-		strbuf_addf(&cj, "{\"case\": \"sc<b>/groups=%d,x=" EVIL_JSON "\", \"scenario\": \"sc<b>\", "
+		strbuf_addf(&cj, "{\"case\": \"sc<b>/groups=%d,x=" EVIL_JSON "\", "
+			    "\"scenario\": \"sc<b>\", "
 			    "\"workload\": \"hackbench\", \"verdict\": \"%s\", \"reason\": \"%s\", "
 			    "\"metrics\": {\"time\": {\"unit\": \"s\", \"better\": \"lower\", "
 			    "\"statistic\": \"amean\", \"declared\": true, \"values\": ",
 			    i, i == 2 && t > 1.05 ? "FAIL" : "PASS",
 			    i == 2 && t > 1.05 ? "reason " EVIL_JSON : "");
 		fx_values(&cj, t * i, 0.01, i == 2 && t > 1.05 ? 0 : 5);
-		strbuf_addf(&cj, "}}, \"tasks\": {\"nr_migrations\": %.0f, \"nr_involuntary_switches\": 50}, "
+		strbuf_addf(&cj, "}}, \"tasks\": {\"nr_migrations\": %.0f, "
+			    "\"nr_involuntary_switches\": 50}, "
 			    "\"vmstat_delta\": {\"numa_pages_migrated\": 7}, "
 			    "\"schedstat\": {\"domains\": {\"d0\": {\"level\": 0, \"idle\": "
 			    "{\"lb_count\": 12, \"lb_failed\": 1}, \"ttwu_move_affine\": 3}}}",
 			    migrations * i);
 		if (i == 1)
 			strbuf_addstr(&cj, ", \"timeline\": ["
-				      "{\"run\": 0, \"t_run_s\": 0.5, \"fault\": \"f\", \"kind\": \"cpu_hotplug\", "
+				      "{\"run\": 0, \"t_run_s\": 0.5, \"fault\": \"f\", "
+				      "\"kind\": \"cpu_hotplug\", "
 				      "\"action\": \"offline\", \"ok\": true},"
-				      "{\"run\": 1, \"t_run_s\": 0.7, \"fault\": \"f\", \"kind\": \"cpu_hotplug\", "
+				      "{\"run\": 1, \"t_run_s\": 0.7, \"fault\": \"f\", "
+				      "\"kind\": \"cpu_hotplug\", "
 				      "\"action\": \"online\", \"ok\": false}],"
-				      "\"faults\": [{\"run\": 0, \"t_run_s\": 1.0, \"fault\": \"f\", "
+				      "\"faults\": [{\"run\": 0, \"t_run_s\": 1.0, "
+				      "\"fault\": \"f\", "
 				      "\"kind\": \"cpu_hotplug\"}]");
 		strbuf_addstr(&cj, i == 1 ? "},\n" : "}\n");
 	}
@@ -134,7 +140,8 @@ static void assert_no_markup_from_runs(const char *page)
 	assert_null(strstr(page, "<script"));
 	assert_null(strstr(page, "<img"));
 	assert_null(strstr(page, "<b>"));
-	assert_true(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;&lt;img") >= 3);
+	assert_true(count(page, "&lt;script&gt;alert(1)&lt;/script&gt;&amp;&quot;&#39;&lt;img") >=
+		    3);
 }
 
 static int have_gnuplot(void)
@@ -283,10 +290,12 @@ static void test_fault_marks(void **state)
 	assert_false(fm.v[0].end);
 	assert_true(fm.v[1].end && fm.v[1].ok);
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		const char *in = bad[i][0];
+
 		strbuf_reset(&err);
-		assert_int_equal(fault_marks_parse_cases(&fm, bad[i][0], strlen(bad[i][0]), &err), -1);
+		assert_int_equal(fault_marks_parse_cases(&fm, in, strlen(in), &err), -1);
 		if (!strstr(err.buf, bad[i][1]))
-			fail_msg("'%s': got '%s'", bad[i][0], err.buf);
+			fail_msg("'%s': got '%s'", in, err.buf);
 	}
 	strbuf_reset(&err);
 	assert_int_equal(fault_marks_parse_host(&fm, host, strlen(host), &err), 0);
