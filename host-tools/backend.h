@@ -1,5 +1,5 @@
 /* backend.h - one interface for everything that can run the lab's guest
- * side: direct QEMU now; libvirt and bare metal implement the same ops. */
+ * side: direct QEMU, libvirt (and bare metal) implement the same ops. */
 #ifndef LAB_BACKEND_H
 #define LAB_BACKEND_H
 
@@ -18,6 +18,7 @@ struct backend_conf {
 	const char *cmdline;
 	const char *run_dir;   /* results/<run>/; the backend may write qemu.log there */
 	const char *name;      /* unique per run: QEMU -name, libvirt domain name */
+	const char *uri;       /* libvirt connection URI; NULL: libvirt_uri(NULL) */
 };
 
 /*
@@ -54,6 +55,19 @@ struct backend_ops {
 };
 
 extern const struct backend_ops backend_qemu;
+extern const struct backend_ops backend_libvirt;
+
+/* "qemu" or "libvirt"; NULL for an unknown name. */
+const struct backend_ops *backend_find(const char *name);
+
+/* want, else $LIBVIRT_URI, else qemu:///system. */
+const char *libvirt_uri(const char *want);
+
+/* The domain XML the libvirt backend creates (caller frees): the topology's
+ * domain with kernel, initrd and cmdline at the given paths and the two
+ * serial ports connecting to con_sock (ttyS0) and rec_sock (ttyS1). */
+char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
+			 const char *initrd, const char *con_sock, const char *rec_sock);
 
 /* Builds the complete QEMU argv (binary first) for conf, with the given
  * fds for console, records and QMP; exposed for `lab topo --qemu` and tests. */

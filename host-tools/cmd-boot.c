@@ -8,7 +8,8 @@
 #include <stdlib.h>
 
 static const char boot_usage[] =
-	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--expect SPEC] [--timeout S] [--append ARGS]";
+	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--backend qemu|libvirt] [--uri URI]\n"
+	"              [--expect SPEC] [--timeout S] [--append ARGS]";
 
 int cmd_boot(int argc, const char **argv)
 {
@@ -21,11 +22,14 @@ int cmd_boot(int argc, const char **argv)
 	r.command = "boot";
 	r.accel = getenv("ACCEL");
 	r.tcg_threads = getenv("TCG_THREADS");
+	r.backend = getenv("BACKEND");
 	{
 		const struct lab_option opts[] = {
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
+			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
+			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_STRING("expect", &r.expect, "verify against this spec instead of SPEC"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 86400, "seconds before the run is a HANG"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),

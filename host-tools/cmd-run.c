@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--timeout S]";
+	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A]\n"
+	"              [--backend qemu|libvirt] [--uri URI] [--timeout S]";
 
 /* The runner validates workloads and options with the very code that
  * will run them; its one-line error names the scenario file and line. */
@@ -97,6 +98,7 @@ int cmd_run(int argc, const char **argv)
 	r.mode = "run";
 	r.accel = getenv("ACCEL");
 	r.tcg_threads = getenv("TCG_THREADS");
+	r.backend = getenv("BACKEND");
 	{
 		const struct lab_option opts[] = {
 			OPT_STRING("topo", &r.spec, "topology spec or preset (required)"),
@@ -105,6 +107,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
+			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
+			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),

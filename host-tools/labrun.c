@@ -154,6 +154,11 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		free(why);
 		return -1;
 	}
+	r->ops = backend_find(r->backend);
+	if (!r->ops) {
+		strbuf_addf(err, "unknown backend '%s' (qemu or libvirt)", r->backend);
+		return -1;
+	}
 	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
 		return -1;
 	if (tcg_threads_resolve(r, err) < 0)
@@ -283,7 +288,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "spec", r->spec);
 	add_str(run, "spec_resolved", r->topo.spec);
 	add_str(run, "topology", r->desc.buf);
-	add_str(run, "backend", "qemu");
+	add_str(run, "backend", r->ops->name);
+	if (r->ops == &backend_libvirt)
+		add_str(run, "libvirt_uri", libvirt_uri(r->uri));
 	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
 		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
@@ -316,10 +323,11 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.cmdline = r->cmdline.buf;
 	conf.run_dir = r->dir.buf;
 	conf.name = name;
+	conf.uri = r->uri;
 
 	for (;;) {
 		r->attempts++;
-		r->s.ops = &backend_qemu;
+		r->s.ops = r->ops;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s

@@ -17,6 +17,8 @@ struct lab_run {
 	const char *kernel_spec;
 	const char *accel;
 	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */
+	const char *backend;      /* "qemu" (default) or "libvirt" */
+	const char *uri;          /* libvirt URI, NULL: $LIBVIRT_URI or qemu:///system */
 	const char *expect;       /* verify against this spec instead */
 	const char *append;       /* extra kernel command line */
 	const char *results_root;
@@ -27,6 +29,7 @@ struct lab_run {
 	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
 
 	/* resolved */
+	const struct backend_ops *ops;
 	struct topo topo, expect_topo;
 	enum lab_accel accel_kind;
 	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */

@@ -6,7 +6,7 @@
 
 /* Escapes for both text and attribute values; XML 1.0 has no way to
  * carry most control characters, so they become '?'. */
-static void add_xml(struct strbuf *sb, const char *s)
+void topo_xml_escape(struct strbuf *sb, const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
 		switch (*p) {
@@ -24,7 +24,7 @@ static void add_xml(struct strbuf *sb, const char *s)
 static void add_elem(struct strbuf *sb, const char *indent, const char *tag, const char *text)
 {
 	strbuf_addf(sb, "%s<%s>", indent, tag);
-	add_xml(sb, text);
+	topo_xml_escape(sb, text);
 	strbuf_addf(sb, "</%s>\n", tag);
 }
 
@@ -56,6 +56,14 @@ static void add_numa(struct strbuf *sb, const struct topo *t)
 char *topo_libvirt_xml(const struct topo *t, enum lab_accel accel,
 		       const char *domain_name, const char *kernel,
 		       const char *initrd, const char *cmdline)
+{
+	return topo_libvirt_xml_devices(t, accel, domain_name, kernel, initrd, cmdline, NULL, NULL);
+}
+
+char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
+			       const char *domain_name, const char *kernel,
+			       const char *initrd, const char *cmdline,
+			       const char *chardevs, const char *tail)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct strbuf summary = STRBUF_INIT;
@@ -101,15 +109,19 @@ char *topo_libvirt_xml(const struct topo *t, enum lab_accel accel,
 		"  <on_poweroff>destroy</on_poweroff>\n"
 		"  <on_reboot>destroy</on_reboot>\n"
 		"  <on_crash>destroy</on_crash>\n"
-		"  <devices>\n"
+		"  <devices>\n");
+	strbuf_addstr(&sb, chardevs ? chardevs :
 		"    <serial type='pty'>\n"
 		"      <target port='0'/>\n"
 		"    </serial>\n"
 		"    <console type='pty'>\n"
 		"      <target type='serial' port='0'/>\n"
-		"    </console>\n"
+		"    </console>\n");
+	strbuf_addstr(&sb,
 		"    <memballoon model='none'/>\n"
 		"  </devices>\n");
+	if (tail)
+		strbuf_addstr(&sb, tail);
 	/*
 	 * TCG's AMD models lose topoext, and with it SMT siblings and per-die
 	 * L3 sharing; an Intel vendor keeps both.  libvirt ignores vendor_id

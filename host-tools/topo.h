@@ -67,6 +67,16 @@ void topo_qemu_argv(const struct topo *t, enum lab_accel accel, unsigned flags,
 char *topo_libvirt_xml(const struct topo *t, enum lab_accel accel,
 		       const char *domain_name, const char *kernel,
 		       const char *initrd, const char *cmdline);
+/* Appends s escaped for XML text and attribute values. */
+void topo_xml_escape(struct strbuf *sb, const char *s);
+
+/* The same with the serial devices replaced by chardevs (XML inside
+ * <devices>, already escaped) and tail (elements of <domain> after
+ * <devices>, e.g. <seclabel>) added; NULL keeps the pty console. */
+char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
+			       const char *domain_name, const char *kernel,
+			       const char *initrd, const char *cmdline,
+			       const char *chardevs, const char *tail);
 
 /* The view the guest kernel should have of this machine (schema in
  * README's "guest view" section); the caller owns the returned object. */

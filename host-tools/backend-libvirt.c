@@ -1,0 +1,549 @@
+/* backend-libvirt.c - the libvirt backend: a transient domain from the
+ * topology's XML, console and records over unix sockets the lab listens on. */
+#define _GNU_SOURCE
+#include "backend.h"
+#include "daemon.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <libvirt/libvirt-qemu.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+/*
+ * QEMU connects to both sockets while libvirt starts it, before the guest
+ * runs a single instruction: nothing the guest prints is lost, and the
+ * session reads the accepted fds exactly like the QEMU backend's
+ * socketpairs.  The files QEMU opens live in one private directory that
+ * only root and QEMU's group can enter.
+ */
+static const char *const staged[] = { "console.sock", "records.sock", "kernel", "initrd" };
+
+struct libvirt_priv {
+	virConnectPtr conn;
+	virDomainPtr dom;
+	char *uri;
+	char *name;
+	char *run_dir;
+	char dir[PATH_MAX];  /* the private directory, "" when none */
+	int listen_fd[2];    /* console, records */
+	int destroyed;
+};
+
+const char *libvirt_uri(const char *want)
+{
+	const char *env = getenv("LIBVIRT_URI");
+
+	if (want && *want)
+		return want;
+	return env && *env ? env : "qemu:///system";
+}
+
+/* The sockets and files are on this host: the hypervisor must be too. */
+static int uri_is_local(const char *uri)
+{
+	const char *p = strstr(uri, "://");
+
+	return p && p[3] == '/' && !strchr(uri, '+');
+}
+
+static void quiet_libvirt(void *opaque, virErrorPtr e)
+{
+	/* libvirt prints every error on stderr by default; we report ours once */
+}
+
+static void add_lv_error(struct strbuf *err, const char *what)
+{
+	const char *msg = virGetLastErrorMessage();
+
+	strbuf_addf(err, "%s: %s", what, msg && *msg ? msg : "unknown libvirt error");
+}
+
+/* QEMU's group as libvirt's DAC driver runs it: "+64055:+64055" in the
+ * capabilities' baselabel for type 'qemu' (qemu.conf's user and group). */
+static gid_t qemu_gid(virConnectPtr conn)
+{
+	char *caps = virConnectGetCapabilities(conn);
+	const char *dac, *label;
+	unsigned uid, gid;
+	struct passwd *pw;
+	gid_t ret = (gid_t)-1;
+
+	dac = caps ? strstr(caps, "<model>dac</model>") : NULL;
+	label = dac ? strstr(dac, "<baselabel type='qemu'>") : NULL;
+	if (label && sscanf(label + strlen("<baselabel type='qemu'>"), "+%u:+%u", &uid, &gid) == 2)
+		ret = (gid_t)gid;
+	free(caps);
+	if (ret == (gid_t)-1 && (pw = getpwnam("libvirt-qemu")))
+		ret = pw->pw_gid;
+	return ret;
+}
+
+/* QEMU (uid != 0, group gid) must be able to walk down to dir. */
+static int check_reachable(const char *dir, gid_t gid, struct strbuf *err)
+{
+	char path[PATH_MAX];
+	size_t len = strlen(dir);
+
+	if (len >= sizeof(path))
+		return -1;
+	memcpy(path, dir, len + 1);
+	for (char *slash = strrchr(path, '/'); slash && slash > path; slash = strrchr(path, '/')) {
+		struct stat st;
+
+		*slash = '\0';
+		if (stat(path, &st) < 0)
+			continue;
+		if (st.st_mode & S_IXOTH || (st.st_gid == gid && st.st_mode & S_IXGRP))
+			continue;
+		strbuf_addf(err, "libvirt's QEMU cannot enter '%s' (mode %o): set LAB_CACHE "
+			    "to a directory it can reach", path, st.st_mode & 07777);
+		return -1;
+	}
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to, struct strbuf *err)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out;
+	ssize_t n = 0;
+
+	if (in < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", from, strerror(errno));
+		return -1;
+	}
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640);
+	if (out < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", to, strerror(errno));
+		close(in);
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	close(in);
+	if (close(out) < 0 || n < 0) {
+		strbuf_addf(err, "cannot copy '%s' to '%s': %s", from, to, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * A world-readable file is hard-linked (the cached kernel: no copy); one
+ * only root can read (a run's mkstemp initrd) is copied for QEMU's group.
+ */
+static int stage_file(const char *from, const char *to, gid_t gid, struct strbuf *err)
+{
+	struct stat st;
+
+	if (stat(from, &st) < 0) {
+		strbuf_addf(err, "cannot stat '%s': %s", from, strerror(errno));
+		return -1;
+	}
+	if (st.st_mode & S_IROTH && link(from, to) == 0)
+		return 0;
+	if (copy_file(from, to, err) < 0)
+		return -1;
+	if (geteuid() == 0 && chown(to, (uid_t)-1, gid) < 0) {
+		strbuf_addf(err, "cannot chown '%s': %s", to, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int listen_unix(const char *path, gid_t gid, struct strbuf *err)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		strbuf_addf(err, "socket path '%s' is too long: set LAB_CACHE to a shorter path", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    chmod(path, 0660) < 0 || (geteuid() == 0 && chown(path, (uid_t)-1, gid) < 0) ||
+	    listen(fd, 1) < 0) {
+		strbuf_addf(err, "cannot listen on '%s': %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static char *staged_path(const struct libvirt_priv *p, unsigned i)
+{
+	return xasprintf("%s/%s", p->dir, staged[i]);
+}
+
+static int make_private_dir(struct libvirt_priv *p, gid_t gid, struct strbuf *err)
+{
+	char *tmp = xasprintf("%s/tmp", lab_cache_dir());
+	int n = snprintf(p->dir, sizeof(p->dir), "%s/lv-%s-XXXXXX", tmp, p->name);
+
+	if (mkdir_p(tmp, 0755) < 0 || n < 0 || (size_t)n >= sizeof(p->dir) || !mkdtemp(p->dir)) {
+		strbuf_addf(err, "cannot create a directory in '%s': %s", tmp, strerror(errno));
+		p->dir[0] = '\0';
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	if ((geteuid() == 0 && chown(p->dir, (uid_t)-1, gid) < 0) || chmod(p->dir, 0750) < 0) {
+		strbuf_addf(err, "cannot give '%s' to QEMU's group: %s", p->dir, strerror(errno));
+		return -1;
+	}
+	return check_reachable(p->dir, gid, err);
+}
+
+static void remove_private_dir(struct libvirt_priv *p)
+{
+	if (!p->dir[0])
+		return;
+	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++) {
+		char *path = staged_path(p, i);
+
+		unlink(path);
+		free(path);
+	}
+	if (rmdir(p->dir) < 0 && errno != ENOENT)
+		warning("cannot remove '%s': %s", p->dir, strerror(errno));
+	p->dir[0] = '\0';
+}
+
+/*
+ * The chardevs and security label the backend adds to the topology's
+ * domain.  <seclabel type='none' model='dac'/> keeps libvirt from chowning
+ * what QEMU opens: the kernel is a hard link to the shared cache, which
+ * concurrent runs use, and relabelling it back and forth would race.  QEMU
+ * still runs as qemu.conf's unprivileged user; the private directory gives
+ * it exactly the access it needs, and no host config file changes.
+ */
+char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
+			 const char *initrd, const char *con_sock, const char *rec_sock)
+{
+	struct strbuf dev = STRBUF_INIT;
+	const char *sock[2] = { con_sock, rec_sock };
+	char *xml;
+
+	/* libvirt adds a USB controller to q35 unless told not to */
+	strbuf_addstr(&dev, "    <controller type='usb' model='none'/>\n");
+	for (unsigned i = 0; i < 2; i++) {
+		strbuf_addstr(&dev, "    <serial type='unix'>\n      <source mode='connect' path='");
+		topo_xml_escape(&dev, sock[i]);
+		strbuf_addf(&dev, "'/>\n      <target port='%u'/>\n    </serial>\n", i);
+	}
+	xml = topo_libvirt_xml_devices(conf->topo, conf->accel, conf->name, kernel, initrd,
+				       conf->cmdline, dev.buf, "  <seclabel type='none' model='dac'/>\n");
+	strbuf_release(&dev);
+	return xml;
+}
+
+static int accept_both(struct libvirt_priv *p, struct backend *b, int timeout_ms,
+		       struct strbuf *err)
+{
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int *out[2] = { &b->console_fd, &b->record_fd };
+
+	for (unsigned i = 0; i < 2; i++) {
+		struct pollfd pfd = { .fd = p->listen_fd[i], .events = POLLIN };
+		uint64_t now = now_ns();
+		int r = now < deadline ? poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1) : 0;
+
+		if (r < 0 && errno == EINTR) {
+			i--;
+			continue;
+		}
+		if (r <= 0) {
+			strbuf_addf(err, "QEMU did not connect to '%s/%s'", p->dir, staged[i]);
+			return -1;
+		}
+		*out[i] = accept4(p->listen_fd[i], NULL, NULL, SOCK_CLOEXEC);
+		if (*out[i] < 0) {
+			strbuf_addf(err, "accept: %s", strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void set_version(struct libvirt_priv *p, struct backend *b)
+{
+	unsigned long lib = 0, hv = 0;
+
+	virConnectGetLibVersion(p->conn, &lib);
+	virConnectGetVersion(p->conn, &hv);
+	snprintf(b->version, sizeof(b->version), "QEMU %lu.%lu.%lu (libvirt %lu.%lu.%lu)",
+		 hv / 1000000, hv / 1000 % 1000, hv % 1000,
+		 lib / 1000000, lib / 1000 % 1000, lib % 1000);
+}
+
+static int create_domain(struct libvirt_priv *p, struct backend *b,
+			 const struct backend_conf *conf, struct strbuf *err)
+{
+	gid_t gid = qemu_gid(p->conn);
+	char *path[ARRAY_SIZE(staged)] = { NULL };
+	char *xml = NULL;
+	int ret = -1;
+
+	if (make_private_dir(p, gid, err) < 0)
+		return -1;
+	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++)
+		path[i] = staged_path(p, i);
+	for (unsigned i = 0; i < 2; i++) {
+		p->listen_fd[i] = listen_unix(path[i], gid, err);
+		if (p->listen_fd[i] < 0)
+			goto out;
+	}
+	if ((conf->kernel && stage_file(conf->kernel, path[2], gid, err) < 0) ||
+	    (conf->initrd && stage_file(conf->initrd, path[3], gid, err) < 0))
+		goto out;
+	xml = libvirt_domain_xml(conf, conf->kernel ? path[2] : NULL,
+				 conf->initrd ? path[3] : NULL, path[0], path[1]);
+	if (conf->run_dir) {
+		char *dst = xasprintf("%s/domain.xml", conf->run_dir);
+
+		write_file_atomic(dst, xml, strlen(xml));
+		free(dst);
+	}
+	/* AUTODESTROY: libvirtd destroys the domain when this connection
+	 * closes, so a lab killed by any signal leaves no guest behind. */
+	p->dom = virDomainCreateXML(p->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
+	if (!p->dom) {
+		add_lv_error(err, "cannot create the libvirt domain");
+		goto out;
+	}
+	ret = accept_both(p, b, 30000, err);
+out:
+	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++)
+		free(path[i]);
+	free(xml);
+	return ret;
+}
+
+static int libvirt_start(struct backend *b, const struct backend_conf *conf, struct strbuf *err)
+{
+	struct libvirt_priv *p = xcalloc(1, sizeof(*p));
+
+	p->listen_fd[0] = p->listen_fd[1] = -1;
+	p->uri = xstrdup(libvirt_uri(conf->uri));
+	p->name = xstrdup(conf->name ? conf->name : "schedlab");
+	p->run_dir = conf->run_dir ? xstrdup(conf->run_dir) : NULL;
+	b->priv = p;
+	if (!uri_is_local(p->uri)) {
+		strbuf_addf(err, "libvirt URI '%s' is remote: the console and record sockets "
+			    "need the hypervisor on this host (remote URIs are not supported yet)",
+			    p->uri);
+		return -1;
+	}
+	if (libvirt_daemons_ensure(p->uri, 30000, err) < 0)
+		return -1;
+	virSetErrorFunc(NULL, quiet_libvirt);
+	p->conn = virConnectOpen(p->uri);
+	if (!p->conn) {
+		add_lv_error(err, p->uri);
+		return -1;
+	}
+	set_version(p, b);
+	if (create_domain(p, b, conf, err) < 0) {
+		b->ops->stop(b, 10000);
+		return -1;
+	}
+	return 0;
+}
+
+static int libvirt_nmi(struct backend *b, struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+
+	if (!p || !p->dom || p->destroyed) {
+		strbuf_addstr(err, "the domain is not running");
+		return -1;
+	}
+	if (virDomainInjectNMI(p->dom, 0) < 0) {
+		add_lv_error(err, "inject NMI");
+		return -1;
+	}
+	return 0;
+}
+
+static int libvirt_dump_vcpus(struct backend *b, struct strbuf *out, struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+	char *res = NULL;
+
+	if (!p || !p->dom || p->destroyed) {
+		strbuf_addstr(err, "the domain is not running");
+		return -1;
+	}
+	if (virDomainQemuMonitorCommand(p->dom, "info registers -a", &res,
+					VIR_DOMAIN_QEMU_MONITOR_COMMAND_HMP) < 0) {
+		add_lv_error(err, "info registers");
+		return -1;
+	}
+	strbuf_addstr(out, res);
+	free(res);
+	return 0;
+}
+
+/* A QMP reply from the passthrough: "return" to *reply, "error" to err. */
+static int parse_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
+			   struct strbuf *err)
+{
+	struct json_object *o = json_tokener_parse(text), *v, *desc;
+	int ret = -1;
+
+	if (!o || !json_object_is_type(o, json_type_object)) {
+		strbuf_addf(err, "%s: unreadable monitor reply", cmd);
+	} else if (json_object_object_get_ex(o, "error", &v)) {
+		strbuf_addf(err, "%s: %s", cmd, json_object_object_get_ex(v, "desc", &desc) ?
+			    json_object_get_string(desc) : "error");
+	} else if (!json_object_object_get_ex(o, "return", &v)) {
+		strbuf_addf(err, "%s: reply without a return value", cmd);
+	} else {
+		if (reply)
+			*reply = json_object_get(v);
+		ret = 0;
+	}
+	json_object_put(o);
+	return ret;
+}
+
+/*
+ * stop and cont go through libvirt's own suspend and resume, which keep
+ * its idea of the domain's state right; anything else is passed through
+ * to QEMU's monitor (libvirt then marks the domain "tainted").
+ */
+static int libvirt_qmp(struct backend *b, const char *cmd, struct json_object *args,
+		       struct json_object **reply, struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+	struct json_object *req;
+	char *res = NULL;
+	int ret;
+
+	if (!p || !p->dom || p->destroyed) {
+		strbuf_addstr(err, "the domain is not running");
+		return -1;
+	}
+	if (!strcmp(cmd, "stop") || !strcmp(cmd, "cont")) {
+		ret = !strcmp(cmd, "stop") ? virDomainSuspend(p->dom) : virDomainResume(p->dom);
+		if (ret < 0)
+			add_lv_error(err, cmd);
+		return ret < 0 ? -1 : 0;
+	}
+	req = json_object_new_object();
+	json_object_object_add(req, "execute", json_object_new_string(cmd));
+	if (args)
+		json_object_object_add(req, "arguments", json_object_get(args));
+	ret = virDomainQemuMonitorCommand(p->dom, json_object_to_json_string(req), &res, 0);
+	json_object_put(req);
+	if (ret < 0) {
+		add_lv_error(err, cmd);
+		return -1;
+	}
+	ret = parse_qmp_reply(cmd, res, reply, err);
+	free(res);
+	return ret;
+}
+
+/* libvirt sends QEMU's stderr to virtlogd; the run keeps a copy, as the
+ * QEMU backend's qemu.log, and libvirt's log of a transient domain goes. */
+static void keep_qemu_log(struct libvirt_priv *p)
+{
+	char *from, *to, *text;
+	size_t len;
+
+	if (!p->run_dir || strcmp(p->uri, "qemu:///system"))
+		return;
+	from = xasprintf("/var/log/libvirt/qemu/%s.log", p->name);
+	text = read_file(from, &len);
+	if (text) {
+		to = xasprintf("%s/qemu.log", p->run_dir);
+		write_file_atomic(to, text, len);
+		free(to);
+		unlink(from);
+	}
+	free(text);
+	free(from);
+}
+
+static int libvirt_stop(struct backend *b, int timeout_ms)
+{
+	struct libvirt_priv *p = b->priv;
+	int ret = 0;
+
+	if (!p || !p->dom || p->destroyed)
+		return p && p->dom ? 0 : -1;
+	/* a guest that powered off is gone already (on_poweroff: destroy) */
+	if (virDomainIsActive(p->dom) == 1 && virDomainDestroy(p->dom) < 0 &&
+	    virDomainIsActive(p->dom) == 1) {
+		error("cannot destroy libvirt domain '%s': %s", p->name, virGetLastErrorMessage());
+		ret = -1;
+	}
+	p->destroyed = 1;
+	keep_qemu_log(p);
+	return ret;
+}
+
+static void libvirt_release(struct backend *b)
+{
+	struct libvirt_priv *p = b->priv;
+
+	if (!p)
+		return;
+	libvirt_stop(b, 10000);
+	if (p->dom)
+		virDomainFree(p->dom);
+	if (p->conn)
+		virConnectClose(p->conn);
+	for (unsigned i = 0; i < 2; i++)
+		if (p->listen_fd[i] >= 0)
+			close(p->listen_fd[i]);
+	remove_private_dir(p);
+	free(p->uri);
+	free(p->name);
+	free(p->run_dir);
+	free(p);
+	b->priv = NULL;
+	if (b->console_fd >= 0)
+		close(b->console_fd);
+	if (b->record_fd >= 0)
+		close(b->record_fd);
+	b->console_fd = b->record_fd = -1;
+}
+
+const struct backend_ops *backend_find(const char *name)
+{
+	if (!name || !*name || !strcmp(name, "qemu"))
+		return &backend_qemu;
+	if (!strcmp(name, "libvirt"))
+		return &backend_libvirt;
+	return NULL;
+}
+
+const struct backend_ops backend_libvirt = {
+	.name = "libvirt",
+	.start = libvirt_start,
+	.nmi = libvirt_nmi,
+	.dump_vcpus = libvirt_dump_vcpus,
+	.qmp = libvirt_qmp,
+	.stop = libvirt_stop,
+	.release = libvirt_release,
+};
