@@ -337,6 +337,43 @@ out:
 	return ret;
 }
 
+static int check_uri(const char *uri, struct strbuf *err)
+{
+	if (uri_is_local(uri))
+		return 0;
+	strbuf_addf(err, "libvirt URI '%s' is remote: the console and record sockets need "
+		    "the hypervisor on this host (remote URIs are not supported yet)", uri);
+	return -1;
+}
+
+static int ensure_daemons(const char *uri, struct strbuf *err)
+{
+	int ret = libvirt_daemons_ensure(uri, 30000, err);
+
+	if (ret > 0)
+		fprintf(stderr, "lab: started virtlogd and libvirtd for %s\n", uri);
+	return ret < 0 ? -1 : 0;
+}
+
+/* A fresh libvirtd probes QEMU's capabilities on its first connection
+ * (~20 s under load here): paid now, not from a guest's deadline. */
+int libvirt_check(const char *want, struct strbuf *err)
+{
+	const char *uri = libvirt_uri(want);
+	virConnectPtr conn;
+
+	if (check_uri(uri, err) < 0 || ensure_daemons(uri, err) < 0)
+		return -1;
+	virSetErrorFunc(NULL, quiet_libvirt);
+	conn = virConnectOpen(uri);
+	if (!conn) {
+		add_lv_error(err, uri);
+		return -1;
+	}
+	virConnectClose(conn);
+	return 0;
+}
+
 static int libvirt_start(struct backend *b, const struct backend_conf *conf, struct strbuf *err)
 {
 	struct libvirt_priv *p = xcalloc(1, sizeof(*p));
@@ -346,13 +383,7 @@ static int libvirt_start(struct backend *b, const struct backend_conf *conf, str
 	p->name = xstrdup(conf->name ? conf->name : "schedlab");
 	p->run_dir = conf->run_dir ? xstrdup(conf->run_dir) : NULL;
 	b->priv = p;
-	if (!uri_is_local(p->uri)) {
-		strbuf_addf(err, "libvirt URI '%s' is remote: the console and record sockets "
-			    "need the hypervisor on this host (remote URIs are not supported yet)",
-			    p->uri);
-		return -1;
-	}
-	if (libvirt_daemons_ensure(p->uri, 30000, err) < 0)
+	if (check_uri(p->uri, err) < 0 || ensure_daemons(p->uri, err) < 0)
 		return -1;
 	virSetErrorFunc(NULL, quiet_libvirt);
 	p->conn = virConnectOpen(p->uri);
@@ -403,10 +434,10 @@ static int libvirt_dump_vcpus(struct backend *b, struct strbuf *out, struct strb
 }
 
 /* A QMP reply from the passthrough: "return" to *reply, "error" to err. */
-static int parse_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
-			   struct strbuf *err)
+int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
+		      struct strbuf *err)
 {
-	struct json_object *o = json_tokener_parse(text), *v, *desc;
+	struct json_object *o = text ? json_tokener_parse(text) : NULL, *v, *desc;
 	int ret = -1;
 
 	if (!o || !json_object_is_type(o, json_type_object)) {
@@ -458,7 +489,7 @@ static int libvirt_qmp(struct backend *b, const char *cmd, struct json_object *a
 		add_lv_error(err, cmd);
 		return -1;
 	}
-	ret = parse_qmp_reply(cmd, res, reply, err);
+	ret = libvirt_qmp_reply(cmd, res, reply, err);
 	free(res);
 	return ret;
 }

@@ -63,6 +63,16 @@ const struct backend_ops *backend_find(const char *name);
 /* want, else $LIBVIRT_URI, else qemu:///system. */
 const char *libvirt_uri(const char *want);
 
+/* A reply of virDomainQemuMonitorCommand(): 0 with its "return" member in
+ * *reply (when not NULL; caller puts it), or -1 with "cmd: why" in err. */
+int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
+		      struct strbuf *err);
+
+/* Before a libvirt run: the URI is usable from here, the daemons run
+ * (started when local, absent and we are root), a connection opens.
+ * -1 with one line in err. */
+int libvirt_check(const char *want, struct strbuf *err);
+
 /* The domain XML the libvirt backend creates (caller frees): the topology's
  * domain with kernel, initrd and cmdline at the given paths and the two
  * serial ports connecting to con_sock (ttyS0) and rec_sock (ttyS1). */

@@ -163,6 +163,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	if (tcg_threads_resolve(r, err) < 0)
 		return -1;
+	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
+		return -1;
 	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
 			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
 		return -1;

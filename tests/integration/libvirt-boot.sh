@@ -1,0 +1,112 @@
+# libvirt-boot - the libvirt backend boots an SMT + NUMA topology (with a
+# non-default distance) and passes the same verification as the QEMU
+# backend; its XML is kept and valid; pause/resume and an NMI go through
+# libvirt; CRASH and HANG are verdicts; a lab killed by SIGTERM leaves no
+# domain; libvirtd and virtlogd are started by the lab when not running.
+. "$(dirname "$0")/lib.sh"
+URI=qemu:///system
+command -v libvirtd >/dev/null || skip "libvirtd is not installed (libvirt-daemon-system)"
+command -v virsh >/dev/null || skip "virsh is not installed (libvirt-clients)"
+
+alive() { python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$1" 2>/dev/null; }
+had_libvirtd=0; alive /run/libvirt/libvirt-sock && had_libvirtd=1
+had_virtlogd=0; alive /run/libvirt/virtlogd-sock && had_virtlogd=1
+# Daemons this test made the lab start are stopped again (by their pid
+# files), once no domain is left; daemons that were running stay.
+stop_daemons() {
+	local n
+	[ "$had_libvirtd$had_virtlogd" = 11 ] && return
+	n=$(virsh -c $URI list --name 2>/dev/null | grep -c . || true)
+	[ "${n:-0}" -eq 0 ] || { echo "libvirt runs other domains: daemons left running" >&2; return; }
+	[ $had_libvirtd = 0 ] && [ -s /run/libvirtd.pid ] && kill "$(cat /run/libvirtd.pid)"
+	[ $had_virtlogd = 0 ] && [ -s /run/virtlogd.pid ] && kill "$(cat /run/virtlogd.pid)"
+	return 0
+}
+trap 'stop_daemons; keep_on_failure' EXIT
+[ $had_libvirtd = 1 ] && echo "libvirtd already running" || echo "libvirtd not running: the lab starts it"
+
+domain_of() { sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1/domain.xml"; }
+gone() {
+	local name=$1
+	virsh -c $URI list --all --name | grep -qx "$name" && fail "domain '$name' still exists"
+	ls "${LAB_CACHE:-.cache}"/tmp/lv-"$name"-* >/dev/null 2>&1 && fail "private directory of '$name' left behind"
+	echo "domain $name: gone"
+}
+
+# 1. topology through libvirt, same verification as the QEMU backend
+boot 2s2c2t,llc=1,dist=30 --backend libvirt --accel tcg
+if [ "$rc" -ne 0 ] && grep -q 'cannot start libvirtd' "$TMP/err"; then
+	skip "libvirtd cannot start here: $(grep -m1 'cannot start' "$TMP/err")"
+fi
+expect_pass
+alive /run/libvirt/libvirt-sock || fail "libvirtd is not running after the boot"
+[ "$(json "$run/run.json" 'd["backend"]')" = libvirt ] || fail "run.json backend"
+[ "$(json "$run/run.json" 'd["libvirt_uri"]')" = $URI ] || fail "run.json libvirt_uri"
+virt-xml-validate "$run/domain.xml" domain || fail "domain.xml does not validate"
+grep -q "<topology sockets='2' dies='2' cores='1' threads='2'/>" "$run/domain.xml" || fail "domain.xml topology"
+grep -q "<sibling id='1' value='30'/>" "$run/domain.xml" || fail "domain.xml distances"
+grep -q "<seclabel type='none' model='dac'/>" "$run/domain.xml" || fail "domain.xml seclabel"
+[ "$(json "$run/guest-topology.json" 'd["distances"][0][1]')" = 30 ] ||
+	fail "guest distance is not 30: $(json "$run/guest-topology.json" 'd["distances"]')"
+grep -q 'libvirt' "$run/verdict.json" || fail "verdict.json hypervisor does not name libvirt"
+grep -q 'qemu-system-x86_64' "$run/qemu.log" || fail "qemu.log (libvirt's QEMU log) not kept"
+gone "$(domain_of "$run")"
+
+# 2. host faults through libvirt: suspend/resume and NMI
+printf '%s\n' "[scenario]" "name = lv-host" "workload = hackbench" "deadline = 60" "runs = 1" \
+	"warmup = 0" "[params]" "groups = 1" "loops = 50" "[metric time]" "better = lower" \
+	"[fault freeze]" "kind = pause" "start = 0.2" "count = 1" "hold = 0.5" \
+	"[fault poke]" "kind = nmi" "start = 0.4" "count = 1" >"$TMP/lv-host.ini"
+rc=0
+"$LAB" run --topo 1s2c --scenario "$TMP/lv-host.ini" --backend libvirt --accel tcg \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$rc" -eq 0 ] || fail "lab run with host faults exited $rc"
+python3 - "$run/host-faults.jsonl" <<'PY' || fail "host-faults.jsonl"
+import json, sys
+acts = [json.loads(l) for l in open(sys.argv[1])]
+assert all(a["ok"] for a in acts), [a for a in acts if not a["ok"]]
+seen = {(a["kind"], a["action"]) for a in acts}
+for want in [("pause", "stop"), ("pause", "cont"), ("nmi", "nmi")]:
+    assert want in seen, (want, seen)
+print(len(acts), "host actions through libvirt:", sorted(seen))
+PY
+grep -q 'NMI received' "$run/console.log" || fail "the NMI left no trace on the console"
+gone "$(domain_of "$run")"
+
+# 3. a panicking guest is a CRASH through libvirt too
+boot 1s2c --backend libvirt --accel tcg --timeout 60 --append lab.mode=crash
+[ "$rc" -eq 1 ] || fail "crash: exit $rc"
+grep -q '^verdict: CRASH: kernel crashed at console line [0-9]*: .*Kernel panic - not syncing' "$TMP/out" ||
+	fail "crash: verdict line"
+gone "$(domain_of "$run")"
+
+# 4. a guest that never reports is a HANG: registers through the monitor
+# passthrough (HMP), backtraces through virDomainInjectNMI
+boot 1s2c --backend libvirt --accel tcg --timeout 15 --append lab.mode=hang
+[ "$rc" -eq 1 ] || fail "hang: exit $rc"
+grep -q '^verdict: HANG: ' "$TMP/out" || fail "hang: verdict line"
+grep -q 'RIP=' "$run/hang-vcpus.txt" || fail "hang: no vCPU registers in hang-vcpus.txt"
+grep -q 'NMI' "$run/console.log" || fail "hang: no NMI evidence on the console"
+gone "$(domain_of "$run")"
+
+# 5. SIGTERM to the lab mid-run: libvirtd destroys the AUTODESTROY domain
+"$LAB" boot 1s2c --backend libvirt --accel tcg --timeout 120 --append lab.mode=hang \
+	>"$TMP/out" 2>"$TMP/err" &
+pid=$!
+name=schedlab-$pid
+for _ in $(seq 60); do
+	virsh -c $URI list --name | grep -qx "$name" && break
+	sleep 0.5
+done
+virsh -c $URI list --name | grep -qx "$name" || fail "domain '$name' never appeared"
+kill -TERM $pid
+wait $pid
+for _ in $(seq 20); do
+	virsh -c $URI list --all --name | grep -qx "$name" || break
+	sleep 0.5
+done
+virsh -c $URI list --all --name | grep -qx "$name" && fail "SIGTERM left domain '$name' running"
+echo "domain $name: gone after SIGTERM"
+echo ok
