@@ -11,8 +11,10 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <limits.h>
+#include <dirent.h>
 #include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,19 +214,48 @@ static int make_private_dir(struct libvirt_priv *p, gid_t gid, struct strbuf *er
 	return check_reachable(p->dir, gid, err);
 }
 
-static void remove_private_dir(struct libvirt_priv *p)
+static void remove_staged(const char *dir)
 {
-	if (!p->dir[0])
-		return;
 	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++) {
-		char *path = staged_path(p, i);
+		char *path = xasprintf("%s/%s", dir, staged[i]);
 
 		unlink(path);
 		free(path);
 	}
-	if (rmdir(p->dir) < 0 && errno != ENOENT)
-		warning("cannot remove '%s': %s", p->dir, strerror(errno));
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		warning("cannot remove '%s': %s", dir, strerror(errno));
+}
+
+static void remove_private_dir(struct libvirt_priv *p)
+{
+	if (!p->dir[0])
+		return;
+	remove_staged(p->dir);
 	p->dir[0] = '\0';
+}
+
+/* A lab killed by a signal had no chance to clean up; its domain is gone
+ * (AUTODESTROY), and its directory goes once its pid is not running. */
+static void sweep_stale_dirs(void)
+{
+	char *tmp = xasprintf("%s/tmp", lab_cache_dir());
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		long pid;
+		char *path;
+
+		if (sscanf(e->d_name, "lv-schedlab-%ld-", &pid) != 1 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", tmp, e->d_name);
+		remove_staged(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+	free(tmp);
 }
 
 /*
@@ -302,6 +333,7 @@ static int create_domain(struct libvirt_priv *p, struct backend *b,
 	char *xml = NULL;
 	int ret = -1;
 
+	sweep_stale_dirs();
 	if (make_private_dir(p, gid, err) < 0)
 		return -1;
 	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++)

@@ -75,23 +75,7 @@ PY
 grep -q 'NMI received' "$run/console.log" || fail "the NMI left no trace on the console"
 gone "$(domain_of "$run")"
 
-# 3. a panicking guest is a CRASH through libvirt too
-boot 1s2c --backend libvirt --accel tcg --timeout 60 --append lab.mode=crash
-[ "$rc" -eq 1 ] || fail "crash: exit $rc"
-grep -q '^verdict: CRASH: kernel crashed at console line [0-9]*: .*Kernel panic - not syncing' "$TMP/out" ||
-	fail "crash: verdict line"
-gone "$(domain_of "$run")"
-
-# 4. a guest that never reports is a HANG: registers through the monitor
-# passthrough (HMP), backtraces through virDomainInjectNMI
-boot 1s2c --backend libvirt --accel tcg --timeout 15 --append lab.mode=hang
-[ "$rc" -eq 1 ] || fail "hang: exit $rc"
-grep -q '^verdict: HANG: ' "$TMP/out" || fail "hang: verdict line"
-grep -q 'RIP=' "$run/hang-vcpus.txt" || fail "hang: no vCPU registers in hang-vcpus.txt"
-grep -q 'NMI' "$run/console.log" || fail "hang: no NMI evidence on the console"
-gone "$(domain_of "$run")"
-
-# 5. SIGTERM to the lab mid-run: libvirtd destroys the AUTODESTROY domain
+# 3. SIGTERM to the lab mid-run: libvirtd destroys the AUTODESTROY domain
 "$LAB" boot 1s2c --backend libvirt --accel tcg --timeout 120 --append lab.mode=hang \
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
@@ -109,4 +93,29 @@ for _ in $(seq 20); do
 done
 virsh -c $URI list --all --name | grep -qx "$name" && fail "SIGTERM left domain '$name' running"
 echo "domain $name: gone after SIGTERM"
+ls -d "${LAB_CACHE:-.cache}"/tmp/lv-"$name"-* >/dev/null 2>&1 ||
+	fail "a lab killed by SIGTERM removed its directory: the sweep below checks nothing"
+killed=$name
+
+# 4. a panicking guest is a CRASH through libvirt too
+boot 1s2c --backend libvirt --accel tcg --timeout 60 --append lab.mode=crash
+[ "$rc" -eq 1 ] || fail "crash: exit $rc"
+grep -q '^verdict: CRASH: kernel crashed at console line [0-9]*: .*Kernel panic - not syncing' "$TMP/out" ||
+	fail "crash: verdict line"
+gone "$(domain_of "$run")"
+
+# the killed lab could not remove its private directory: the next run did
+ls "${LAB_CACHE:-.cache}"/tmp/lv-"$killed"-* >/dev/null 2>&1 &&
+	fail "the private directory of the killed lab was not swept"
+echo "private directory of $killed: swept by the next run"
+
+# 5. a guest that never reports is a HANG: registers through the monitor
+# passthrough (HMP), backtraces through virDomainInjectNMI
+boot 1s2c --backend libvirt --accel tcg --timeout 25 --append lab.mode=hang
+[ "$rc" -eq 1 ] || fail "hang: exit $rc"
+grep -q '^verdict: HANG: ' "$TMP/out" || fail "hang: verdict line"
+grep -q 'RIP=' "$run/hang-vcpus.txt" || fail "hang: no vCPU registers in hang-vcpus.txt"
+grep -q 'NMI' "$run/console.log" || fail "hang: no NMI evidence on the console"
+gone "$(domain_of "$run")"
+
 echo ok
