@@ -30,7 +30,8 @@
  * socketpairs.  The files QEMU opens live in one private directory that
  * only root and QEMU's group can enter.
  */
-static const char *const staged[] = { "console.sock", "records.sock", "kernel", "initrd" };
+enum { ST_CONSOLE, ST_RECORDS, ST_KERNEL, ST_INITRD, NR_STAGED };
+static const char *const staged[NR_STAGED] = { "console.sock", "records.sock", "kernel", "initrd" };
 
 struct libvirt_priv {
 	virConnectPtr conn;
@@ -52,12 +53,17 @@ const char *libvirt_uri(const char *want)
 	return env && *env ? env : "qemu:///system";
 }
 
-/* The sockets and files are on this host: the hypervisor must be too. */
+/* The sockets and files are on this host: the hypervisor must be too,
+ * so no host in the URI and no network transport. */
 static int uri_is_local(const char *uri)
 {
+	static const char *const remote[] = { "+ssh:", "+libssh", "+tcp:", "+tls:" };
 	const char *p = strstr(uri, "://");
 
-	return p && p[3] == '/' && !strchr(uri, '+');
+	for (size_t i = 0; i < ARRAY_SIZE(remote); i++)
+		if (strstr(uri, remote[i]))
+			return 0;
+	return p && p[3] == '/';
 }
 
 static void quiet_libvirt(void *opaque, virErrorPtr e)
@@ -216,7 +222,7 @@ static int make_private_dir(struct libvirt_priv *p, gid_t gid, struct strbuf *er
 
 static void remove_staged(const char *dir)
 {
-	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++) {
+	for (unsigned i = 0; i < NR_STAGED; i++) {
 		char *path = xasprintf("%s/%s", dir, staged[i]);
 
 		unlink(path);
@@ -286,30 +292,33 @@ char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
 	return xml;
 }
 
+static int accept_one(int listen_fd, uint64_t deadline)
+{
+	struct pollfd pfd = { .fd = listen_fd, .events = POLLIN };
+	int r;
+
+	do {
+		uint64_t now = now_ns();
+
+		if (now >= deadline)
+			return -1;
+		r = poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1);
+	} while (r < 0 && errno == EINTR);
+	return r > 0 ? accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC) : -1;
+}
+
 static int accept_both(struct libvirt_priv *p, struct backend *b, int timeout_ms,
 		       struct strbuf *err)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
-	int *out[2] = { &b->console_fd, &b->record_fd };
 
-	for (unsigned i = 0; i < 2; i++) {
-		struct pollfd pfd = { .fd = p->listen_fd[i], .events = POLLIN };
-		uint64_t now = now_ns();
-		int r = now < deadline ? poll(&pfd, 1, (int)((deadline - now) / 1000000ull) + 1) : 0;
-
-		if (r < 0 && errno == EINTR) {
-			i--;
-			continue;
-		}
-		if (r <= 0) {
-			strbuf_addf(err, "QEMU did not connect to '%s/%s'", p->dir, staged[i]);
-			return -1;
-		}
-		*out[i] = accept4(p->listen_fd[i], NULL, NULL, SOCK_CLOEXEC);
-		if (*out[i] < 0) {
-			strbuf_addf(err, "accept: %s", strerror(errno));
-			return -1;
-		}
+	b->console_fd = accept_one(p->listen_fd[0], deadline);
+	if (b->console_fd >= 0)
+		b->record_fd = accept_one(p->listen_fd[1], deadline);
+	if (b->console_fd < 0 || b->record_fd < 0) {
+		strbuf_addf(err, "QEMU did not connect to '%s/%s' within %d s", p->dir,
+			    staged[b->console_fd < 0 ? ST_CONSOLE : ST_RECORDS], timeout_ms / 1000);
+		return -1;
 	}
 	return 0;
 }
@@ -329,25 +338,26 @@ static int create_domain(struct libvirt_priv *p, struct backend *b,
 			 const struct backend_conf *conf, struct strbuf *err)
 {
 	gid_t gid = qemu_gid(p->conn);
-	char *path[ARRAY_SIZE(staged)] = { NULL };
+	char *path[NR_STAGED] = { NULL };
 	char *xml = NULL;
 	int ret = -1;
 
 	sweep_stale_dirs();
 	if (make_private_dir(p, gid, err) < 0)
 		return -1;
-	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++)
+	for (unsigned i = 0; i < NR_STAGED; i++)
 		path[i] = staged_path(p, i);
 	for (unsigned i = 0; i < 2; i++) {
-		p->listen_fd[i] = listen_unix(path[i], gid, err);
+		p->listen_fd[i] = listen_unix(path[ST_CONSOLE + i], gid, err);
 		if (p->listen_fd[i] < 0)
 			goto out;
 	}
-	if ((conf->kernel && stage_file(conf->kernel, path[2], gid, err) < 0) ||
-	    (conf->initrd && stage_file(conf->initrd, path[3], gid, err) < 0))
+	if ((conf->kernel && stage_file(conf->kernel, path[ST_KERNEL], gid, err) < 0) ||
+	    (conf->initrd && stage_file(conf->initrd, path[ST_INITRD], gid, err) < 0))
 		goto out;
-	xml = libvirt_domain_xml(conf, conf->kernel ? path[2] : NULL,
-				 conf->initrd ? path[3] : NULL, path[0], path[1]);
+	xml = libvirt_domain_xml(conf, conf->kernel ? path[ST_KERNEL] : NULL,
+				 conf->initrd ? path[ST_INITRD] : NULL,
+				 path[ST_CONSOLE], path[ST_RECORDS]);
 	if (conf->run_dir) {
 		char *dst = xasprintf("%s/domain.xml", conf->run_dir);
 
@@ -363,7 +373,7 @@ static int create_domain(struct libvirt_priv *p, struct backend *b,
 	}
 	ret = accept_both(p, b, 30000, err);
 out:
-	for (unsigned i = 0; i < ARRAY_SIZE(staged); i++)
+	for (unsigned i = 0; i < NR_STAGED; i++)
 		free(path[i]);
 	free(xml);
 	return ret;

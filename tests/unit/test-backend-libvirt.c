@@ -188,6 +188,11 @@ static void test_check(void **state)
 	assert_non_null(strstr(err.buf, "is remote"));
 	assert_null(strchr(err.buf, '\n'));
 	strbuf_reset(&err);
+	assert_int_equal(libvirt_check("qemu+tcp:///system", &err), -1);
+	strbuf_reset(&err);
+	assert_int_equal(libvirt_check("qemu://host.example/system", &err), -1);
+	assert_non_null(strstr(err.buf, "is remote"));
+	strbuf_reset(&err);
 	/* libvirt's own in-process test driver: a real connection, no daemon */
 	if (libvirt_check("test:///default", &err))
 		fail_msg("test:///default: %s", err.buf);
