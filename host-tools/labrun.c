@@ -136,6 +136,22 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 	return 0;
 }
 
+/* libvirt 9.0 has no setting for TCG's threads, and QEMU takes the first
+ * -accel it is given, which is libvirt's: the guest gets one per vCPU. */
+static int libvirt_no_tcg_single(struct lab_run *r, struct strbuf *err)
+{
+	if (!r->tcg_single)
+		return 0;
+	if (!strcmp(r->tcg_why, "asked for")) {
+		strbuf_addstr(err, "single-threaded TCG is not possible with the libvirt backend "
+			      "(libvirt 9.0 cannot set it)");
+		return -1;
+	}
+	r->tcg_single = 0;
+	r->tcg_why = "the plan injects faults, but libvirt cannot select one thread";
+	return 0;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *base;
@@ -162,6 +178,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
 		return -1;
 	if (tcg_threads_resolve(r, err) < 0)
+		return -1;
+	if (r->ops == &backend_libvirt && libvirt_no_tcg_single(r, err) < 0)
 		return -1;
 	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
 		return -1;
