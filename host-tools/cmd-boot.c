@@ -8,8 +8,8 @@
 #include <stdlib.h>
 
 static const char boot_usage[] =
-	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--backend qemu|libvirt] [--uri URI]\n"
-	"              [--expect SPEC] [--timeout S] [--append ARGS]";
+	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--backend qemu|libvirt] [--uri URI] "
+	"[--expect SPEC] [--timeout S] [--append ARGS]";
 
 int cmd_boot(int argc, const char **argv)
 {

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A]\n"
-	"              [--backend qemu|libvirt] [--uri URI] [--timeout S]";
+	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S]";
 
 /* The runner validates workloads and options with the very code that
  * will run them; its one-line error names the scenario file and line. */
