@@ -53,6 +53,26 @@ static void add_numa(struct strbuf *sb, const struct topo *t)
 	strbuf_addstr(sb, "    </numa>\n");
 }
 
+/* With spare slots, libvirt wants the boot count as current= and each
+ * vCPU's state: the boot ones are part of -smp, the spares are
+ * hot-pluggable slots (libvirt's setvcpus --hotpluggable fills them). */
+static void add_vcpus(struct strbuf *sb, const struct topo *t)
+{
+	unsigned boot = topo_boot_cpus(t);
+
+	if (!t->hotplug) {
+		strbuf_addf(sb, "  <vcpu placement='static'>%u</vcpu>\n", topo_nr_cpus(t));
+		return;
+	}
+	strbuf_addf(sb, "  <vcpu placement='static' current='%u'>%u</vcpu>\n", boot, topo_nr_cpus(t));
+	strbuf_addstr(sb, "  <vcpus>\n");
+	for (unsigned i = 0; i < topo_nr_cpus(t); i++) {
+		strbuf_addf(sb, "    <vcpu id='%u' enabled='%s' hotpluggable='%s'/>\n", i,
+			    i < boot ? "yes" : "no", i < boot ? "no" : "yes");
+	}
+	strbuf_addstr(sb, "  </vcpus>\n");
+}
+
 char *topo_libvirt_xml(const struct topo *t, enum lab_accel accel,
 		       const char *domain_name, const char *kernel,
 		       const char *initrd, const char *cmdline)
@@ -78,7 +98,7 @@ char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
 	strbuf_release(&summary);
 	strbuf_addf(&sb, "  <memory unit='KiB'>%llu</memory>\n",
 		    (unsigned long long)topo_total_mem_mib(t) * 1024);
-	strbuf_addf(&sb, "  <vcpu placement='static'>%u</vcpu>\n", topo_nr_cpus(t));
+	add_vcpus(&sb, t);
 
 	strbuf_addstr(&sb, "  <os>\n    <type arch='x86_64' machine='q35'>hvm</type>\n");
 	if (kernel)

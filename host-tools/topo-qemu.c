@@ -27,8 +27,13 @@ void topo_qemu_argv(const struct topo *t, enum lab_accel accel, unsigned flags,
 			     "tcg,thread=multi", "-cpu", "max,vendor=GenuineIntel", NULL);
 	}
 	strvec_push(out, "-smp");
-	strvec_pushf(out, "%u,sockets=%u,dies=%u,cores=%u,threads=%u",
-		     topo_nr_cpus(t), t->sockets, dies, t->llc, t->threads);
+	if (t->hotplug)
+		/* the empty slots are what query-hotpluggable-cpus offers */
+		strvec_pushf(out, "cpus=%u,maxcpus=%u,sockets=%u,dies=%u,cores=%u,threads=%u",
+			     topo_boot_cpus(t), topo_nr_cpus(t), t->sockets, dies, t->llc, t->threads);
+	else
+		strvec_pushf(out, "%u,sockets=%u,dies=%u,cores=%u,threads=%u",
+			     topo_nr_cpus(t), t->sockets, dies, t->llc, t->threads);
 	strvec_push(out, "-m");
 	strvec_pushf(out, "%lluM", (unsigned long long)topo_total_mem_mib(t));
 	if (t->nr_nodes == 1)

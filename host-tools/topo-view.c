@@ -10,11 +10,13 @@
 struct cpuset {
 	uint64_t *w;
 	unsigned nwords;
+	unsigned nbits;     /* CPUs at or above are not present (empty slots) */
 };
 
 static void cpuset_init(struct cpuset *s, unsigned nr_cpus)
 {
-	s->nwords = (nr_cpus + 63) / 64;
+	s->nbits = nr_cpus;
+	s->nwords = (nr_cpus + 63) / 64 + 1;
 	s->w = xcalloc(s->nwords, sizeof(*s->w));
 }
 
@@ -31,7 +33,7 @@ static void cpuset_clear(struct cpuset *s)
 
 static void cpuset_add_range(struct cpuset *s, unsigned lo, unsigned hi)
 {
-	for (unsigned i = lo; i < hi; i++)
+	for (unsigned i = lo; i < hi && i < s->nbits; i++)
 		s->w[i / 64] |= 1ull << (i % 64);
 }
 
@@ -66,12 +68,13 @@ static void cpulist_range(struct strbuf *sb, unsigned lo, unsigned hi_excl)
 		cpulist_add_run(sb, lo, hi_excl - 1);
 }
 
-static struct json_object *json_cpulist_range(unsigned lo, unsigned hi_excl)
+/* Sysfs lists only present CPUs: the range is cut at `present`. */
+static struct json_object *json_cpulist_range(unsigned lo, unsigned hi_excl, unsigned present)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_object *o;
 
-	cpulist_range(&sb, lo, hi_excl);
+	cpulist_range(&sb, lo, hi_excl < present ? hi_excl : present);
 	o = json_object_new_string(sb.buf);
 	strbuf_release(&sb);
 	return o;
@@ -96,7 +99,9 @@ static int cmp_unsigned(const void *a, const void *b)
  *   (sched_init_numa() skips CPU-less nodes since 5.18; they add no CPUs
  *   to any span anyway).  cpu_attach_domain() drops a level spanning one
  *   CPU and a level whose span equals that of the nearest kept level below.
- * Fills names (at most max) and returns how many levels survive.
+ * Only the CPUs present at boot count (the empty hot-plug slots are
+ * not in any mask).  Fills names (at most max) and returns how many
+ * levels survive.
  */
 static unsigned node_domains(const struct topo *t, unsigned node, const unsigned *dists,
 			     unsigned nr_dists, const char **names, unsigned max)
@@ -109,8 +114,8 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 	struct cpuset cur, kept;
 	unsigned n = 0, have_kept = 0;
 
-	cpuset_init(&cur, nr_cpus);
-	cpuset_init(&kept, nr_cpus);
+	cpuset_init(&cur, topo_boot_cpus(t));
+	cpuset_init(&kept, topo_boot_cpus(t));
 	for (unsigned level = 0; level < 4 + nr_dists && n < max; level++) {
 		const char *name;
 
@@ -174,7 +179,7 @@ static unsigned distinct_dists(const struct topo *t, unsigned *out)
 
 struct json_object *topo_expected_view(const struct topo *t)
 {
-	unsigned nr_cpus = topo_nr_cpus(t);
+	unsigned nr_cpus = topo_nr_cpus(t), boot = topo_boot_cpus(t);
 	unsigned cpu_nodes = t->sockets * t->nps;
 	unsigned cpn = nr_cpus / cpu_nodes;
 	unsigned dies = topo_llcs_per_socket(t);
@@ -191,14 +196,14 @@ struct json_object *topo_expected_view(const struct topo *t)
 	for (unsigned n = 0; n < cpu_nodes; n++)
 		nr_names[n] = node_domains(t, n, dists, nr_dists, names[n], MAX_LEVELS);
 
-	json_object_object_add(view, "cpus", json_object_new_int((int)nr_cpus));
+	json_object_object_add(view, "cpus", json_object_new_int((int)boot));
 	for (unsigned n = 0; n < t->nr_nodes; n++) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *row = json_object_new_array();
 		int has_cpus = n < cpu_nodes;
 
 		json_object_object_add(o, "node", json_object_new_int((int)n));
-		json_object_object_add(o, "cpus", has_cpus ? json_cpulist_range(n * cpn, (n + 1) * cpn)
+		json_object_object_add(o, "cpus", has_cpus ? json_cpulist_range(n * cpn, (n + 1) * cpn, boot)
 							   : json_object_new_string(""));
 		json_object_object_add(o, "mem_mib", json_object_new_int64(
 			(int64_t)(has_cpus ? t->node_mem_mib : t->memnode_mem_mib)));
@@ -210,7 +215,7 @@ struct json_object *topo_expected_view(const struct topo *t)
 	json_object_object_add(view, "nodes", nodes);
 	json_object_object_add(view, "distances", dist);
 
-	for (unsigned i = 0; i < nr_cpus; i++) {
+	for (unsigned i = 0; i < boot; i++) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *doms = json_object_new_array();
 		unsigned thread = i % t->threads;
@@ -223,8 +228,9 @@ struct json_object *topo_expected_view(const struct topo *t)
 		json_object_object_add(o, "package", json_object_new_int((int)socket));
 		json_object_object_add(o, "die", json_object_new_int((int)die));
 		json_object_object_add(o, "node", json_object_new_int((int)node));
-		json_object_object_add(o, "siblings", json_cpulist_range(i - thread, i - thread + t->threads));
-		json_object_object_add(o, "llc", json_cpulist_range(i - i % llc_cpus, i - i % llc_cpus + llc_cpus));
+		json_object_object_add(o, "siblings", json_cpulist_range(i - thread, i - thread + t->threads, boot));
+		json_object_object_add(o, "llc", json_cpulist_range(i - i % llc_cpus, i - i % llc_cpus + llc_cpus,
+								     boot));
 		for (unsigned d = 0; d < nr_names[node]; d++)
 			json_object_array_add(doms, json_object_new_string(names[node][d]));
 		json_object_object_add(o, "domains", doms);

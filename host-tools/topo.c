@@ -30,6 +30,7 @@ enum topo_opt {
 	OPT_DIST,
 	OPT_MEMNODES,
 	OPT_MEMNODEMEM,
+	OPT_HOTPLUG,
 	OPT_NR,
 };
 
@@ -40,6 +41,7 @@ static const char *const opt_names[OPT_NR] = {
 	[OPT_DIST] = "dist",
 	[OPT_MEMNODES] = "memnodes",
 	[OPT_MEMNODEMEM] = "memnodemem",
+	[OPT_HOTPLUG] = "hotplug",
 };
 
 /* Values point into a writable copy of the spec owned by the caller. */
@@ -64,6 +66,11 @@ static int fail(struct strbuf *err, const char *fmt, ...)
 unsigned topo_nr_cpus(const struct topo *t)
 {
 	return t->sockets * t->cores * t->threads;
+}
+
+unsigned topo_boot_cpus(const struct topo *t)
+{
+	return topo_nr_cpus(t) - t->hotplug;
 }
 
 unsigned topo_llcs_per_socket(const struct topo *t)
@@ -179,6 +186,8 @@ static void canonical_spec(const struct topo *t, struct strbuf *sb)
 		strbuf_addf(sb, ",memnodes=%u,memnodemem=", t->memnodes);
 		add_size(sb, t->memnode_mem_mib);
 	}
+	if (t->hotplug)
+		strbuf_addf(sb, ",hotplug=%u", t->hotplug);
 }
 
 /* The shortest spec giving this topology: what a person would type. */
@@ -206,6 +215,8 @@ static void short_spec(const struct topo *t, struct strbuf *sb)
 			add_size(sb, t->memnode_mem_mib);
 		}
 	}
+	if (t->hotplug)
+		strbuf_addf(sb, ",hotplug=%u", t->hotplug);
 }
 
 static int check_charset(const char *spec, struct strbuf *err)
@@ -295,7 +306,7 @@ static int parse_opts(char *s, struct topo_opts *opts, struct strbuf *err)
 			if (!strcmp(item, opt_names[i]))
 				break;
 		if (i == OPT_NR)
-			return fail(err, "unknown option '%s' (known: llc, nps, mem, dist, memnodes, memnodemem)", item);
+			return fail(err, "unknown option '%s' (known: llc, nps, mem, dist, memnodes, memnodemem, hotplug)", item);
 		if (opts->val[i])
 			return fail(err, "option '%s' is given twice", item);
 		if (!eq[1])
@@ -411,6 +422,20 @@ static int resolve(struct topo *t, const struct topo_opts *o, struct strbuf *err
 			return -1;
 	} else if (t->memnodes) {
 		t->memnode_mem_mib = t->node_mem_mib;
+	}
+	/*
+	 * hotplug=N leaves the last N slots of the topology empty at boot
+	 * (QEMU: -smp cpus=<boot>,maxcpus=<all>); the model keeps the whole
+	 * machine, so a hot-added CPU has its place in sockets, LLCs, nodes.
+	 */
+	if ((v = o->val[OPT_HOTPLUG])) {
+		unsigned cpus = topo_nr_cpus(t);
+
+		if (parse_uint(v, 0, TOPO_MAX_CPUS, &t->hotplug))
+			return fail(err, "hotplug=%s is not a number of spare CPU slots", v);
+		if (t->hotplug >= cpus)
+			return fail(err, "hotplug=%u leaves no CPU to boot with: the topology has %u CPU slot%s",
+				    t->hotplug, cpus, cpus == 1 ? "" : "s");
 	}
 	total = topo_total_mem_mib(t);
 	if (total > MEM_MAX_MIB)
@@ -661,6 +686,8 @@ void topo_describe(const struct topo *t, struct strbuf *out)
 		strbuf_addch(out, ')');
 	}
 	strbuf_addf(out, ", %u CPU%s, ", cpus, plural(cpus));
+	if (t->hotplug)
+		strbuf_addf(out, "%u at boot + %u hot-pluggable, ", topo_boot_cpus(t), t->hotplug);
 	add_mem_human(out, topo_total_mem_mib(t));
 }
 

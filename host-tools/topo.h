@@ -31,6 +31,7 @@ struct topo {
 	uint64_t node_mem_mib;    /* memory of each CPU node */
 	uint64_t memnode_mem_mib; /* memory of each memory-only node */
 	unsigned nr_nodes;  /* sockets * nps + memnodes */
+	unsigned hotplug;   /* the last CPU slots, empty at boot, for vCPU hot-add */
 	unsigned dist[TOPO_MAX_NODES][TOPO_MAX_NODES];
 };
 
@@ -42,7 +43,10 @@ struct topo {
  */
 int topo_parse(const char *spec, struct topo *t, struct strbuf *err);
 
+/* Every CPU slot of the machine (QEMU's maxcpus), hot-pluggable ones too. */
 unsigned topo_nr_cpus(const struct topo *t);
+/* The CPUs present at boot: topo_nr_cpus() - hotplug. */
+unsigned topo_boot_cpus(const struct topo *t);
 unsigned topo_llcs_per_socket(const struct topo *t);
 uint64_t topo_total_mem_mib(const struct topo *t);
 
@@ -78,8 +82,9 @@ char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
 			       const char *initrd, const char *cmdline,
 			       const char *chardevs, const char *tail);
 
-/* The view the guest kernel should have of this machine (schema in
- * README's "guest view" section); the caller owns the returned object. */
+/* The view the guest kernel should have of this machine at boot, before
+ * any hot-add (schema in README's "guest view" section); the caller owns
+ * the returned object. */
 struct json_object *topo_expected_view(const struct topo *t);
 
 /* Presets live in <lab_root()>/host-tools/presets/<name>.topo. */
