@@ -13,7 +13,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const hostfault_kinds[] = { "pause", "nmi", "vcpu_throttle", NULL };
+const char *const hostfault_kinds[] = {
+	"pause", "nmi", "vcpu_throttle", "vcpu_add", "vcpu_remove", NULL
+};
+
+/* How long an action lasts when the scenario gives no hold: a removal
+ * waits for the guest's ACPI eject, which takes seconds under TCG. */
+static unsigned default_hold_ms(const char *kind)
+{
+	return !strcmp(kind, "vcpu_remove") ? 5000 : 1000;
+}
+
+/* Kinds whose action has a second half `hold` later. */
+static int has_undo(const char *kind)
+{
+	return strcmp(kind, "nmi") && strcmp(kind, "vcpu_add");
+}
 
 void hostfault_init(struct hostfault *h, const struct plan *plan, const char *run_dir,
 		    uint64_t t0_ns)
@@ -46,7 +61,7 @@ static const char *opt(const struct plan_fault *f, const char *key)
 }
 
 static void record(struct hostfault *h, const struct hostfault_action *a, const char *action,
-		   const char *failure)
+		   const char *detail, const char *failure)
 {
 	struct json_object *o = json_object_new_object();
 	char *path;
@@ -59,6 +74,8 @@ static void record(struct hostfault *h, const struct hostfault_action *a, const 
 	json_object_object_add(o, "kind", json_object_new_string(a->f->kind));
 	json_object_object_add(o, "action", json_object_new_string(action));
 	json_object_object_add(o, "ok", json_object_new_boolean(!failure));
+	if (detail && *detail)
+		json_object_object_add(o, "detail", json_object_new_string(detail));
 	if (failure)
 		json_object_object_add(o, "error", json_object_new_string(failure));
 	h->actions++;
@@ -122,9 +139,10 @@ void hostfault_on_event(struct hostfault *h, const char *json, size_t len)
 			a.at_ns = now + ((uint64_t)f->start_ms + (uint64_t)k * f->period_ms) * 1000000ull;
 			a.undo = 0;
 			schedule(h, &a);
-			if (strcmp(f->kind, "nmi")) {
-				/* pause and throttle are undone after hold (default: 1 s) */
-				a.at_ns += (uint64_t)(f->hold_ms ? f->hold_ms : 1000) * 1000000ull;
+			if (has_undo(f->kind)) {
+				/* pause and throttle are undone, a removal checked, after hold */
+				a.at_ns += (uint64_t)(f->hold_ms ? f->hold_ms : default_hold_ms(f->kind)) *
+					   1000000ull;
 				a.undo = 1;
 				schedule(h, &a);
 			}
@@ -191,43 +209,55 @@ static int throttle_cgroup(struct hostfault *h, struct strbuf *err)
 	return -1;
 }
 
+int hostfault_parse_cpus(const char *list, uint64_t bits[HOSTFAULT_MAX_VCPUS / 64],
+			 struct strbuf *err)
+{
+	const char *p = list;
+
+	if (bits)
+		memset(bits, 0, HOSTFAULT_MAX_VCPUS / 8);
+	if (!*p)
+		goto bad;
+	while (*p) {
+		char *end;
+		unsigned long lo, hi;
+
+		if (*p < '0' || *p > '9')
+			goto bad;
+		lo = hi = strtoul(p, &end, 10);
+		if (end == p || lo >= HOSTFAULT_MAX_VCPUS)
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			if (*p < '0' || *p > '9')
+				goto bad;
+			hi = strtoul(p, &end, 10);
+			if (end == p || hi < lo || hi >= HOSTFAULT_MAX_VCPUS)
+				goto bad;
+		}
+		if (*end && *end != ',')
+			goto bad;
+		for (unsigned long c = lo; bits && c <= hi; c++)
+			bits[c / 64] |= 1ull << (c % 64);
+		p = *end == ',' ? end + 1 : end;
+	}
+	return 0;
+bad:
+	if (err)
+		strbuf_addf(err, "bad vCPU list '%s'", list);
+	return -1;
+}
+
 /* Thread ids of the vCPUs the fault targets ("default"/"random": all). */
 static int vcpu_threads(struct backend *b, const char *target, long *tids, unsigned max,
 			unsigned *n, struct strbuf *err)
 {
 	struct json_object *reply = NULL;
-	unsigned long want[TOPO_MAX_CPUS / (8 * sizeof(unsigned long))] = { 0 };
+	uint64_t want[HOSTFAULT_MAX_VCPUS / 64];
 	int all = !strcmp(target, "default") || !strcmp(target, "random") || !*target;
 
-	if (!all) {
-		/* a cpu list: "0-3,8" */
-		const char *p = target;
-
-		while (*p) {
-			char *end;
-			unsigned long lo = strtoul(p, &end, 10), hi = lo;
-
-			if (end == p || lo >= TOPO_MAX_CPUS) {
-				strbuf_addf(err, "bad vCPU list '%s'", target);
-				return -1;
-			}
-			if (*end == '-') {
-				p = end + 1;
-				hi = strtoul(p, &end, 10);
-				if (end == p || hi < lo || hi >= TOPO_MAX_CPUS) {
-					strbuf_addf(err, "bad vCPU list '%s'", target);
-					return -1;
-				}
-			}
-			for (unsigned long c = lo; c <= hi; c++)
-				want[c / (8 * sizeof(long))] |= 1ul << (c % (8 * sizeof(long)));
-			p = *end == ',' ? end + 1 : end;
-			if (*end && *end != ',') {
-				strbuf_addf(err, "bad vCPU list '%s'", target);
-				return -1;
-			}
-		}
-	}
+	if (!all && hostfault_parse_cpus(target, want, err) < 0)
+		return -1;
 	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
 		return -1;
 	*n = 0;
@@ -239,7 +269,7 @@ static int vcpu_threads(struct backend *b, const char *target, long *tids, unsig
 		    !json_object_object_get_ex(cpu, "thread-id", &tid))
 			continue;
 		ci = (unsigned long)json_object_get_int(idx);
-		if (all || (ci < TOPO_MAX_CPUS && (want[ci / (8 * sizeof(long))] >> (ci % (8 * sizeof(long))) & 1)))
+		if (all || (ci < HOSTFAULT_MAX_VCPUS && (want[ci / 64] >> (ci % 64) & 1)))
 			tids[(*n)++] = (long)json_object_get_int64(tid);
 	}
 	json_object_put(reply);
@@ -290,7 +320,7 @@ static int throttle(struct hostfault *h, struct backend *b, const struct plan_fa
 }
 
 static int perform(struct hostfault *h, struct backend *b, const struct hostfault_action *a,
-		   struct strbuf *err)
+		   struct strbuf *detail, struct strbuf *err)
 {
 	const char *kind = a->f->kind;
 
@@ -309,6 +339,12 @@ static int perform(struct hostfault *h, struct backend *b, const struct hostfaul
 		return b->ops->nmi(b, err);
 	if (!strcmp(kind, "vcpu_throttle"))
 		return throttle(h, b, a->f, a->undo, err);
+	if (!strcmp(kind, "vcpu_add"))
+		return hostfault_vcpu_add(h, b, a->f, detail, err) < 0 ? -1 : 0;
+	if (!strcmp(kind, "vcpu_remove") && !a->undo)
+		return hostfault_vcpu_remove(h, b, a->f, detail, err) < 0 ? -1 : 0;
+	if (!strcmp(kind, "vcpu_remove"))
+		return hostfault_vcpu_removed(h, b, h->finishing, detail, err);
 	strbuf_addf(err, "unknown host fault kind '%s'", kind);
 	return -1;
 }
@@ -319,6 +355,10 @@ static const char *action_name(const struct hostfault_action *a)
 		return a->undo ? "cont" : "stop";
 	if (!strcmp(a->f->kind, "vcpu_throttle"))
 		return a->undo ? "unthrottle" : "throttle";
+	if (!strcmp(a->f->kind, "vcpu_add"))
+		return "device_add";
+	if (!strcmp(a->f->kind, "vcpu_remove"))
+		return a->undo ? "removed" : "device_del";
 	return a->f->kind;
 }
 
@@ -326,18 +366,24 @@ void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 {
 	for (unsigned i = 0; i < h->nr_pending;) {
 		struct hostfault_action a = h->pending[i];
-		struct strbuf err = STRBUF_INIT;
+		struct strbuf err = STRBUF_INIT, detail = STRBUF_INIT;
+		int ret;
 
 		if (a.at_ns > now) {
 			i++;
 			continue;
 		}
 		h->pending[i] = h->pending[--h->nr_pending];
-		if (perform(h, b, &a, &err) < 0)
-			record(h, &a, action_name(&a), err.buf);
-		else
-			record(h, &a, action_name(&a), NULL);
+		ret = perform(h, b, &a, &detail, &err);
+		if (ret > 0) {
+			/* not done yet (a vCPU still on its way out): look again */
+			a.at_ns = now + 1000000000ull;
+			schedule(h, &a);
+		} else {
+			record(h, &a, action_name(&a), detail.buf, ret < 0 ? err.buf : NULL);
+		}
 		strbuf_release(&err);
+		strbuf_release(&detail);
 	}
 }
 
@@ -349,7 +395,9 @@ void hostfault_finish(struct hostfault *h, struct backend *b)
 			h->pending[i].at_ns = 0;
 		else
 			h->pending[i].at_ns = UINT64_MAX;
+	h->finishing = 1;
 	hostfault_tick(h, b, 1);
+	h->finishing = 0;
 	h->nr_pending = 0;
 	if (h->paused && b->ops->qmp) {
 		struct strbuf err = STRBUF_INIT;

@@ -1,26 +1,31 @@
 /* hostfault.h - faults the host inflicts on a running guest through QMP
- * (pause/resume, NMI, vCPU throttling), timed from the runner's run_start. */
+ * (pause/resume, NMI, vCPU throttling, vCPU hot-add/remove), timed from
+ * the runner's run_start. */
 #ifndef LAB_HOSTFAULT_H
 #define LAB_HOSTFAULT_H
 
 #include <stdint.h>
 
 #include "plan.h"
+#include "topo.h"
 #include "util.h"
 
 struct backend;
+struct json_object;
 
 /* The kinds the host implements; scenario.c marks these side "host". */
 extern const char *const hostfault_kinds[];
 
 #define HOSTFAULT_MAX_PENDING 64
+#define HOSTFAULT_MAX_VCPUS TOPO_MAX_CPUS
 
 struct hostfault_action {
 	uint64_t at_ns;             /* CLOCK_MONOTONIC */
 	const struct plan_case *c;
 	const struct plan_fault *f;
 	unsigned run, seq;
-	int undo;                   /* the second half of an action (cont, unthrottle) */
+	int undo;                   /* the second half of an action (cont, unthrottle,
+				     * the check that a removed vCPU went away) */
 };
 
 /*
@@ -34,7 +39,13 @@ struct hostfault {
 	struct hostfault_action pending[HOSTFAULT_MAX_PENDING];
 	unsigned nr_pending;
 	int paused;                 /* the guest is stopped by us */
+	int finishing;              /* hostfault_finish(): no more waiting */
 	char cgroup[256];           /* throttle cgroup we created, "" if none */
+	unsigned added[64];         /* vCPUs we hot-added and did not remove */
+	unsigned nr_added;
+	char removing[128];         /* QOM path of a vCPU asked to go, "" if none */
+	unsigned removing_index;
+	uint64_t removing_since_ns;
 	unsigned long long actions, failures;
 };
 
@@ -57,5 +68,47 @@ void hostfault_finish(struct hostfault *h, struct backend *b);
 
 /* Parses "40" or "40%" into a percentage of one CPU in 1..100. */
 int hostfault_parse_quota(const char *s, unsigned *pct);
+
+/* Parses a vCPU list "0-3,8" into bits (may be NULL: check only);
+ * -1 with a line in err (may be NULL). */
+int hostfault_parse_cpus(const char *list, uint64_t bits[HOSTFAULT_MAX_VCPUS / 64],
+			 struct strbuf *err);
+
+/* ---- vCPU hot-plug (hostfault-vcpu.c) ---- */
+
+/* One entry of QEMU's query-hotpluggable-cpus. */
+struct hostfault_slot {
+	char driver[64];            /* "type": the CPU model's device name */
+	long long id[4];            /* socket-id, die-id, core-id, thread-id; -1 if absent */
+	unsigned index;             /* rank among all slots = the vCPU's number */
+	int present;                /* a CPU sits there (the reply has its qom-path) */
+	char qom_path[128];
+	char dev_id[32];            /* the id we give device_add */
+};
+
+/*
+ * Picks a slot from a query-hotpluggable-cpus reply (borrowed): a free
+ * one (want_present 0) or an occupied one other than vCPU 0; among those
+ * the target's vCPU list allows ("default": any), the lowest numbered,
+ * or the highest with prefer_last.  -1 with one line in err.
+ */
+int hostfault_pick_slot(struct json_object *reply, const char *target, int want_present,
+			int prefer_last, struct hostfault_slot *out, struct strbuf *err);
+/* The device_add arguments for a slot (caller puts). */
+struct json_object *hostfault_slot_device_args(const struct hostfault_slot *s);
+
+/* Actions: the vCPU number on success (detail says which slot), -1 with err. */
+int hostfault_vcpu_add(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		       struct strbuf *detail, struct strbuf *err);
+int hostfault_vcpu_remove(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+			  struct strbuf *detail, struct strbuf *err);
+/* How long a removal may take: the guest must offline the CPU first,
+ * which takes seconds under TCG with a loaded guest. */
+#define HOSTFAULT_EJECT_WAIT_MS 30000
+/* 0 when the vCPU the last removal asked for is gone from query-cpus-fast,
+ * 1 when it is still there but may yet go (ask again later; final: no
+ * more waiting), -1 with err when it did not go. */
+int hostfault_vcpu_removed(struct hostfault *h, struct backend *b, int final,
+			   struct strbuf *detail, struct strbuf *err);
 
 #endif

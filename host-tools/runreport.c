@@ -119,6 +119,7 @@ struct case_data {
 	const struct plan_case *pc;
 	struct json_object *runs;      /* array of result objects */
 	struct json_object *timeline;  /* fault actions, in stream order */
+	struct json_object *cpu_events; /* hot-added CPUs the runner onlined, and their view */
 	struct json_object *fault_summaries, *invariants;
 	unsigned timeline_dropped;
 	int driver_killed;
@@ -187,6 +188,12 @@ static int on_record(const struct wire_record *rec, void *ctx)
 				json_object_object_del(o, "case");
 				json_object_array_add(to, o);
 				return 0;
+			} else if (!strcmp(ev, "cpu_added") || !strcmp(ev, "cpu_view")) {
+				if (json_object_array_length(cd->cpu_events) < TIMELINE_MAX) {
+					json_object_object_del(o, "case");
+					json_object_array_add(cd->cpu_events, o);
+					return 0;
+				}
 			} else if (!strcmp(ev, "fault_driver_killed")) {
 				cd->driver_killed = 1;
 			}
@@ -524,6 +531,8 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 		json_object_object_add(o, "invariants", json_object_get(cd->invariants));
 		json_object_object_add(o, "faults", json_object_get(cd->fault_summaries));
 		json_object_object_add(o, "timeline", json_object_get(cd->timeline));
+		if (json_object_array_length(cd->cpu_events))
+			json_object_object_add(o, "cpu_events", json_object_get(cd->cpu_events));
 		if (cd->timeline_dropped)
 			json_object_object_add(o, "timeline_dropped",
 					       json_object_new_int((int)cd->timeline_dropped));
@@ -572,6 +581,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		c.cases[i].pc = &plan.cases[i];
 		c.cases[i].runs = json_object_new_array();
 		c.cases[i].timeline = json_object_new_array();
+		c.cases[i].cpu_events = json_object_new_array();
 		c.cases[i].fault_summaries = json_object_new_array();
 		c.cases[i].invariants = json_object_new_array();
 	}
@@ -630,6 +640,7 @@ out:
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
 		json_object_put(c.cases[i].runs);
 		json_object_put(c.cases[i].timeline);
+		json_object_put(c.cases[i].cpu_events);
 		json_object_put(c.cases[i].fault_summaries);
 		json_object_put(c.cases[i].invariants);
 		for (int a = 0; a < 2; a++)

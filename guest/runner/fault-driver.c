@@ -1,6 +1,7 @@
 /* fault-driver.c - the fault driver: a process next to each measured run
  * that times the case's faults, samples its invariants and reports both. */
 #define _GNU_SOURCE
+#include "cpu-online.h"
 #include "fault-driver.h"
 #include "journal.h"
 #include "fault-json.h"
@@ -50,8 +51,9 @@ int fault_driver_wanted(const struct plan_case *c)
 {
 	if (c->nr_invariants)
 		return 1;
+	/* a CPU the host hot-adds needs someone in the guest to online it */
 	for (unsigned i = 0; i < c->nr_faults; i++)
-		if (c->faults[i].side == PLAN_SIDE_GUEST)
+		if (c->faults[i].side == PLAN_SIDE_GUEST || !strcmp(c->faults[i].kind, "vcpu_add"))
 			return 1;
 	return 0;
 }
@@ -167,6 +169,8 @@ struct drv {
 	struct task_state *tasks;
 	struct inv_mm *mms;
 	int sampler_stop[2];
+	int uevent_fd;            /* the kernel's uevents: hot-added CPUs */
+	cpu_set_t hot_added;      /* CPUs this run brought online after a hot-add */
 };
 
 /* One driver per process: fault_event() needs to find it. */
@@ -439,10 +443,11 @@ static uint64_t next_sample(const struct drv *d)
 	return next;
 }
 
-/* Sleeps until next (ms of the run) or until fd has something; 1 then. */
-static int sleep_until(const struct drv *d, uint64_t next, uint64_t hard_end_ns, int fd)
+/* Sleeps until next (ms of the run) or until fd has something (1 then),
+ * or the optional second fd (2 then; -1: none). */
+static int sleep_until(const struct drv *d, uint64_t next, uint64_t hard_end_ns, int fd, int fd2)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN }, { .fd = fd2, .events = POLLIN } };
 	uint64_t t = wl_now_ns(), now = now_ms(d);
 	int timeout;
 
@@ -452,9 +457,11 @@ static int sleep_until(const struct drv *d, uint64_t next, uint64_t hard_end_ns,
 		timeout = (int)((hard_end_ns - t) / 1000000ull) + 1;
 	else
 		timeout = next > now ? (int)(next - now) : 0;
-	if (poll(&pfd, 1, timeout) < 0 && errno != EINTR)
+	if (poll(pfd, fd2 >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
 		return 1;
-	return pfd.revents != 0;
+	if (pfd[0].revents)
+		return 1;
+	return fd2 >= 0 && pfd[1].revents ? 2 : 0;
 }
 
 static void *sampler_main(void *arg)
@@ -464,7 +471,7 @@ static void *sampler_main(void *arg)
 
 	for (;;) {
 		run_samples(d, now_ms(d));
-		if (sleep_until(d, next_sample(d), hard_end, d->sampler_stop[0]))
+		if (sleep_until(d, next_sample(d), hard_end, d->sampler_stop[0], -1))
 			break;
 	}
 	return NULL;
@@ -520,13 +527,96 @@ static void report_invariant(struct drv *d, struct drv_inv *v, const struct run_
 	inv_result_release(&r);
 }
 
+/*
+ * Brings hot-added CPUs online and says so: "cpu_added" with how long the
+ * online took and where the kernel put the CPU (package, node, LLC and
+ * the scheduling domains as they are right after the online).
+ */
+static void online_added(struct drv *d, const cpu_set_t *cpus, const char *how)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		char err[200] = "", place[1024] = "";
+		struct fj j = FJ_INIT;
+		uint64_t t0;
+		int ok;
+
+		if (!CPU_ISSET(c, cpus))
+			continue;
+		t0 = wl_now_ns();
+		ok = cpu_bring_online((unsigned)c, err, sizeof(err)) == 0;
+		if (ok)
+			CPU_SET(c, &d->hot_added);
+		cpu_place_json((unsigned)c, place, sizeof(place));
+		event_head(d, &j, "cpu_added");
+		fj_printf(&j, ", \"cpu\": %d, \"seen_by\": ", c);
+		fj_str(&j, how);
+		fj_printf(&j, ", \"ok\": %s, \"online_ms\": %.1f%s", ok ? "true" : "false",
+			  (double)(wl_now_ns() - t0) / 1e6, place);
+		if (!ok) {
+			fj_add(&j, ", \"error\": ", 11);
+			fj_str(&j, err);
+		}
+		fj_add(&j, "}", 1);
+		send(d, &j);
+		fj_release(&j);
+	}
+}
+
+static void sweep_added(struct drv *d, const char *how)
+{
+	cpu_set_t todo;
+
+	if (cpu_sweep(&todo) > 0)
+		online_added(d, &todo, how);
+}
+
+static void on_uevents(struct drv *d)
+{
+	cpu_set_t added, todo;
+
+	cpu_uevent_drain(d->uevent_fd, &added);
+	/* only those still offline: an add of a CPU that onlined itself is news to nobody */
+	if (cpu_sweep(&todo) > 0) {
+		CPU_AND(&todo, &todo, &added);
+		online_added(d, &todo, "uevent");
+	}
+}
+
+/* After the run, the final word on each CPU it onlined: the scheduling
+ * domains have been rebuilt by now. */
+static void report_added(struct drv *d)
+{
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		char place[1024] = "", online[8] = "?", path[96];
+		struct fj j = FJ_INIT;
+
+		if (!CPU_ISSET(c, &d->hot_added))
+			continue;
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", c);
+		if (wl_read_text(path, online, sizeof(online)) < 0)
+			snprintf(online, sizeof(online), "gone");
+		cpu_place_json((unsigned)c, place, sizeof(place));
+		event_head(d, &j, "cpu_view");
+		fj_printf(&j, ", \"cpu\": %d, \"online\": ", c);
+		fj_str(&j, online);
+		fj_add(&j, place, strlen(place));
+		fj_add(&j, "}", 1);
+		send(d, &j);
+		fj_release(&j);
+	}
+}
+
 static void driver_setup(struct drv *d)
 {
 	char err[512];
 
 	if (inv_topo_read(&d->topo) < 0)
 		CPU_ZERO(&d->topo.online);
+	d->topo.boot_offline = *cpu_boot_offline();
 	d->env.online = d->topo.online;
+	/* listen first, then catch up with CPUs added before we listened */
+	d->uevent_fd = cpu_uevent_open();
+	sweep_added(d, "sweep");
 	if (sched_getaffinity(0, sizeof(d->env.runner_allowed), &d->env.runner_allowed) < 0)
 		d->env.runner_allowed = d->topo.online;
 	for (unsigned i = 0; i < d->c->nr_faults; i++) {
@@ -591,6 +681,10 @@ static void driver_finish(struct drv *d)
 		;
 	if (k == d->nr_faults)
 		journal_note_clean();
+	if (d->uevent_fd >= 0)
+		on_uevents(d);
+	sweep_added(d, "sweep");
+	report_added(d);
 	memset(&o, 0, sizeof(o));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	o.status = sh->status[0] ? sh->status : "unknown";
@@ -602,6 +696,8 @@ static void driver_finish(struct drv *d)
 	o.end_ms = sh->end_ns > d->env.t0_ns ? (sh->end_ns - d->env.t0_ns) / 1000000ull : now_ms(d);
 	if (fault_online_now(&o.online_after) < 0)
 		CPU_ZERO(&o.online_after);
+	if (cpu_present_now(&o.present_after) < 0)
+		CPU_ZERO(&o.present_after);
 	read_knobs(d, 1);
 	o.knobs = d->knobs;
 	o.nr_knobs = d->nr_knobs;
@@ -628,8 +724,15 @@ static void driver_main(struct drv *d, int ctl)
 		   pthread_create(&sampler, NULL, sampler_main, d) == 0;
 	/* asleep between actions: the driver must cost the run nothing */
 	for (;;) {
+		int r;
+
 		run_faults(d, now_ms(d));
-		if (sleep_until(d, next_action(d), hard_end, ctl))
+		r = sleep_until(d, next_action(d), hard_end, ctl, d->uevent_fd);
+		if (r == 2) {
+			on_uevents(d);
+			continue;
+		}
+		if (r)
 			break; /* the runner's byte, its end, or the deadline */
 	}
 	if (sampling) {

@@ -30,6 +30,8 @@
 /* The machine as the run found it. */
 struct inv_topo {
 	cpu_set_t online;             /* at the run's start */
+	cpu_set_t boot_offline;       /* present but offline when the runner began:
+				       * nobody expects those online */
 	short llc_of[CPU_SETSIZE];    /* dense LLC index, -1 unknown */
 	short node_of[CPU_SETSIZE];   /* node id, -1 unknown */
 	unsigned nr_llcs, nr_nodes;   /* among the online CPUs */
@@ -67,6 +69,7 @@ struct run_outcome {
 	const char *leftover_desc;         /* "tid 12 (hackbench), ..." */
 	uint64_t end_ms;                   /* the run's length */
 	cpu_set_t online_after;            /* after every fault stopped */
+	cpu_set_t present_after;           /* the CPUs that exist then; empty: unknown */
 	const struct inv_knob *knobs;
 	unsigned nr_knobs;
 };

@@ -2,6 +2,7 @@
  * each run in its own process group under a deadline, and report records. */
 #define _GNU_SOURCE
 #include "plan-run.h"
+#include "cpu-online.h"
 #include "fault-driver.h"
 #include "fault-tasks.h"
 #include "out.h"
@@ -651,6 +652,8 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	if (load_plan(path, &p) < 0)
 		return -1;
 	catch_stop_signals();
+	/* before any fault: which CPUs the machine keeps offline by design */
+	cpu_note_boot();
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;
