@@ -432,6 +432,48 @@ static void print_topology(const struct lab_run *r)
 	fflush(stdout);
 }
 
+/* The guest's own clock on a console line: "[   12.345678] ...". */
+static double guest_stamp(const char *line)
+{
+	char *end;
+	double t;
+
+	while (*line == ' ')
+		line++;
+	if (*line++ != '[')
+		return -1;
+	t = strtod(line, &end);
+	if (end == line || *end != ']' || t < 0)
+		return -1;
+	return t;
+}
+
+static void add_secs(struct json_object *v, const char *key, uint64_t ns, uint64_t base)
+{
+	json_object_object_add(v, key, json_object_new_double((double)(ns - base) / 1e9));
+}
+
+/*
+ * When the failure was seen and when the verdict was made, host side (s
+ * since the session started), plus the guest's own time stamp of the
+ * first failure line: how quickly a CRASH or HANG is turned into a verdict.
+ */
+static void add_timing(struct json_object *v, const struct session *s, uint64_t verdict_ns)
+{
+	add_secs(v, "t_verdict_s", verdict_ns, s->t_start_ns);
+	if (s->t_crash_ns) {
+		add_secs(v, "t_first_failure_s", s->t_crash_ns, s->t_start_ns);
+		add_secs(v, "verdict_after_failure_s", verdict_ns, s->t_crash_ns);
+	}
+	if (s->t_deadline_ns) {
+		add_secs(v, "t_deadline_s", s->t_deadline_ns, s->t_start_ns);
+		add_secs(v, "verdict_after_deadline_s", verdict_ns, s->t_deadline_ns);
+	}
+	if (s->console.first_pattern && guest_stamp(s->console.first) >= 0)
+		json_object_object_add(v, "guest_first_failure_s",
+				       json_object_new_double(guest_stamp(s->console.first)));
+}
+
 void lab_run_report(struct lab_run *r, struct json_object *extra)
 {
 	struct session *s = &r->s;
@@ -458,6 +500,7 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 	}
 	add_str(v, "hypervisor", s->hypervisor_version);
 	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
+	add_timing(v, s, now_ns());
 	if (extra) {
 		json_object_object_foreach(extra, k, val)
 			json_object_object_add(v, k, json_object_get(val));

@@ -267,6 +267,8 @@ int session_run(struct session *s, struct strbuf *err)
 		}
 	}
 	console_watch_finish(&s->console);
+	s->t_crash_ns = crash_at;
+	s->t_deadline_ns = hang_at;
 	s->wire_complete = wire_decoder_finish(&s->wire) == 0;
 	b.ops->release(&b);
 	if (con_raw >= 0)

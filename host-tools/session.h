@@ -40,6 +40,8 @@ struct session {
 	struct strbuf results;   /* WIRE_RESULT payloads, one per line */
 	struct hostfault faults;
 	uint64_t t_start_ns, t_init_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
+	uint64_t t_crash_ns;     /* the first crash line arrived; 0 if none */
+	uint64_t t_deadline_ns;  /* when a HANG was declared (the deadline); 0 if not */
 	int hypervisor_status;
 	char hypervisor_version[64];
 };
