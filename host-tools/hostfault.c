@@ -1,5 +1,6 @@
 /* hostfault.c - host-side faults during a guest run: pause/resume the whole
- * guest, NMIs, and vCPU-thread throttling through a cgroup's CPU quota. */
+ * guest, NMIs, vCPU-thread throttling through a cgroup's CPU quota, and
+ * vCPU hot-plug (hostfault-vcpu.c), timed from the runner's run_start. */
 #define _GNU_SOURCE
 #include "hostfault.h"
 #include "backend.h"
@@ -163,52 +164,6 @@ uint64_t hostfault_next_ns(const struct hostfault *h)
 	return next;
 }
 
-static int write_str(const char *path, const char *s, struct strbuf *err)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0) {
-		strbuf_addf(err, "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	n = write(fd, s, strlen(s));
-	close(fd);
-	if (n != (ssize_t)strlen(s)) {
-		strbuf_addf(err, "cannot write '%s' to '%s': %s", s, path, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* The cgroup v1 "cpu" hierarchy: its tasks file takes single threads, so
- * vCPU threads can be throttled without moving the rest of QEMU. */
-static int throttle_cgroup(struct hostfault *h, struct strbuf *err)
-{
-	static const char *const roots[] = { "/sys/fs/cgroup/cpu", "/sys/fs/cgroup/cpu,cpuacct" };
-	struct stat st;
-
-	if (h->cgroup[0])
-		return 0;
-	for (size_t i = 0; i < ARRAY_SIZE(roots); i++) {
-		char probe[300];
-
-		snprintf(probe, sizeof(probe), "%s/cpu.cfs_quota_us", roots[i]);
-		if (stat(probe, &st) < 0)
-			continue;
-		snprintf(h->cgroup, sizeof(h->cgroup), "%s/schedlab-%ld", roots[i], (long)getpid());
-		if (mkdir(h->cgroup, 0755) < 0 && errno != EEXIST) {
-			strbuf_addf(err, "cannot create '%s': %s", h->cgroup, strerror(errno));
-			h->cgroup[0] = '\0';
-			return -1;
-		}
-		return 0;
-	}
-	strbuf_addstr(err, "no cgroup v1 cpu controller on this host (a cgroup v2-only host "
-		      "cannot throttle single vCPU threads without moving QEMU: not supported yet)");
-	return -1;
-}
-
 int hostfault_parse_cpus(const char *list, uint64_t bits[HOSTFAULT_MAX_VCPUS / 64],
 			 struct strbuf *err)
 {
@@ -280,42 +235,55 @@ static int vcpu_threads(struct backend *b, const char *target, long *tids, unsig
 	return 0;
 }
 
-static int throttle(struct hostfault *h, struct backend *b, const struct plan_fault *f,
-		    int undo, struct strbuf *err)
+/* The process a thread belongs to: QEMU, for a vCPU thread. */
+static long tgid_of(long tid)
 {
-	long tids[1024];
+	char path[64], *text, *p;
+	size_t len;
+	long tgid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	text = read_file(path, &len);
+	if (!text)
+		return -1;
+	p = strstr(text, "\nTgid:");
+	if (p)
+		tgid = strtol(p + 6, NULL, 10);
+	free(text);
+	return tgid;
+}
+
+static int throttle(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		    int undo, struct strbuf *detail, struct strbuf *err)
+{
+	long tids[1024], qemu = -1;
 	unsigned n = 0, pct = 50;
 	const char *q = opt(f, "quota");
-	char path[320], val[32];
+	char orig[HOSTFAULT_CG_PATH] = "/";
 
 	if (q && hostfault_parse_quota(q, &pct) < 0) {
 		strbuf_addf(err, "quota must be 1..100 (percent of one CPU), not '%s'", q);
 		return -1;
 	}
-	if (throttle_cgroup(h, err) < 0 || vcpu_threads(b, f->target, tids, 1024, &n, err) < 0)
+	if (!h->cg.version && hostfault_cg_find("/sys/fs/cgroup", &h->cg, err) < 0)
 		return -1;
-	if (!undo) {
-		snprintf(path, sizeof(path), "%s/cpu.cfs_period_us", h->cgroup);
-		if (write_str(path, "100000", err) < 0)
+	if (vcpu_threads(b, f->target, tids, 1024, &n, err) < 0)
+		return -1;
+	if (h->cg.version == 2 && !h->cg.dir[0] && !undo) {
+		qemu = tgid_of(tids[0]);
+		if (qemu <= 0) {
+			strbuf_addf(err, "cannot tell which process vCPU thread %ld belongs to", tids[0]);
 			return -1;
-		snprintf(path, sizeof(path), "%s/cpu.cfs_quota_us", h->cgroup);
-		snprintf(val, sizeof(val), "%u", pct * 1000);
-		if (write_str(path, val, err) < 0)
-			return -1;
-	}
-	/* undo moves the threads back to the hierarchy's root */
-	if (undo) {
-		char *slash = strrchr(h->cgroup, '/');
-
-		snprintf(path, sizeof(path), "%.*s/tasks", (int)(slash - h->cgroup), h->cgroup);
-	} else {
-		snprintf(path, sizeof(path), "%s/tasks", h->cgroup);
-	}
-	for (unsigned i = 0; i < n; i++) {
-		snprintf(val, sizeof(val), "%ld", tids[i]);
-		if (write_str(path, val, err) < 0)
+		}
+		if (hostfault_cg_current(qemu, orig, sizeof(orig), err) < 0)
 			return -1;
 	}
+	if (hostfault_cg_throttle(&h->cg, qemu, orig, tids, n, pct, undo, err) < 0)
+		return -1;
+	strbuf_addf(detail, "%u vCPU thread%s, cgroup v%d '%s'", n, n == 1 ? "" : "s",
+		    h->cg.version, h->cg.leaf);
+	if (!undo)
+		strbuf_addf(detail, ", %u %% of a CPU", pct);
 	return 0;
 }
 
@@ -338,7 +306,7 @@ static int perform(struct hostfault *h, struct backend *b, const struct hostfaul
 	if (!strcmp(kind, "nmi"))
 		return b->ops->nmi(b, err);
 	if (!strcmp(kind, "vcpu_throttle"))
-		return throttle(h, b, a->f, a->undo, err);
+		return throttle(h, b, a->f, a->undo, detail, err);
 	if (!strcmp(kind, "vcpu_add"))
 		return hostfault_vcpu_add(h, b, a->f, detail, err) < 0 ? -1 : 0;
 	if (!strcmp(kind, "vcpu_remove") && !a->undo)
@@ -406,9 +374,11 @@ void hostfault_finish(struct hostfault *h, struct backend *b)
 		strbuf_release(&err);
 		h->paused = 0;
 	}
-	if (h->cgroup[0]) {
-		if (rmdir(h->cgroup) < 0 && errno != ENOENT)
-			warning("cannot remove '%s': %s", h->cgroup, strerror(errno));
-		h->cgroup[0] = '\0';
+	if (h->cg.dir[0]) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (hostfault_cg_release(&h->cg, &err) < 0)
+			warning("%s", err.buf);
+		strbuf_release(&err);
 	}
 }

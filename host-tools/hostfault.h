@@ -19,6 +19,38 @@ extern const char *const hostfault_kinds[];
 #define HOSTFAULT_MAX_PENDING 64
 #define HOSTFAULT_MAX_VCPUS TOPO_MAX_CPUS
 
+#define HOSTFAULT_CG_PATH 256
+
+/* The cgroup that throttles vCPU threads (hostfault-cgroup.c). */
+struct hostfault_cg {
+	int version;                     /* 1 or 2; 0 before hostfault_cg_find() */
+	char base[HOSTFAULT_CG_PATH];    /* the hierarchy: /sys/fs/cgroup/unified, .../cpu */
+	char dir[HOSTFAULT_CG_PATH + 32];  /* ours: <base>/schedlab-<pid>, "" if not made */
+	char leaf[HOSTFAULT_CG_PATH + 48]; /* where throttled threads go (v2: <dir>/vcpus) */
+	char orig[2 * HOSTFAULT_CG_PATH];  /* v2: QEMU's cgroup before we moved it */
+	long qemu_pid;
+	int moved;                       /* v2: QEMU is in dir */
+};
+
+/*
+ * Picks the hierarchy under root (normally /sys/fs/cgroup): cgroup v2
+ * (root itself, or root/unified on a hybrid host) when it offers the cpu
+ * controller, else v1's root/cpu or root/cpu,cpuacct.  -1 with one line.
+ */
+int hostfault_cg_find(const char *root, struct hostfault_cg *cg, struct strbuf *err);
+/* The v2 cgroup ("/machine/qemu") pid is in, from /proc/<pid>/cgroup. */
+int hostfault_cg_current(long pid, char *rel, size_t len, struct strbuf *err);
+/*
+ * Throttles the threads tids to pct % of one CPU (undo: lets them go).
+ * The first call creates the cgroup; under v2 it moves QEMU (qemu_pid,
+ * now in orig_rel) into it, since threads only move within a threaded
+ * subtree of their own process.
+ */
+int hostfault_cg_throttle(struct hostfault_cg *cg, long qemu_pid, const char *orig_rel,
+			  const long *tids, unsigned n, unsigned pct, int undo, struct strbuf *err);
+/* Puts QEMU back (v2) and removes what hostfault_cg_throttle() made. */
+int hostfault_cg_release(struct hostfault_cg *cg, struct strbuf *err);
+
 struct hostfault_action {
 	uint64_t at_ns;             /* CLOCK_MONOTONIC */
 	const struct plan_case *c;
@@ -40,7 +72,7 @@ struct hostfault {
 	unsigned nr_pending;
 	int paused;                 /* the guest is stopped by us */
 	int finishing;              /* hostfault_finish(): no more waiting */
-	char cgroup[256];           /* throttle cgroup we created, "" if none */
+	struct hostfault_cg cg;     /* vCPU throttling; version 0 until first used */
 	unsigned added[64];         /* vCPUs we hot-added and did not remove */
 	unsigned nr_added;
 	char removing[128];         /* QOM path of a vCPU asked to go, "" if none */
