@@ -527,6 +527,32 @@ static void test_end_checks(void **state)
 	json_object_put(ev);
 	inv_result_release(&r);
 
+	/* vCPU hot-plug: with the present set known, a hot-added CPU (8, 9)
+	 * must be online, a removed one (7) is not expected, and a CPU the
+	 * machine booted with offline (10) is left alone */
+	o = ok_outcome();
+	CPU_ZERO(&o.present_after);
+	for (int c = 0; c <= 10; c++)
+		CPU_SET(c, &o.present_after);
+	CPU_CLR(7, &o.present_after);
+	CPU_CLR(7, &o.online_after);
+	CPU_SET(8, &o.online_after);
+	topo8.boot_offline = (cpu_set_t){ 0 };
+	CPU_SET(10, &topo8.boot_offline);
+	start(&ic, &pi, "cpus_online_at_end", NULL, &topo8);
+	invariant_finish(&ic, &o, &r);
+	assert_false(r.ok);
+	assert_string_equal(r.summary, "CPU 9 offline at the end (online at the start: 0-7)");
+	inv_result_release(&r);
+	CPU_SET(9, &o.online_after);
+	start(&ic, &pi, "cpus_online_at_end", NULL, &topo8);
+	invariant_finish(&ic, &o, &r);
+	assert_true(r.ok);
+	assert_string_equal(r.summary, "every CPU that exists at the end (0-6,8-9) is online "
+			    "(online at the start: 0-7)");
+	inv_result_release(&r);
+	CPU_ZERO(&topo8.boot_offline);
+
 	/* knobs restored */
 	memset(k, 0, sizeof(k));
 	strcpy(k[0].path, "/proc/sys/kernel/numa_balancing");

@@ -216,6 +216,9 @@ static void test_errors(void **state)
 		{ "4s4c,mem=8T", "more than 16 TiB" },
 		{ "2s4c,memnodes=2,memnodemem=8T", "more than 16 TiB" },
 		{ "2s4c,memnodemem=1G", "memnodemem=1G needs memnodes" },
+		{ "1s4c,hotplug=4", "hotplug=4 leaves no CPU to boot with: the topology has 4 CPU slots" },
+		{ "1s4c,hotplug=-1", "hotplug=-1 is not a number of spare CPU slots" },
+		{ "1s4c,hotplug=1,hotplug=2", "option 'hotplug' is given twice" },
 		{ "2s4c;reboot", "character ';' is not allowed" },
 		{ "2s4c $(id)", "character ' ' is not allowed" },
 		{ "2s4c,mem=1G/", "character '/' is not allowed" },
@@ -602,6 +605,7 @@ static void test_libvirt_validates(void **state)
 		{ "epyc-2s-nps2", ACCEL_TCG },
 		{ "2s2c2t,memnodes=2,memnodemem=256M,dist=30", ACCEL_TCG },
 		{ "tiny-smt", ACCEL_KVM },
+		{ "2s2c,hotplug=2", ACCEL_TCG },
 	};
 	char dir[] = "/tmp/test-topo-XXXXXX";
 
@@ -904,6 +908,76 @@ static void test_cmd_topo(void **state)
 	}
 }
 
+/* hotplug=N: the last N slots empty at boot, everywhere the model goes */
+static void test_hotplug(void **state)
+{
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	struct json_object *v, *cpus, *nodes;
+	struct topo t;
+	char *s, spec[256];
+
+	assert_int_equal(topo_parse("1s4c,hotplug=2", &t, &err), 0);
+	assert_int_equal(t.hotplug, 2);
+	assert_int_equal(topo_nr_cpus(&t), 4);
+	assert_int_equal(topo_boot_cpus(&t), 2);
+	assert_string_equal(t.spec, "1s4c1t,llc=4,nps=1,mem=512M,dist=20,hotplug=2");
+	topo_describe(&t, &sb);
+	assert_string_equal(sb.buf, "1s4c,hotplug=2 = 1 socket x 1 LLC x 4 cores x 1 thread, 1 node, "
+			    "4 CPUs, 2 at boot + 2 hot-pluggable, 512 MiB");
+	strbuf_release(&sb);
+	/* the canonical spec parses back to the same machine */
+	snprintf(spec, sizeof(spec), "%s", t.spec);
+	assert_int_equal(topo_parse(spec, &t, &err), 0);
+	assert_int_equal(t.hotplug, 2);
+	assert_int_equal(topo_parse("1s4c,hotplug=0", &t, &err), 0);
+	assert_string_equal(t.spec, "1s4c1t,llc=4,nps=1,mem=512M,dist=20");
+
+	s = qemu_text("1s4c,hotplug=2", ACCEL_TCG, 0);
+	assert_non_null(strstr(s, "-smp\ncpus=2,maxcpus=4,sockets=1,dies=1,cores=4,threads=1\n"));
+	free(s);
+	/* NUMA placement covers the empty slots too: node 1 is all spare */
+	s = qemu_text("2s2c,hotplug=2", ACCEL_TCG, 0);
+	assert_non_null(strstr(s, "-smp\ncpus=2,maxcpus=4,sockets=2,dies=1,cores=2,threads=1\n"));
+	assert_non_null(strstr(s, "cpu,node-id=1,socket-id=1\n"));
+	free(s);
+
+	s = xml_for("1s4c,hotplug=2", ACCEL_TCG);
+	assert_non_null(strstr(s, "<vcpu placement='static' current='2'>4</vcpu>\n"));
+	assert_non_null(strstr(s, "<vcpu id='1' enabled='yes' hotpluggable='no'/>\n"));
+	assert_non_null(strstr(s, "<vcpu id='2' enabled='no' hotpluggable='yes'/>\n"));
+	assert_non_null(strstr(s, "<vcpu id='3' enabled='no' hotpluggable='yes'/>\n"));
+	free(s);
+
+	/* the guest at boot: 2 CPUs, LLC and node cut at the last present CPU */
+	v = view_of("2s2c2t,hotplug=3");
+	assert_int_equal(json_object_get_int(json_object_object_get(v, "cpus")), 5);
+	cpus = json_object_object_get(v, "cpu");
+	assert_int_equal(json_object_array_length(cpus), 5);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(cpus, 4), "llc")), "4");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(cpus, 4), "siblings")), "4");
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(
+		json_object_array_get_idx(cpus, 4), "domains"), JSON_C_TO_STRING_PLAIN), "[\"NUMA\"]");
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(
+		json_object_array_get_idx(cpus, 0), "domains"), JSON_C_TO_STRING_PLAIN),
+		"[\"SMT\",\"MC\",\"NUMA\"]");
+	nodes = json_object_object_get(v, "nodes");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(nodes, 1), "cpus")), "4");
+	json_object_put(v);
+	v = view_of("1s4c,hotplug=2");
+	cpus = json_object_object_get(v, "cpu");
+	assert_int_equal(json_object_array_length(cpus), 2);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+		json_object_array_get_idx(cpus, 1), "llc")), "0-1");
+	/* MC and DIE span the same two CPUs: one level */
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(
+		json_object_array_get_idx(cpus, 1), "domains"), JSON_C_TO_STRING_PLAIN), "[\"MC\"]");
+	json_object_put(v);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -923,6 +997,7 @@ int main(void)
 		cmocka_unit_test(test_qemu_argv),
 		cmocka_unit_test(test_libvirt_golden),
 		cmocka_unit_test(test_libvirt_escape),
+		cmocka_unit_test(test_hotplug),
 		cmocka_unit_test(test_libvirt_validates),
 		cmocka_unit_test(test_view_domains),
 		cmocka_unit_test(test_view_layout),
