@@ -572,13 +572,28 @@ static void sweep_added(struct drv *d, const char *how)
 
 static void on_uevents(struct drv *d)
 {
-	cpu_set_t added, todo;
+	cpu_set_t added, todo, present;
 
-	cpu_uevent_drain(d->uevent_fd, &added);
+	if (!cpu_uevent_drain(d->uevent_fd, &added))
+		return;
 	/* only those still offline: an add of a CPU that onlined itself is news to nobody */
 	if (cpu_sweep(&todo) > 0) {
 		CPU_AND(&todo, &todo, &added);
 		online_added(d, &todo, "uevent");
+	}
+	/* added and already gone again (a quick hot-remove): say so */
+	if (cpu_present_now(&present) < 0)
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		struct fj j = FJ_INIT;
+
+		if (!CPU_ISSET(c, &added) || CPU_ISSET(c, &present))
+			continue;
+		event_head(d, &j, "cpu_added");
+		fj_printf(&j, ", \"cpu\": %d, \"seen_by\": \"uevent\", \"ok\": false, \"error\": "
+			  "\"removed again before it could be onlined\"}", c);
+		send(d, &j);
+		fj_release(&j);
 	}
 }
 
