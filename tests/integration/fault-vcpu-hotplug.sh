@@ -4,7 +4,9 @@
 # reports where the kernel put them (LLC, node, scheduling domains); then
 # the host device_dels one, which needs the guest's ACPI eject.  The case
 # PASSes, every CPU that exists at the end is online, and every host
-# action is in host-faults.jsonl with its time.
+# action is in host-faults.jsonl with its time.  Then on two sockets
+# (node 1 has no CPU at boot): the hot-added CPUs must join socket 1's
+# node, LLC and scheduling domains exactly as if they had booted there.
 . "$(dirname "$0")/lib.sh"
 rc=0
 "$LAB" run --topo 1s4c,hotplug=2 --scenario scenarios/fault-host-vcpu-hotplug.ini --accel tcg \
@@ -64,7 +66,31 @@ assert view[3]["online"] == "gone", view[3]
 assert inv["cpus_online_at_end"]["summary"].startswith("every CPU that exists at the end (0-2) is online")
 PY
 case $rc in
-0) echo ok ;;
-77) echo "ok (hot-add checked; hot-remove skipped: the guest did not eject the vCPU)" ;;
+0) removal="checked" ;;
+77) removal="skipped: the guest did not eject the vCPU" ;;
 *) fail "checks on host-faults.jsonl and cases.json" ;;
 esac
+
+printf '%s\n' "[scenario]" "name = numa-add" "workload = hackbench" "runs = 1" "deadline = 120" \
+	"[params]" "loops = 80" "[metric time]" "better = lower" \
+	"[fault grow]" "kind = vcpu_add" "start = 0.5" "period = 1.5" "count = 2" \
+	"[invariant online]" "kind = cpus_online_at_end" >"$TMP/numa-add.ini"
+rc=0
+"$LAB" run --topo 2s2c,hotplug=2 --scenario "$TMP/numa-add.ini" --accel tcg >"$TMP/out" 2>&1 || rc=$?
+cat "$TMP/out"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$rc" -eq 0 ] || fail "2s2c,hotplug=2: lab run exited $rc"
+python3 - "$run" <<'PY' || fail "hot-added CPUs on socket 1 are not where a boot would put them"
+import json, sys
+c = json.load(open(sys.argv[1] + "/cases.json"))["cases"][0]
+assert c["verdict"] == "PASS", (c["verdict"], c["reason"])
+view = {e["cpu"]: e for e in c.get("cpu_events", []) if e["event"] == "cpu_view"}
+for cpu in (2, 3):
+    v = view[cpu]
+    print("cpu%d: online %s, package %s, node %d, LLC %s, domains %s"
+          % (cpu, v["online"], v["package"], v["node"], v["llc"], " ".join(v["domains"])))
+    # 2s2c at boot gives CPUs 2-3: package 1, node 1, LLC 2-3, domains MC NUMA
+    assert (v["online"], v["package"], v["node"], v["llc"], v["domains"]) == \
+        ("1", "1", 1, "2-3", ["MC", "NUMA"]), v
+PY
+echo "ok (hot-remove $removal)"
