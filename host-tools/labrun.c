@@ -105,6 +105,21 @@ static int plan_has_faults(const struct plan *p)
 }
 
 /*
+ * QEMU 7.2's single-threaded TCG cannot unplug a vCPU: the guest's ACPI
+ * eject is handled on the one TCG thread, which then joins the removed
+ * vCPU's thread, i.e. itself ("qemu_thread_join: Resource deadlock
+ * avoided") and QEMU aborts.
+ */
+static int plan_removes_vcpus(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		for (unsigned k = 0; k < p->cases[i].nr_faults; k++)
+			if (!strcmp(p->cases[i].faults[k].kind, "vcpu_remove"))
+				return 1;
+	return 0;
+}
+
+/*
  * QEMU 7.2's multi-threaded TCG can leave a vCPU running a stale
  * translation of kernel text the guest just live-patched (see
  * lab_run_start()).  Faults flip static keys all the time (cfs bandwidth
@@ -124,6 +139,9 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 	} else if (!strcmp(want, "multi")) {
 		r->tcg_single = 0;
 		r->tcg_why = "asked for";
+	} else if (!strcmp(want, "auto") && plan_removes_vcpus(r->plan)) {
+		r->tcg_single = 0;
+		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
 	} else if (!strcmp(want, "auto")) {
 		r->tcg_single = plan_has_faults(r->plan);
 		r->tcg_why = r->tcg_single ? "the plan injects faults" : "default";
@@ -133,6 +151,11 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	if (r->accel_kind != ACCEL_TCG)
 		r->tcg_single = 0;
+	if (r->tcg_single && plan_removes_vcpus(r->plan)) {
+		strbuf_addstr(err, "vcpu_remove needs multi-threaded TCG: QEMU 7.2 aborts when it "
+			      "unplugs a vCPU with one TCG thread (use --tcg-threads multi or auto)");
+		return -1;
+	}
 	return 0;
 }
 
