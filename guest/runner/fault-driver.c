@@ -171,6 +171,7 @@ struct drv {
 	int sampler_stop[2];
 	int uevent_fd;            /* the kernel's uevents: hot-added CPUs */
 	cpu_set_t hot_added;      /* CPUs this run brought online after a hot-add */
+	cpu_set_t present_start;  /* the CPUs that existed when the run began */
 };
 
 /* One driver per process: fault_event() needs to find it. */
@@ -562,11 +563,20 @@ static void online_added(struct drv *d, const cpu_set_t *cpus, const char *how)
 	}
 }
 
-static void sweep_added(struct drv *d, const char *how)
+/* Onlines CPUs added before anyone listened; with only_new, those that
+ * did not exist when the run began (a CPU a guest fault failed to bring
+ * back must stay offline for the invariant to see). */
+static void sweep_added(struct drv *d, const char *how, int only_new)
 {
 	cpu_set_t todo;
 
-	if (cpu_sweep(&todo) > 0)
+	if (cpu_sweep(&todo) <= 0)
+		return;
+	if (only_new)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &d->present_start))
+				CPU_CLR(c, &todo);
+	if (CPU_COUNT(&todo))
 		online_added(d, &todo, how);
 }
 
@@ -631,7 +641,9 @@ static void driver_setup(struct drv *d)
 	d->env.online = d->topo.online;
 	/* listen first, then catch up with CPUs added before we listened */
 	d->uevent_fd = cpu_uevent_open();
-	sweep_added(d, "sweep");
+	sweep_added(d, "sweep", 0);
+	if (cpu_present_now(&d->present_start) < 0)
+		CPU_ZERO(&d->present_start);
 	if (sched_getaffinity(0, sizeof(d->env.runner_allowed), &d->env.runner_allowed) < 0)
 		d->env.runner_allowed = d->topo.online;
 	for (unsigned i = 0; i < d->c->nr_faults; i++) {
@@ -698,7 +710,7 @@ static void driver_finish(struct drv *d)
 		journal_note_clean();
 	if (d->uevent_fd >= 0)
 		on_uevents(d);
-	sweep_added(d, "sweep");
+	sweep_added(d, "sweep", 1);
 	report_added(d);
 	memset(&o, 0, sizeof(o));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
