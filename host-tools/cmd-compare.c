@@ -6,11 +6,14 @@
 #include "options.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static const char compare_usage[] =
 	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] "
-	"BASE TEST [TEST...]";
+	"BASE TEST [TEST...]\n"
+	"   (a side may pool several runs of one kernel: RUN1+RUN2+...)";
 
 /* --label repeats, which the option table cannot say: take them out first. */
 static void take_labels(int argc, const char **argv, struct strvec *labels, struct strvec *rest)
@@ -75,6 +78,43 @@ static int write_html(const struct comparison *c, const char *path)
 	return r;
 }
 
+/*
+ * One side of the comparison: a run directory or id, or several joined by
+ * '+' (the boots of one kernel in lab ab), pooled as samples.  A path that
+ * exists as a whole is one run even if it holds a '+'.
+ */
+static int load_side(struct cmp_run *side, const char *arg, struct strbuf *err)
+{
+	struct cmp_run runs[CMP_MAX_RUNS];
+	struct stat st;
+	size_t nr = 0;
+	char *copy, *tok, *save = NULL;
+	int ret = 0;
+
+	if (!strchr(arg, '+') || stat(arg, &st) == 0)
+		return cmp_run_load(side, arg, err);
+	memset(runs, 0, sizeof(runs));
+	copy = xstrdup(arg);
+	for (tok = strtok_r(copy, "+", &save); tok && !ret; tok = strtok_r(NULL, "+", &save)) {
+		if (nr == CMP_MAX_RUNS) {
+			strbuf_addf(err, "more than %d runs pooled in one side", CMP_MAX_RUNS);
+			ret = -1;
+			break;
+		}
+		ret = cmp_run_load(&runs[nr++], tok, err);
+	}
+	if (!ret && !nr) {
+		strbuf_addf(err, "no run directory in '%s'", arg);
+		ret = -1;
+	}
+	if (!ret)
+		ret = cmp_run_pool(side, runs, nr, err);
+	for (size_t i = 0; i < nr; i++)
+		cmp_run_release(&runs[i]);
+	free(copy);
+	return ret;
+}
+
 int cmd_compare(int argc, const char **argv)
 {
 	int narrow = 0, bare = 0, json = 0, nr_pos, r;
@@ -108,7 +148,7 @@ int cmd_compare(int argc, const char **argv)
 	for (size_t i = 0; i < labels.nr; i++)
 		check_label(labels.v[i]);
 	for (int i = 0; i < nr_pos; i++)
-		if (cmp_run_load(&runs[i], pos[i], &err) < 0)
+		if (load_side(&runs[i], pos[i], &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (cmp_runs_check(runs, (size_t)nr_pos, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);

@@ -20,7 +20,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S]";
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L]";
 
 /* The runner validates workloads and options with the very code that
  * will run them; its one-line error names the scenario file and line. */
@@ -83,7 +83,7 @@ static char *write_temp(const char *what, const void *data, size_t len, struct s
 
 int cmd_run(int argc, const char **argv)
 {
-	const char *suite = NULL, *scenario = NULL;
+	const char *suite = NULL, *scenario = NULL, *smt = NULL;
 	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT;
 	struct cpio cpio = CPIO_INIT;
 	struct json_object *extra, *cases = NULL, *vx;
@@ -112,6 +112,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
+			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
+			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_END(),
 		};
 
@@ -119,6 +121,9 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
+		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
+	r.smt_off = smt && !strcmp(smt, "off");
 	if (!r.spec)
 		die(LAB_EXIT_USAGE, "--topo is required (usage: %s)", run_usage);
 	if (!suite == !scenario)

@@ -120,6 +120,8 @@ int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct
 	for (char *p = run->what; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
+	s = get_string(o, "smt");
+	run->smt = dup_clean(s ? s : "", 8);
 	/* a label recorded at run time (lab ab) beats the kernel release */
 	s = get_string(o, "label");
 	free(run->label);
@@ -549,6 +551,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->what);
 	free(run->spec);
 	free(run->spec_resolved);
+	free(run->smt);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -583,6 +586,154 @@ int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 	}
 	free(sb);
 	return ret;
+}
+
+/* ---- pooling several runs of one kernel into one side ---- */
+
+static const struct cmp_case *find_case(const struct cmp_case **sorted, size_t n, const char *id);
+
+static void pool_metric(struct cmp_case *dst, const struct cmp_metric *m)
+{
+	struct cmp_metric *d = NULL;
+
+	for (size_t i = 0; i < dst->nr_metrics && !d; i++)
+		if (!strcmp(dst->metrics[i].name, m->name))
+			d = &dst->metrics[i];
+	if (!d) {
+		if (dst->nr_metrics >= CMP_MAX_METRICS)
+			return;
+		dst->metrics = xrealloc(dst->metrics, (dst->nr_metrics + 1) * sizeof(*dst->metrics));
+		d = &dst->metrics[dst->nr_metrics++];
+		*d = *m;
+		d->name = xstrdup(m->name);
+		d->unit = xstrdup(m->unit);
+		d->values = NULL;
+		d->n = 0;
+	}
+	if (!m->n)
+		return;
+	d->values = xrealloc(d->values, (d->n + m->n) * sizeof(*d->values));
+	memcpy(d->values + d->n, m->values, m->n * sizeof(*m->values));
+	d->n += m->n;
+}
+
+/* Counters are per case and run: the pool shows their mean per run. */
+static void pool_counters(struct cmp_case *dst, const struct cmp_case *const *src, size_t nr)
+{
+	for (size_t r = 0; r < nr; r++)
+		for (size_t i = 0; i < src[r]->nr_counters; i++) {
+			const struct cmp_counter *k = &src[r]->counters[i];
+			size_t j, seen = 0;
+			double sum = 0;
+
+			for (j = 0; j < dst->nr_counters; j++)
+				if (!strcmp(dst->counters[j].name, k->name) && dst->counters[j].level == k->level)
+					break;
+			if (j < dst->nr_counters)
+				continue;
+			for (size_t q = 0; q < nr; q++)
+				for (size_t x = 0; x < src[q]->nr_counters; x++)
+					if (!strcmp(src[q]->counters[x].name, k->name) &&
+					    src[q]->counters[x].level == k->level) {
+						sum += src[q]->counters[x].value;
+						seen++;
+						break;
+					}
+			add_counter(dst, k->name, k->level, sum / (double)seen);
+		}
+}
+
+static void pool_case(struct cmp_case *dst, const struct cmp_case *const *src, const struct cmp_run *runs,
+		      size_t nr)
+{
+	const struct cmp_case *bad = NULL;
+	size_t bad_run = 0, skipped = 0;
+
+	dst->id = xstrdup(src[0]->id);
+	dst->scenario = xstrdup(src[0]->scenario);
+	dst->workload = xstrdup(src[0]->workload);
+	for (size_t r = 0; r < nr; r++) {
+		if (!strcmp(src[r]->verdict, "SKIP"))
+			skipped++;
+		else if (strcmp(src[r]->verdict, "PASS") && !bad)
+			bad = src[r], bad_run = r;
+		if (!strcmp(src[r]->verdict, "PASS"))
+			for (size_t i = 0; i < src[r]->nr_metrics; i++)
+				pool_metric(dst, &src[r]->metrics[i]);
+	}
+	if (bad) {
+		dst->verdict = xstrdup(bad->verdict);
+		dst->reason = xasprintf("in %s: %.500s", runs[bad_run].name, bad->reason);
+	} else if (skipped == nr) {
+		dst->verdict = xstrdup("SKIP");
+		dst->reason = xstrdup(src[0]->reason);
+	} else {
+		dst->verdict = xstrdup("PASS");
+		dst->reason = xstrdup("");
+	}
+	pool_counters(dst, src, nr);
+}
+
+static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
+{
+	for (size_t k = 1; k < nr; k++) {
+		if (strcmp(runs[0].kernel, runs[k].kernel)) {
+			strbuf_addf(err, "cannot pool runs of different kernels: %s ran %s, %s ran %s",
+				    runs[0].name, runs[0].kernel, runs[k].name, runs[k].kernel);
+			return -1;
+		}
+		if (strcmp(runs[0].smt, runs[k].smt)) {
+			strbuf_addf(err, "cannot pool runs with SMT %s (%s) and SMT %s (%s)",
+				    *runs[0].smt ? runs[0].smt : "unknown", runs[0].name,
+				    *runs[k].smt ? runs[k].smt : "unknown", runs[k].name);
+			return -1;
+		}
+	}
+	return cmp_runs_check(runs, nr, err);
+}
+
+int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, struct strbuf *err)
+{
+	const struct cmp_case ***sorted;
+	const struct cmp_case **src;
+	struct strbuf name = STRBUF_INIT;
+
+	if (!nr) {
+		strbuf_addstr(err, "no runs to pool");
+		return -1;
+	}
+	if (pool_check(runs, nr, err) < 0)
+		return -1;
+	dst->dir = xstrdup(runs[0].dir);
+	for (size_t k = 0; k < nr; k++)
+		strbuf_addf(&name, "%s%s", k ? " + " : "", runs[k].name);
+	dst->name = strbuf_detach(&name);
+	dst->label = xstrdup(runs[0].label);
+	dst->kernel = xstrdup(runs[0].kernel);
+	dst->what = xstrdup(runs[0].what);
+	dst->spec = xstrdup(runs[0].spec);
+	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
+	dst->smt = xstrdup(runs[0].smt);
+	dst->nr_pooled = nr;
+	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
+		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);
+
+	sorted = xcalloc(nr, sizeof(*sorted));
+	src = xcalloc(nr, sizeof(*src));
+	for (size_t k = 0; k < nr; k++)
+		sorted[k] = cases_by_id(&runs[k]);
+	dst->cases = xcalloc(runs[0].nr_cases ? runs[0].nr_cases : 1, sizeof(*dst->cases));
+	for (size_t i = 0; i < runs[0].nr_cases; i++) {
+		/* pool_check() made sure every run has every case */
+		for (size_t k = 0; k < nr; k++)
+			src[k] = find_case(sorted[k], runs[k].nr_cases, runs[0].cases[i].id);
+		pool_case(&dst->cases[dst->nr_cases++], src, runs, nr);
+	}
+	for (size_t k = 0; k < nr; k++)
+		free(sorted[k]);
+	free(sorted);
+	free(src);
+	return 0;
 }
 
 /* ---- the comparison ---- */

@@ -57,6 +57,8 @@ struct cmp_run {
 	char *what;		/* "suite 'smoke'" or "scenario 'x.ini'" */
 	char *spec;		/* as typed */
 	char *spec_resolved;
+	char *smt;		/* "on", "off" (booted with nosmt), "none" or "" */
+	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
 	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */
 	size_t nr_domain_names;
 	struct cmp_case *cases;
@@ -74,6 +76,18 @@ int cmp_run_load(struct cmp_run *run, const char *dir_or_id, struct strbuf *err)
 int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);
 int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);
 void cmp_run_release(struct cmp_run *run);
+
+/*
+ * Pools runs of one kernel into one side (lab ab, several boots per
+ * kernel): the measured values of every metric are concatenated, so
+ * boot-to-boot variation is part of the sample; counters are averaged
+ * per run.  A case passes only when it passed in every run (else the
+ * first other verdict, its reason naming the run).  The runs must be of
+ * the same kernel, smt state, suite, topology and cases, else one line in
+ * err and -1.  runs stay owned by the caller; dst must be zeroed and is
+ * released with cmp_run_release().  With nr == 1 dst is a copy.
+ */
+int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, struct strbuf *err);
 
 /* Every run must have run the same suite (or scenario) with the same
  * cases on the same topology as runs[0]; else one line in err, -1. */

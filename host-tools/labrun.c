@@ -209,6 +209,14 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
 			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
 		return -1;
+	if (r->smt_off && r->topo.threads < 2) {
+		strbuf_addf(err, "SMT off needs a topology with SMT: '%s' has one thread per core", r->spec);
+		return -1;
+	}
+	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
+		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");
+		return -1;
+	}
 	if (r->append && strpbrk(r->append, "\n\r")) {
 		strbuf_addstr(err, "--append must be one line");
 		return -1;
@@ -239,6 +247,10 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	 * KVM for family 6, where the kernel already waits for nothing. */
 	if (r->accel_kind == ACCEL_TCG)
 		strbuf_addstr(&r->cmdline, " tsc=reliable cpu_init_udelay=0");
+	/* like SMT disabled in firmware: the guest sees the same cores with
+	 * every sibling thread offline (topo_expected_view_smt) */
+	if (r->smt_off)
+		strbuf_addstr(&r->cmdline, " nosmt");
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
 	if (r->append)
 		strbuf_addf(&r->cmdline, " %s", r->append);
@@ -316,6 +328,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("accel: kvm\n");
 	else
 		printf("accel: tcg, %s-threaded (%s)\n", r->tcg_single ? "single" : "multi", r->tcg_why);
+	if (r->smt_off)
+		printf("smt: off (nosmt: sibling threads offline)\n");
+	if (r->label)
+		printf("label: %s\n", r->label);
 	fflush(stdout);
 
 	if (results_create_run(r->results_root ? r->results_root : results_root(),
@@ -342,6 +358,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "kernel_source", r->kp.source);
 	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
 	add_str(run, "cmdline", r->cmdline.buf);
+	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
+	if (r->label)
+		add_str(run, "label", r->label);
 	json_object_object_add(run, "host", results_host_info());
 	if (extra) {
 		json_object_object_foreach(extra, k, v)
@@ -352,7 +371,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	json_object_put(run);
 	free(qver);
 
-	r->expected = topo_expected_view(r->expect ? &r->expect_topo : &r->topo);
+	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
 	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
 
 	name = xasprintf("schedlab-%ld", (long)getpid());

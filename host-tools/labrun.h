@@ -27,6 +27,8 @@ struct lab_run {
 	unsigned timeout_s;       /* 0: from the topology */
 	const struct plan *plan;  /* for host-side faults, or NULL */
 	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
+	int smt_off;              /* boot with `nosmt`: sibling threads offline */
+	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
 
 	/* resolved */
 	const struct backend_ops *ops;

@@ -68,13 +68,22 @@ static void cpulist_range(struct strbuf *sb, unsigned lo, unsigned hi_excl)
 		cpulist_add_run(sb, lo, hi_excl - 1);
 }
 
-/* Sysfs lists only present CPUs: the range is cut at `present`. */
-static struct json_object *json_cpulist_range(unsigned lo, unsigned hi_excl, unsigned present)
+/* Every step-th CPU of [lo, hi_excl) below `present`: sysfs lists only
+ * present CPUs, and with SMT off only thread 0 of each core is online
+ * (step = threads per core). */
+static struct json_object *json_cpulist(unsigned lo, unsigned hi_excl, unsigned step,
+					unsigned present)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct json_object *o;
 
-	cpulist_range(&sb, lo, hi_excl < present ? hi_excl : present);
+	if (hi_excl > present)
+		hi_excl = present;
+	if (step <= 1)
+		cpulist_range(&sb, lo, hi_excl);
+	else
+		for (unsigned i = lo; i < hi_excl; i += step)
+			cpulist_add_run(&sb, i, i);
 	o = json_object_new_string(sb.buf);
 	strbuf_release(&sb);
 	return o;
@@ -179,7 +188,22 @@ static unsigned distinct_dists(const struct topo *t, unsigned *out)
 
 struct json_object *topo_expected_view(const struct topo *t)
 {
+	return topo_expected_view_smt(t, 0);
+}
+
+/*
+ * With smt_off the kernel was booted with `nosmt`: every sibling thread
+ * but the first of each core is brought up once and taken offline again,
+ * as on a machine with SMT disabled in firmware or sysfs.  Offline CPUs
+ * have no topology in sysfs, the online CPUs have themselves as their only
+ * sibling and build the levels of a one-thread-per-core machine (the SMT
+ * and CLS spans shrink to one CPU and are dropped).
+ */
+struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
+{
 	unsigned nr_cpus = topo_nr_cpus(t), boot = topo_boot_cpus(t);
+	unsigned step = smt_off ? t->threads : 1;
+	struct topo *one = NULL;
 	unsigned cpu_nodes = t->sockets * t->nps;
 	unsigned cpn = nr_cpus / cpu_nodes;
 	unsigned dies = topo_llcs_per_socket(t);
@@ -193,17 +217,23 @@ struct json_object *topo_expected_view(const struct topo *t)
 	struct strbuf sb = STRBUF_INIT;
 
 	nr_dists = distinct_dists(t, dists);
+	if (step > 1) {
+		one = xmalloc(sizeof(*one));
+		*one = *t;
+		one->threads = 1;
+	}
 	for (unsigned n = 0; n < cpu_nodes; n++)
-		nr_names[n] = node_domains(t, n, dists, nr_dists, names[n], MAX_LEVELS);
+		nr_names[n] = node_domains(one ? one : t, n, dists, nr_dists, names[n], MAX_LEVELS);
+	free(one);
 
-	json_object_object_add(view, "cpus", json_object_new_int((int)boot));
+	json_object_object_add(view, "cpus", json_object_new_int((int)((boot + step - 1) / step)));
 	for (unsigned n = 0; n < t->nr_nodes; n++) {
 		struct json_object *o = json_object_new_object();
 		struct json_object *row = json_object_new_array();
 		int has_cpus = n < cpu_nodes;
 
 		json_object_object_add(o, "node", json_object_new_int((int)n));
-		json_object_object_add(o, "cpus", has_cpus ? json_cpulist_range(n * cpn, (n + 1) * cpn, boot)
+		json_object_object_add(o, "cpus", has_cpus ? json_cpulist(n * cpn, (n + 1) * cpn, step, boot)
 							   : json_object_new_string(""));
 		json_object_object_add(o, "mem_mib", json_object_new_int64(
 			(int64_t)(has_cpus ? t->node_mem_mib : t->memnode_mem_mib)));
@@ -216,21 +246,25 @@ struct json_object *topo_expected_view(const struct topo *t)
 	json_object_object_add(view, "distances", dist);
 
 	for (unsigned i = 0; i < boot; i++) {
-		struct json_object *o = json_object_new_object();
-		struct json_object *doms = json_object_new_array();
+		struct json_object *o, *doms;
 		unsigned thread = i % t->threads;
 		unsigned llc_cpus = t->threads * t->llc;
 		unsigned die = (i / llc_cpus) % dies;
 		unsigned socket = i / (llc_cpus * dies);
 		unsigned node = i / cpn;
 
+		if (thread % step)
+			continue;	/* an offline sibling: not in sysfs */
+		o = json_object_new_object();
+		doms = json_object_new_array();
 		json_object_object_add(o, "cpu", json_object_new_int((int)i));
 		json_object_object_add(o, "package", json_object_new_int((int)socket));
 		json_object_object_add(o, "die", json_object_new_int((int)die));
 		json_object_object_add(o, "node", json_object_new_int((int)node));
-		json_object_object_add(o, "siblings", json_cpulist_range(i - thread, i - thread + t->threads, boot));
-		json_object_object_add(o, "llc", json_cpulist_range(i - i % llc_cpus, i - i % llc_cpus + llc_cpus,
-								     boot));
+		json_object_object_add(o, "siblings", step > 1 ? json_cpulist(i, i + 1, 1, boot) :
+				       json_cpulist(i - thread, i - thread + t->threads, 1, boot));
+		json_object_object_add(o, "llc", json_cpulist(i - i % llc_cpus,
+							      i - i % llc_cpus + llc_cpus, step, boot));
 		for (unsigned d = 0; d < nr_names[node]; d++)
 			json_object_array_add(doms, json_object_new_string(names[node][d]));
 		json_object_object_add(o, "domains", doms);
@@ -238,6 +272,8 @@ struct json_object *topo_expected_view(const struct topo *t)
 	}
 	json_object_object_add(view, "cpu", cpus);
 	json_object_object_add(view, "spec", json_object_new_string(t->spec));
+	if (smt_off)
+		json_object_object_add(view, "smt", json_object_new_string("off"));
 	topo_describe(t, &sb);
 	json_object_object_add(view, "summary", json_object_new_string(sb.buf));
 	strbuf_release(&sb);

@@ -86,6 +86,8 @@ char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
  * any hot-add (schema in README's "guest view" section); the caller owns
  * the returned object. */
 struct json_object *topo_expected_view(const struct topo *t);
+/* The same machine booted with `nosmt` when smt_off: siblings offline. */
+struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off);
 
 /* Presets live in <lab_root()>/host-tools/presets/<name>.topo. */
 struct topo_preset {
