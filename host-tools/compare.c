@@ -1799,9 +1799,16 @@ static void summary(struct strbuf *out, const struct comparison *c)
 static void preamble(struct strbuf *out, const struct comparison *c)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t pooled = 0;
 
-	strbuf_addf(&sb, "%zu runs of %s on '%s', baseline first:", c->nr_runs, c->runs[0].what,
-		    c->runs[0].spec);
+	for (size_t k = 0; k < c->nr_runs; k++)
+		pooled += c->runs[k].nr_pooled ? c->runs[k].nr_pooled : 1;
+	if (pooled > c->nr_runs)
+		strbuf_addf(&sb, "%zu sides (%zu runs pooled) of %s on '%s', baseline first:",
+			    c->nr_runs, pooled, c->runs[0].what, c->runs[0].spec);
+	else
+		strbuf_addf(&sb, "%zu runs of %s on '%s', baseline first:", c->nr_runs, c->runs[0].what,
+			    c->runs[0].spec);
 	add_wrapped(out, sb.buf, 0, 2, TEXT_WIDTH - 2);
 	for (size_t k = 0; k < c->nr_runs; k++) {
 		const struct cmp_run *r = &c->runs[k];

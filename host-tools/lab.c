@@ -17,6 +17,8 @@ static const struct cmd commands[] = {
 	{ "topo", cmd_topo, "resolve a topology spec: summary, --qemu, --libvirt, --json, --list" },
 	{ "boot", cmd_boot, "boot a guest with a topology and verify what its kernel sees" },
 	{ "run", cmd_run, "boot a topology and run a suite or scenario of workloads in it" },
+	{ "ab", cmd_ab, "boot two kernels in ABBA order, run a suite each boot, compare the pooled runs" },
+	{ "matrix", cmd_matrix, "run kernels x topologies x suites as resumable jobs with a deadline each" },
 	{ "compare", cmd_compare, "compare runs of kernels: the LKML table, statistics, a summary" },
 	{ "report", cmd_report, "rebuild a run's derived files from its raw records" },
 	{ "scenarios", cmd_scenarios, "list scenario files and suites, or print a compiled plan" },

@@ -1,0 +1,389 @@
+/* cmd-matrix.c - `lab matrix`: kernels x topologies x suites as `lab run`
+ * jobs with bounded parallelism and a deadline each, resumable from DIR. */
+#define _GNU_SOURCE
+#include "kernel.h"
+#include "lab.h"
+#include "matrix.h"
+#include "options.h"
+#include "progress.h"
+#include "results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char matrix_usage[] =
+	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--jobs N] [--dir DIR]\n"
+	"   or: lab matrix --dir DIR            (resume a matrix that was stopped)";
+
+#define MX_MAX_PARALLEL 16
+#define POLL_MS 250
+
+struct mx_run {
+	struct matrix m;
+	const char *dir;
+	unsigned parallel;
+	unsigned *deadline_s;		/* per job */
+	struct lab_child_run *child;	/* per job, while it runs */
+};
+
+static int lists_equal(const struct strvec *a, const struct strvec *b)
+{
+	if (a->nr != b->nr)
+		return 0;
+	for (size_t i = 0; i < a->nr; i++)
+		if (strcmp(a->v[i], b->v[i]))
+			return 0;
+	return 1;
+}
+
+/* Kernels, topologies and suites are checked before any job starts. */
+static void mx_validate(struct mx_run *r)
+{
+	struct strbuf err = STRBUF_INIT, label = STRBUF_INIT, spec = STRBUF_INIT;
+	struct kernel_paths kp;
+
+	for (size_t k = 0; k < r->m.kernels.nr; k++) {
+		mx_kernel_item(r->m.kernels.v[k], &label, &spec);
+		if (!spec.len)
+			die(LAB_EXIT_USAGE, "kernel item '%s' names no kernel", r->m.kernels.v[k]);
+		if (label.len && (label.len > 64 || strpbrk(label.buf, " \t+")))
+			die(LAB_EXIT_USAGE, "bad kernel label '%s' (1-64 characters, no blanks or '+')",
+			    label.buf);
+		if (kernel_resolve(spec.buf, &kp, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
+	r->deadline_s = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->deadline_s));
+	for (size_t i = 0; i < r->m.nr_jobs; i++)
+		if (lab_run_deadline_s(r->m.jobs[i].topo, r->m.jobs[i].suite, &r->deadline_s[i], &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+	strbuf_release(&err);
+	strbuf_release(&label);
+	strbuf_release(&spec);
+}
+
+static int load_state(struct mx_run *r, const char *path, struct strbuf *err)
+{
+	size_t len;
+	char *text = read_file(path, &len);
+	int ret;
+
+	if (!text) {
+		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	ret = matrix_state_parse(text, len, &r->m, err);
+	free(text);
+	return ret;
+}
+
+static void lock_dir(const char *dir)
+{
+	char *path = xasprintf("%s/.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+
+	if (fd < 0)
+		die(LAB_EXIT_FAIL, "cannot create '%s': %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		die(LAB_EXIT_USAGE, "another lab matrix is running in '%s'", dir);
+	free(path);
+	/* fd stays open (and locked) until we exit */
+}
+
+static char *job_root(const struct mx_run *r, const struct mx_job *j)
+{
+	return xasprintf("%s/jobs/%s", r->dir, j->id);
+}
+
+/*
+ * A job that was running when the matrix was killed is run again; what it
+ * left is moved to aside/, never reused: a half-written run directory is
+ * evidence, not a result.
+ */
+static void set_aside(struct mx_run *r)
+{
+	for (size_t i = 0; i < r->m.nr_jobs; i++) {
+		struct mx_job *j = &r->m.jobs[i];
+		char *root = job_root(r, j), *aside, *asides;
+		struct stat st;
+
+		if (j->state == MX_DONE || stat(root, &st) < 0) {
+			if (j->state == MX_RUNNING)
+				j->state = MX_PENDING;
+			free(root);
+			continue;
+		}
+		asides = xasprintf("%s/aside", r->dir);
+		aside = xasprintf("%s/%s-attempt-%u", asides, j->id, j->attempts);
+		if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
+			die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
+		free(asides);
+		fprintf(stderr, "matrix: job %s was cut short; its remains are in %s, running it again\n",
+			j->id, aside);
+		j->state = MX_PENDING;
+		free(j->verdict);
+		j->verdict = xstrdup("");
+		free(j->run);
+		j->run = xstrdup("");
+		free(root);
+		free(aside);
+	}
+}
+
+static void save(const struct mx_run *r)
+{
+	if (matrix_state_save(&r->m, r->dir) < 0)
+		die(LAB_EXIT_FAIL, "cannot save the matrix state in '%s'", r->dir);
+}
+
+static int start_job(struct mx_run *r, size_t i, struct strbuf *err)
+{
+	struct mx_job *j = &r->m.jobs[i];
+	struct lab_child_run *c = &r->child[i];
+
+	memset(c, 0, sizeof(*c));
+	c->kernel = j->kernel;
+	c->label = j->label;
+	c->topo = j->topo;
+	c->suite = j->suite;
+	c->results_root = job_root(r, j);
+	c->log_path = xasprintf("%s/jobs/%s.log", r->dir, j->id);
+	c->deadline_s = r->deadline_s[i];
+	/* recorded before the child exists: a kill from here on reruns it */
+	j->state = MX_RUNNING;
+	j->attempts++;
+	save(r);
+	if (lab_child_start(c, err) < 0) {
+		j->state = MX_DONE;
+		free(j->verdict);
+		j->verdict = xstrdup("ERROR");
+		save(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void finish_job(struct mx_run *r, size_t i, int status)
+{
+	struct mx_job *j = &r->m.jobs[i];
+	struct lab_child_run *c = &r->child[i];
+	struct strbuf run = STRBUF_INIT;
+	char verdict[16];
+
+	j->seconds = (double)(now_ns() - c->t_start_ns) / 1e9;
+	if (lab_child_find_run(c->results_root, &run, verdict, sizeof(verdict)) == 0) {
+		free(j->run);
+		j->run = strbuf_detach(&run);
+	}
+	/* our deadline is past lab run's own: it hung on the host side */
+	if (status == CHILD_TIMED_OUT)
+		snprintf(verdict, sizeof(verdict), "HANG");
+	else if (!verdict[0])
+		snprintf(verdict, sizeof(verdict), "ERROR");
+	free(j->verdict);
+	j->verdict = xstrdup(verdict);
+	j->state = MX_DONE;
+	save(r);
+	free((char *)c->results_root);
+	free((char *)c->log_path);
+	memset(c, 0, sizeof(*c));
+	strbuf_release(&run);
+}
+
+static void show(struct mx_run *r, struct progress *pr, const char *detail)
+{
+	double el[MX_MAX_PARALLEL];
+	unsigned n = 0;
+
+	for (size_t i = 0; i < r->m.nr_jobs && n < MX_MAX_PARALLEL; i++)
+		if (r->m.jobs[i].state == MX_RUNNING && r->child[i].t_start_ns)
+			el[n++] = (double)(now_ns() - r->child[i].t_start_ns) / 1e9;
+	progress_show(pr, detail, el, n);
+}
+
+static void run_jobs(struct mx_run *r)
+{
+	struct progress pr;
+	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
+	unsigned running = 0, done = 0;
+	uint64_t last_show = 0;
+
+	r->child = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->child));
+	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, r->parallel);
+	for (size_t i = 0; i < r->m.nr_jobs; i++)
+		if (r->m.jobs[i].state == MX_DONE) {
+			progress_item_skipped(&pr);
+			done++;
+		}
+	if (done)
+		fprintf(stderr, "matrix: resuming: %u of %zu jobs were done before\n", done, r->m.nr_jobs);
+	for (;;) {
+		size_t next = r->m.nr_jobs;
+
+		for (size_t i = 0; i < r->m.nr_jobs; i++)
+			if (r->m.jobs[i].state == MX_PENDING) {
+				next = i;
+				break;
+			}
+		if (next < r->m.nr_jobs && running < r->parallel) {
+			strbuf_reset(&err);
+			if (start_job(r, next, &err) < 0) {
+				progress_break(&pr);
+				error("job %s: %s", r->m.jobs[next].id, err.buf);
+				progress_item_skipped(&pr);
+				continue;
+			}
+			running++;
+			strbuf_reset(&d);
+			strbuf_addf(&d, "job %s started (%u running, %u/%zu done)", r->m.jobs[next].id,
+				    running, pr.done, r->m.nr_jobs);
+			show(r, &pr, d.buf);
+			last_show = now_ns();
+			continue;
+		}
+		if (!running)
+			break;
+		for (size_t i = 0; i < r->m.nr_jobs; i++) {
+			int status;
+
+			if (r->m.jobs[i].state != MX_RUNNING || !r->child[i].t_start_ns ||
+			    !lab_child_poll(&r->child[i], &status))
+				continue;
+			finish_job(r, i, status);
+			running--;
+			progress_item_done(&pr, r->m.jobs[i].seconds);
+			strbuf_reset(&d);
+			strbuf_addf(&d, "job %s: %s in %.0f s (%u/%zu done)", r->m.jobs[i].id,
+				    r->m.jobs[i].verdict, r->m.jobs[i].seconds, pr.done, r->m.nr_jobs);
+			progress_break(&pr);
+			show(r, &pr, d.buf);
+			progress_break(&pr);
+			last_show = now_ns();
+		}
+		/* on a terminal the line ticks; a log gets lines only on events */
+		if (pr.tty && now_ns() - last_show > 1000000000ull) {
+			strbuf_reset(&d);
+			strbuf_addf(&d, "%u running, %u/%zu done", running, pr.done, r->m.nr_jobs);
+			show(r, &pr, d.buf);
+			last_show = now_ns();
+		}
+		usleep(POLL_MS * 1000);
+	}
+	progress_break(&pr);
+	free(r->child);
+	r->child = NULL;
+	strbuf_release(&err);
+	strbuf_release(&d);
+}
+
+/* Where the results are, and the compare lines one would type next. */
+static int summary(const struct mx_run *r)
+{
+	int bad = 0;
+
+	printf("matrix: %zu jobs in %s (state: matrix.json)\n", r->m.nr_jobs, r->dir);
+	for (size_t i = 0; i < r->m.nr_jobs; i++) {
+		const struct mx_job *j = &r->m.jobs[i];
+
+		printf("  %-6s %-44s %s\n", j->verdict, j->id, *j->run ? j->run : "(no run directory)");
+		bad |= strcmp(j->verdict, "PASS") != 0;
+	}
+	if (r->m.kernels.nr < 2)
+		return bad;
+	for (size_t g = 0; g < r->m.nr_jobs; g += r->m.kernels.nr) {
+		const struct mx_job *b = &r->m.jobs[g];
+
+		if (!*b->run)
+			continue;
+		printf("compare (%s, %s): ./lab compare %s", b->topo, b->suite, b->run);
+		for (size_t k = 1; k < r->m.kernels.nr && g + k < r->m.nr_jobs; k++)
+			if (*r->m.jobs[g + k].run)
+				printf(" %s", r->m.jobs[g + k].run);
+		printf("\n");
+	}
+	return bad;
+}
+
+int cmd_matrix(int argc, const char **argv)
+{
+	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL;
+	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
+	struct matrix given = MATRIX_INIT;
+	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
+	char *state;
+	struct stat st;
+	int nr_pos, ret, resume;
+	const struct lab_option opts[] = {
+		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
+		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
+		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
+		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time (default 1)"),
+		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
+		OPT_END(),
+	};
+
+	ret = parse_options(argc, argv, opts, matrix_usage, NULL, 0, &nr_pos);
+	if (ret)
+		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if ((kernels || topos || suites) &&
+	    (mx_split_list("kernels", kernels, 0, &given.kernels, &err) < 0 ||
+	     mx_split_list("topologies", topos, 1, &given.topos, &err) < 0 ||
+	     mx_split_list("suites", suites, 0, &given.suites, &err) < 0))
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+
+	state = dir ? xasprintf("%s/matrix.json", dir) : NULL;
+	resume = state && stat(state, &st) == 0;
+	if (resume) {
+		if (load_state(&r, state, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		if (given.kernels.nr && (!lists_equal(&given.kernels, &r.m.kernels) ||
+					 !lists_equal(&given.topos, &r.m.topos) ||
+					 !lists_equal(&given.suites, &r.m.suites)))
+			die(LAB_EXIT_USAGE, "'%s' holds another matrix; resume it with --dir alone or pick a new --dir",
+			    dir);
+	} else {
+		if (!given.kernels.nr)
+			die(LAB_EXIT_USAGE, "--kernels, --topos and --suites are required for a new matrix (see lab matrix --help)");
+		r.m.kernels = given.kernels;
+		r.m.topos = given.topos;
+		r.m.suites = given.suites;
+		given.kernels = given.topos = given.suites = (struct strvec)STRVEC_INIT;
+		matrix_expand(&r.m);
+	}
+	mx_validate(&r);
+
+	if (!dir) {
+		if (results_create_run(results_root(), "matrix", &newdir) < 0)
+			return LAB_EXIT_FAIL;
+		dir = newdir.buf;
+	} else if (mkdir_p(dir, 0755) < 0) {
+		return LAB_EXIT_FAIL;
+	}
+	r.dir = dir;
+	lock_dir(dir);
+	if (resume)
+		set_aside(&r);
+	save(&r);
+	printf("matrix: %zu kernel%s x %zu topolog%s x %zu suite%s = %zu jobs, %u at a time, in %s\n",
+	       r.m.kernels.nr, r.m.kernels.nr == 1 ? "" : "s", r.m.topos.nr,
+	       r.m.topos.nr == 1 ? "y" : "ies", r.m.suites.nr, r.m.suites.nr == 1 ? "" : "s",
+	       r.m.nr_jobs, r.parallel, dir);
+	fflush(stdout);
+
+	run_jobs(&r);
+	ret = summary(&r) ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
+	free(state);
+	free(r.deadline_s);
+	matrix_release(&r.m);
+	matrix_release(&given);
+	strbuf_release(&err);
+	strbuf_release(&newdir);
+	return ret;
+}
