@@ -219,7 +219,11 @@ static void run_jobs(struct mx_run *r)
 	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, r->parallel);
 	for (size_t i = 0; i < r->m.nr_jobs; i++)
 		if (r->m.jobs[i].state == MX_DONE) {
-			progress_item_skipped(&pr);
+			/* the durations of the earlier session still tell the ETA */
+			if (r->m.jobs[i].seconds > 0)
+				progress_item_done(&pr, r->m.jobs[i].seconds);
+			else
+				progress_item_skipped(&pr);
 			done++;
 		}
 	if (done)

@@ -674,6 +674,11 @@ static void pool_case(struct cmp_case *dst, const struct cmp_case *const *src, c
 	pool_counters(dst, src, nr);
 }
 
+static const char *smt_of(const struct cmp_run *r)
+{
+	return r->smt && *r->smt ? r->smt : "unknown";
+}
+
 static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 {
 	for (size_t k = 1; k < nr; k++) {
@@ -682,10 +687,9 @@ static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 				    runs[0].name, runs[0].kernel, runs[k].name, runs[k].kernel);
 			return -1;
 		}
-		if (strcmp(runs[0].smt, runs[k].smt)) {
+		if (strcmp(smt_of(&runs[0]), smt_of(&runs[k]))) {
 			strbuf_addf(err, "cannot pool runs with SMT %s (%s) and SMT %s (%s)",
-				    *runs[0].smt ? runs[0].smt : "unknown", runs[0].name,
-				    *runs[k].smt ? runs[k].smt : "unknown", runs[k].name);
+				    smt_of(&runs[0]), runs[0].name, smt_of(&runs[k]), runs[k].name);
 			return -1;
 		}
 	}
@@ -713,7 +717,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->what = xstrdup(runs[0].what);
 	dst->spec = xstrdup(runs[0].spec);
 	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
-	dst->smt = xstrdup(runs[0].smt);
+	dst->smt = xstrdup(runs[0].smt ? runs[0].smt : "");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
 		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);

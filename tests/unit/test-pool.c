@@ -1,0 +1,224 @@
+/* test-pool.c - pooling several runs of one kernel into one side of a
+ * comparison (lab ab, lab compare RUN+RUN), and the SMT-off expected view. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "compare.h"
+#include "topo.h"
+
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A run in memory: run.json fields and one case with an "elapsed" metric,
+ * a migrations counter and a verdict. */
+static void mk_run(struct cmp_run *r, const char *name, const char *kernel, const char *smt,
+		   const char *verdict, const char *values, double migrations)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *rj = xasprintf("{\"kernel\": \"%s\", \"spec\": \"1s2c\", \"spec_resolved\": \"1s2c1t\", "
+			     "\"suite\": \"ab-tiny\", \"smt\": \"%s\"}", kernel, smt);
+	char *cj = xasprintf("{\"cases\": [{\"case\": \"smoke-exec\", \"workload\": \"exec\", "
+			     "\"verdict\": \"%s\", \"reason\": \"%s\", "
+			     "\"metrics\": {\"elapsed\": {\"unit\": \"s\", \"better\": \"lower\", "
+			     "\"statistic\": \"amean\", \"values\": [%s]}}, "
+			     "\"tasks\": {\"nr_migrations\": %g}}, "
+			     "{\"case\": \"other\", \"verdict\": \"SKIP\", \"reason\": \"one node\"}]}",
+			     verdict, strcmp(verdict, "PASS") ? "it broke" : "", values, migrations);
+
+	memset(r, 0, sizeof(*r));
+	assert_int_equal(cmp_run_json_parse(r, rj, strlen(rj), &err), 0);
+	assert_int_equal(cmp_cases_parse(r, cj, strlen(cj), &err), 0);
+	r->name = xstrdup(name);
+	r->dir = xasprintf("/r/%s", name);
+	free(rj);
+	free(cj);
+	strbuf_release(&err);
+}
+
+static const struct cmp_case *case_of(const struct cmp_run *r, const char *id)
+{
+	for (size_t i = 0; i < r->nr_cases; i++)
+		if (!strcmp(r->cases[i].id, id))
+			return &r->cases[i];
+	fail_msg("no case %s", id);
+	return NULL;
+}
+
+static void test_pool_values(void **state)
+{
+	struct cmp_run runs[3], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	const struct cmp_case *c;
+
+	(void)state;
+	mk_run(&runs[0], "a1", "6.1.0", "on", "PASS", "1.0, 2.0", 10);
+	mk_run(&runs[1], "a2", "6.1.0", "on", "PASS", "3.0", 20);
+	mk_run(&runs[2], "a3", "6.1.0", "on", "PASS", "4.0, 5.0", 60);
+	assert_int_equal(cmp_run_pool(&p, runs, 3, &err), 0);
+	assert_int_equal(p.nr_pooled, 3);
+	assert_string_equal(p.name, "a1 + a2 + a3");
+	assert_string_equal(p.label, "6.1.0");
+	c = case_of(&p, "smoke-exec");
+	assert_string_equal(c->verdict, "PASS");
+	assert_int_equal(c->nr_metrics, 1);
+	/* every boot's values are samples, in boot order */
+	assert_int_equal(c->metrics[0].n, 5);
+	for (size_t i = 0; i < 5; i++)
+		assert_true(c->metrics[0].values[i] == (double)(i + 1));
+	assert_int_equal(c->metrics[0].higher_better, 0);
+	/* counters: the mean per run */
+	assert_int_equal(c->nr_counters, 1);
+	assert_string_equal(c->counters[0].name, "migrations/run");
+	assert_true(fabs(c->counters[0].value - 30) < 1e-9);
+	assert_string_equal(case_of(&p, "other")->verdict, "SKIP");
+	cmp_run_release(&p);
+	for (int i = 0; i < 3; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
+static void test_pool_failed_boot(void **state)
+{
+	struct cmp_run runs[2], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	const struct cmp_case *c;
+
+	(void)state;
+	mk_run(&runs[0], "a1", "6.1.0", "on", "PASS", "1.0", 1);
+	mk_run(&runs[1], "a2", "6.1.0", "on", "CRASH", "", 1);
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), 0);
+	c = case_of(&p, "smoke-exec");
+	/* one crashed boot makes the pooled case a crash, naming the run */
+	assert_string_equal(c->verdict, "CRASH");
+	assert_non_null(strstr(c->reason, "a2"));
+	cmp_run_release(&p);
+	for (int i = 0; i < 2; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
+static void pool_refused(const char *k2, const char *smt2, const char *why)
+{
+	struct cmp_run runs[2], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	mk_run(&runs[0], "a1", "6.1.0", "on", "PASS", "1.0", 1);
+	mk_run(&runs[1], "a2", k2, smt2, "PASS", "1.0", 1);
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), -1);
+	if (!strstr(err.buf, why))
+		fail_msg("'%s' does not say '%s'", err.buf, why);
+	assert_null(strchr(err.buf, '\n'));
+	cmp_run_release(&p);
+	for (int i = 0; i < 2; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
+static void test_pool_refused(void **state)
+{
+	struct cmp_run p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	pool_refused("6.2.0", "on", "different kernels");
+	pool_refused("6.1.0", "off", "SMT on (a1) and SMT off (a2)");
+	assert_int_equal(cmp_run_pool(&p, NULL, 0, &err), -1);
+	strbuf_release(&err);
+}
+
+/* A pooled side compares like a run: same values on both sides, no change. */
+static void test_pool_compare(void **state)
+{
+	struct cmp_run a[2], b[2], sides[2] = { { 0 }, { 0 } };
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct comparison c;
+
+	(void)state;
+	mk_run(&a[0], "a1", "6.1.0", "on", "PASS", "1.0, 1.1, 0.9", 1);
+	mk_run(&a[1], "a2", "6.1.0", "on", "PASS", "1.05, 0.95", 1);
+	mk_run(&b[0], "b1", "6.2.0", "on", "PASS", "1.0, 1.1, 0.9", 1);
+	mk_run(&b[1], "b2", "6.2.0", "on", "PASS", "1.05, 0.95", 1);
+	assert_int_equal(cmp_run_pool(&sides[0], a, 2, &err), 0);
+	assert_int_equal(cmp_run_pool(&sides[1], b, 2, &err), 0);
+	assert_int_equal(cmp_runs_check(sides, 2, &err), 0);
+	comparison_build(&c, sides, 2);
+	assert_int_equal(c.count[CMP_IMPROVED] + c.count[CMP_REGRESSED], 0);
+	comparison_text(&c, 0, &out);
+	assert_non_null(strstr(out.buf, "2 sides (4 runs pooled)"));
+	assert_non_null(strstr(out.buf, "a1 + a2"));
+	comparison_release(&c);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	for (int i = 0; i < 2; i++) {
+		cmp_run_release(&a[i]);
+		cmp_run_release(&b[i]);
+		cmp_run_release(&sides[i]);
+	}
+}
+
+static const char *cpu_field(struct json_object *view, size_t i, const char *key)
+{
+	struct json_object *cpus, *cpu, *v;
+
+	assert_true(json_object_object_get_ex(view, "cpu", &cpus));
+	cpu = json_object_array_get_idx(cpus, i);
+	assert_true(json_object_object_get_ex(cpu, key, &v));
+	return key[0] == 'd' ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
+			     : json_object_get_string(v);
+}
+
+/* nosmt: thread 0 of every core online, each its own sibling, no SMT level */
+static void test_view_smt_off(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *v, *x, *nodes;
+	struct topo t;
+
+	(void)state;
+	assert_int_equal(topo_parse("2s4c2t,llc=2", &t, &err), 0);
+	v = topo_expected_view_smt(&t, 1);
+	assert_true(json_object_object_get_ex(v, "cpus", &x));
+	assert_int_equal(json_object_get_int(x), 8);
+	assert_true(json_object_object_get_ex(v, "cpu", &x));
+	assert_int_equal(json_object_array_length(x), 8);
+	assert_string_equal(cpu_field(v, 0, "cpu"), "0");
+	assert_string_equal(cpu_field(v, 1, "cpu"), "2");
+	assert_string_equal(cpu_field(v, 1, "siblings"), "2");
+	assert_string_equal(cpu_field(v, 1, "llc"), "0,2");
+	assert_string_equal(cpu_field(v, 4, "cpu"), "8");
+	assert_string_equal(cpu_field(v, 4, "llc"), "8,10");
+	assert_string_equal(cpu_field(v, 0, "domains"), "[\"MC\",\"DIE\",\"NUMA\"]");
+	assert_true(json_object_object_get_ex(v, "nodes", &nodes));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(nodes, 1), "cpus", &x));
+	assert_string_equal(json_object_get_string(x), "8,10,12,14");
+	json_object_put(v);
+
+	/* with SMT on nothing changes */
+	v = topo_expected_view_smt(&t, 0);
+	assert_true(json_object_object_get_ex(v, "cpus", &x));
+	assert_int_equal(json_object_get_int(x), 16);
+	assert_string_equal(cpu_field(v, 1, "siblings"), "0-1");
+	assert_string_equal(cpu_field(v, 0, "domains"), "[\"SMT\",\"MC\",\"DIE\",\"NUMA\"]");
+	json_object_put(v);
+	strbuf_release(&err);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pool_values),
+		cmocka_unit_test(test_pool_failed_boot),
+		cmocka_unit_test(test_pool_refused),
+		cmocka_unit_test(test_pool_compare),
+		cmocka_unit_test(test_view_smt_off),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
