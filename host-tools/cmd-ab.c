@@ -291,7 +291,8 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("base", &ab.sides[0].kernel, "the baseline kernel: debian, a path or a build key"),
 		OPT_STRING("test", &ab.sides[1].kernel, "the kernel under test"),
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
-		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS, "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
+		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
+			 "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
 		OPT_STRING("variant", &variant, "smt=off: also the base kernel with SMT off (nosmt)"),
 		OPT_STRING("label-base", &lbase, "column title of the base (default: its release, or base)"),
 		OPT_STRING("label-test", &ltest, "column title of the test (default: its release, or test)"),
@@ -334,8 +335,8 @@ int cmd_ab(int argc, const char **argv)
 	ret = ab_compare(&ab);
 	if (bad && ret == LAB_EXIT_PASS)
 		ret = LAB_EXIT_FAIL;
-	printf("ab: every run is listed in %s/ab.json; the comparison is in compare.txt and compare.json\n",
-	       ab.dir.buf);
+	printf("ab: every run is listed in %s/ab.json; the comparison is in compare.txt and "
+	       "compare.json\n", ab.dir.buf);
 	for (size_t i = 0; i < ab.nr_boots; i++)
 		free(ab.boots[i].run);
 	free(ab.boots);

@@ -354,7 +354,8 @@ int cmd_matrix(int argc, const char **argv)
 			    dir);
 	} else {
 		if (!given.kernels.nr)
-			die(LAB_EXIT_USAGE, "--kernels, --topos and --suites are required for a new matrix (see lab matrix --help)");
+			die(LAB_EXIT_USAGE, "--kernels, --topos and --suites are required for a new matrix "
+			    "(see lab matrix --help)");
 		r.m.kernels = given.kernels;
 		r.m.topos = given.topos;
 		r.m.suites = given.suites;

@@ -222,8 +222,8 @@ static void test_state_bad(void **state)
 	parse_bad("{", "not one JSON object");
 	parse_bad("[]", "version 1");
 	parse_bad("{\"version\": 2}", "version 1");
-	parse_bad("{\"version\": 1, \"kernels\": [], \"topos\": [\"1s2c\"], \"suites\": [\"s\"], \"jobs\": []}",
-		  "bad kernels");
+	parse_bad("{\"version\": 1, \"kernels\": [], \"topos\": [\"1s2c\"], "
+		  "\"suites\": [\"s\"], \"jobs\": []}", "bad kernels");
 	parse_bad_edit("\"version\":1", "\"version\":1, \"x\": 1} {", "not one JSON object");
 	parse_bad_edit("\"state\":\"pending\"", "\"state\":\"lost\"", "job 1 is damaged");
 	parse_bad_edit("\"id\":\"001-debian-1s2c-ab-tiny\"", "\"id\":\"../x\"", "job 1 is damaged");
