@@ -42,6 +42,7 @@ struct ab_boot {
 
 struct ab {
 	const char *topo, *suite;
+	const char *backend, *uri;	/* passed to every lab run */
 	unsigned rounds, nr_sides;
 	struct ab_side sides[AB_MAX_SIDES];
 	struct ab_boot *boots;
@@ -174,6 +175,8 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.topo = ab->topo;
 	j.suite = ab->suite;
 	j.smt_off = side->smt_off;
+	j.backend = ab->backend;
+	j.uri = ab->uri;
 	j.results_root = root;
 	j.log_path = log;
 	j.deadline_s = ab->deadline_s;
@@ -297,6 +300,8 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("label-base", &lbase, "column title of the base (default: its release, or base)"),
 		OPT_STRING("label-test", &ltest, "column title of the test (default: its release, or test)"),
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),
+		OPT_STRING("backend", &ab.backend, "qemu (default) or libvirt ($BACKEND)"),
+		OPT_STRING("uri", &ab.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 		OPT_END(),
 	};
 

@@ -29,6 +29,7 @@ static const char matrix_usage[] =
 struct mx_run {
 	struct matrix m;
 	const char *dir;
+	const char *backend, *uri;	/* passed to every lab run */
 	unsigned parallel;
 	unsigned *deadline_s;		/* per job */
 	struct lab_child_run *child;	/* per job, while it runs */
@@ -153,6 +154,8 @@ static int start_job(struct mx_run *r, size_t i, struct strbuf *err)
 	c->label = j->label;
 	c->topo = j->topo;
 	c->suite = j->suite;
+	c->backend = r->backend;
+	c->uri = r->uri;
 	c->results_root = job_root(r, j);
 	c->log_path = xasprintf("%s/jobs/%s.log", r->dir, j->id);
 	c->deadline_s = r->deadline_s[i];
@@ -330,6 +333,8 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time (default 1)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
+		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
+		OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 		OPT_END(),
 	};
 

@@ -459,6 +459,10 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
 	if (j->smt_off)
 		strvec_pushl(&j->cp.args, "--smt", "off", NULL);
+	if (j->backend)
+		strvec_pushl(&j->cp.args, "--backend", j->backend, NULL);
+	if (j->uri)
+		strvec_pushl(&j->cp.args, "--uri", j->uri, NULL);
 	j->cp.in = CHILD_DEVNULL;
 	j->cp.out = fd;
 	j->cp.err = fd;

@@ -85,6 +85,7 @@ int matrix_state_save(const struct matrix *m, const char *dir);
 struct lab_child_run {
 	/* set by the caller */
 	const char *kernel, *label, *topo, *suite;
+	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int smt_off;
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */
