@@ -48,6 +48,20 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 		strvec_pushl(argv, "-initrd", conf->initrd, NULL);
 	if (conf->cmdline)
 		strvec_pushl(argv, "-append", conf->cmdline, NULL);
+	if (conf->disk) {
+		struct strbuf opt = STRBUF_INIT;
+
+		/* QEMU option values escape a comma by doubling it */
+		strbuf_addstr(&opt, "file=");
+		for (const char *p = conf->disk; *p; p++) {
+			if (*p == ',')
+				strbuf_addch(&opt, ',');
+			strbuf_addch(&opt, *p);
+		}
+		strbuf_addstr(&opt, ",format=qcow2,if=none,id=root,cache=writeback");
+		strvec_pushl(argv, "-drive", opt.buf, "-device", "virtio-blk-pci,drive=root", NULL);
+		strbuf_release(&opt);
+	}
 	strvec_push(argv, "-chardev");
 	strvec_pushf(argv, "socket,id=con,fd=%d", con_fd);
 	strvec_pushl(argv, "-serial", "chardev:con", NULL);

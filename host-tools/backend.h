@@ -16,6 +16,7 @@ struct backend_conf {
 	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
 	const char *initrd;
 	const char *cmdline;
+	const char *disk;      /* a qcow2 root disk (virtio-blk), or NULL */
 	const char *run_dir;   /* results/<run>/; the backend may write qemu.log there */
 	const char *name;      /* unique per run: QEMU -name, libvirt domain name */
 	const char *uri;       /* libvirt connection URI; NULL: libvirt_uri(NULL) */

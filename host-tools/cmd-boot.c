@@ -9,7 +9,7 @@
 
 static const char boot_usage[] =
 	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--backend qemu|libvirt] [--uri URI] "
-	"[--expect SPEC] [--timeout S] [--append ARGS]";
+	"[--expect SPEC] [--timeout S] [--append ARGS] [--image FILE]";
 
 int cmd_boot(int argc, const char **argv)
 {
@@ -33,6 +33,7 @@ int cmd_boot(int argc, const char **argv)
 			OPT_STRING("expect", &r.expect, "verify against this spec instead of SPEC"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 86400, "seconds before the run is a HANG"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),
+			OPT_STRING("image", &r.image_path, "boot this qcow2/raw distro image (an overlay; never written)"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
 			OPT_END(),
 		};

@@ -20,7 +20,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L]";
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L] [--image FILE]";
 
 /* The runner validates workloads and options with the very code that
  * will run them; its one-line error names the scenario file and line. */
@@ -111,6 +111,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
 			OPT_STRING("append", &r.append, "extra kernel command line"),
+			OPT_STRING("image", &r.image_path, "run inside this qcow2/raw distro image (an overlay; never written)"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
 			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
@@ -157,8 +158,11 @@ int cmd_run(int argc, const char **argv)
 		if (topo_parse(r.spec, &t, &e2) == 0)
 			boot = 60 + topo_nr_cpus(&t) / 2;
 		strbuf_release(&e2);
-		r.timeout_s = boot + plan_deadline_s(plan.buf, plan.len);
+		/* an image also loads modules and mounts its root */
+		r.timeout_s = boot + (r.image_path ? 30 : 0) + plan_deadline_s(plan.buf, plan.len);
 	}
+	r.plan_text = plan.buf;
+	r.plan_len = plan.len;
 	/* the host's own faults (QMP) run from the same plan */
 	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) == 0) {
 		r.plan = &parsed;

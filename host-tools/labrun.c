@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@ void lab_run_init(struct lab_run *r)
 	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = strbuf_empty;
 	r->ndiff = -1;
 	session_init(&r->s);
+	image_init(&r->image);
 }
 
 void lab_run_release(struct lab_run *r)
@@ -48,6 +50,7 @@ void lab_run_release(struct lab_run *r)
 	if (r->guest)
 		json_object_put(r->guest);
 	session_release(&r->s);
+	image_release(&r->image);
 }
 
 static int copy_into(int out, const char *path, struct strbuf *err)
@@ -69,6 +72,28 @@ static int copy_into(int out, const char *path, struct strbuf *err)
 	}
 	close(in);
 	return n < 0 ? -1 : 0;
+}
+
+static char *write_temp_file(const char *what, const void *data, size_t len, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
+	int fd;
+
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
+		strbuf_addf(err, "cannot create a temporary file in '%s'", dir);
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	if ((write(fd, data, len) != (ssize_t)len) | (close(fd) < 0)) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
 }
 
 /* Linux unpacks concatenated cpio archives in order, so the per-run plan
@@ -175,6 +200,48 @@ static int libvirt_no_tcg_single(struct lab_run *r, struct strbuf *err)
 	return 0;
 }
 
+/* The initrd for an image: the base one plus stage1 (and the disk and
+ * filesystem modules); the image gets the runner, the plan and our hook. */
+static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
+{
+	struct image_payload pl = { .plan = r->plan_text, .plan_len = r->plan_len };
+	struct cpio cpio = CPIO_INIT;
+	char runner[PATH_MAX], *hook, *stage1;
+	const char *bb = getenv("LAB_BUSYBOX");
+	int ret = -1;
+
+	if (image_initrd_add(r->kp.release, r->kp.config, &cpio, err) < 0) {
+		cpio_release(&cpio);
+		return -1;
+	}
+	cpio_finish(&cpio);
+	stage1 = write_temp_file("image-stage1", cpio.buf.buf, cpio.buf.len, err);
+	cpio_release(&cpio);
+	if (!stage1)
+		return -1;
+	if (initrd_find_runner(runner, err) < 0)
+		goto out;
+	hook = xasprintf("%s/guest/image/init", lab_root());
+	pl.runner = runner;
+	pl.busybox = bb && *bb ? bb : "/bin/busybox";
+	pl.hook = hook;
+	r->image.force_tcg = r->accel_kind == ACCEL_TCG;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "lab: preparing an overlay of '%s' (libguestfs)\n", r->image.path);
+	ret = image_prepare(&r->image, &pl, err);
+	free(hook);
+	if (ret < 0)
+		goto out;
+	r->initrd = join_initrd(base, stage1, err);
+	if (!r->initrd)
+		ret = -1;
+	r->initrd_is_temp = 1;
+out:
+	unlink(stage1);
+	free(stage1);
+	return ret;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *base;
@@ -197,6 +264,15 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (!r->ops) {
 		strbuf_addf(err, "unknown backend '%s' (qemu or libvirt)", r->backend);
 		return -1;
+	}
+	if (r->image_path && r->ops != &backend_qemu) {
+		strbuf_addstr(err, "--image needs the qemu backend (the libvirt one has no disk yet)");
+		return -1;
+	}
+	if (r->image_path) {
+		r->image.path = r->image_path;
+		if (image_probe(&r->image, err) < 0)
+			return -1;
 	}
 	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
 		return -1;
@@ -226,7 +302,11 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	base = initrd_cached(err);
 	if (!base)
 		return -1;
-	if (r->initrd_extra) {
+	if (r->image_path && image_setup(r, base, err) < 0)
+		return -1;
+	if (r->image_path) {
+		/* r->initrd is set: the plan travels in the image */
+	} else if (r->initrd_extra) {
 		r->initrd = join_initrd(base, r->initrd_extra, err);
 		if (!r->initrd)
 			return -1;
@@ -252,6 +332,9 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (r->smt_off)
 		strbuf_addstr(&r->cmdline, " nosmt");
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
+	if (r->image_path)
+		strbuf_addf(&r->cmdline, " lab.root=%s lab.rootfstype=%s",
+			    r->image.root_guest, r->image.fstype);
 	if (r->append)
 		strbuf_addf(&r->cmdline, " %s", r->append);
 	return 0;
@@ -315,6 +398,30 @@ static void add_str(struct json_object *o, const char *k, const char *v)
 	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
 }
 
+/* The records the image kept must be the records the channel delivered. */
+static void image_check_results(struct lab_run *r)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = image_collect(&r->image, r->dir.buf, &why);
+
+	r->image_agree = ret;
+	if (ret == 0) {
+		printf("image: results agree with the record channel (%llu records, "
+		       "overlay %.1f s, read-back %.1f s)\n",
+		       (unsigned long long)r->image.guest_records,
+		       r->image.prepare_s, r->image.collect_s);
+	} else {
+		printf("image: %s: %s\n", ret < 0 ? "results unreadable" : "results DISAGREE", why.buf);
+		if (r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "image results %s the record channel: %.400s",
+				 ret < 0 ? "unreadable, cannot check against" : "disagree with", why.buf);
+		}
+	}
+	fflush(stdout);
+	strbuf_release(&why);
+}
+
 int lab_run_start(struct lab_run *r, struct json_object *extra)
 {
 	struct backend_conf conf = { 0 };
@@ -361,6 +468,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
 	if (r->label)
 		add_str(run, "label", r->label);
+	if (r->image_path) {
+		add_str(run, "image", r->image.abspath);
+		add_str(run, "image_format", r->image.format);
+		add_str(run, "image_os", r->image.os);
+		add_str(run, "image_root", r->image.root_guest);
+	}
 	json_object_object_add(run, "host", results_host_info());
 	if (extra) {
 		json_object_object_foreach(extra, k, v)
@@ -370,6 +483,11 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_write_json(r->dir.buf, "run.json", run);
 	json_object_put(run);
 	free(qver);
+	if (r->image_path && image_adopt_overlay(&r->image, r->dir.buf, &err) < 0) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return -1;
+	}
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
 	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
@@ -383,6 +501,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
 	conf.initrd = r->initrd;
 	conf.cmdline = r->cmdline.buf;
+	conf.disk = r->image_path ? r->image.overlay : NULL;
 	conf.run_dir = r->dir.buf;
 	conf.name = name;
 	conf.uri = r->uri;
@@ -394,6 +513,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.plan = r->plan;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(&r->topo, r->accel_kind)) * 1000;
+		/* an image's hook syncs its copy of the results after END */
+		r->s.end_grace_ms = r->image_path ? 60000 : 0;
 		if (session_run(&r->s, &err) < 0) {
 			error("%s (see %s/qemu.log)", err.buf, r->dir.buf);
 			r->verdict = VERDICT_FAIL;
@@ -421,6 +542,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	free(name);
 	strbuf_release(&err);
+	if (r->image_path)
+		image_check_results(r);
 	return 0;
 }
 
@@ -543,6 +666,14 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 	add_str(v, "hypervisor", s->hypervisor_version);
 	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
 	add_timing(v, s, now_ns());
+	if (r->image_path) {
+		add_str(v, "image_results", r->image_agree == 0 ? "agree" :
+			r->image_agree > 0 ? "disagree" : "unreadable");
+		json_object_object_add(v, "image_records",
+				       json_object_new_int64((int64_t)r->image.guest_records));
+		json_object_object_add(v, "image_prepare_s", json_object_new_double(r->image.prepare_s));
+		json_object_object_add(v, "image_collect_s", json_object_new_double(r->image.collect_s));
+	}
 	if (extra) {
 		json_object_object_foreach(extra, k, val)
 			json_object_object_add(v, k, json_object_get(val));

@@ -3,6 +3,7 @@
 #ifndef LAB_LABRUN_H
 #define LAB_LABRUN_H
 
+#include "image.h"
 #include "kernel.h"
 #include "session.h"
 #include "topo.h"
@@ -29,6 +30,9 @@ struct lab_run {
 	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
 	int smt_off;              /* boot with `nosmt`: sibling threads offline */
 	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
+	const char *image_path;   /* --image: boot this disk image (through an overlay) */
+	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
+	size_t plan_len;
 
 	/* resolved */
 	const struct backend_ops *ops;
@@ -46,6 +50,8 @@ struct lab_run {
 	enum verdict verdict;
 	char reason[512];
 	int attempts;             /* boots it took (a stuck TCG boot is retried once) */
+	struct image image;       /* with image_path */
+	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
 };
 
 void lab_run_init(struct lab_run *r);

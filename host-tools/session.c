@@ -157,7 +157,7 @@ int session_run(struct session *s, struct strbuf *err)
 {
 	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
 	int con_raw, rec_raw;
-	uint64_t deadline, crash_at = 0, hang_at = 0;
+	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0;
 	char buf[65536];
 	int saw_userspace = 0;
 
@@ -190,13 +190,15 @@ int session_run(struct session *s, struct strbuf *err)
 			until = crash_at + (uint64_t)s->crash_grace_ms * 1000000ull;
 		if (hang_at)
 			until = hang_at + 5000000000ull;
+		if (end_at && end_at + (uint64_t)s->end_grace_ms * 1000000ull < until)
+			until = end_at + (uint64_t)s->end_grace_ms * 1000000ull;
 		if (!hang_at && !crash_at && hostfault_next_ns(&s->faults) &&
 		    hostfault_next_ns(&s->faults) <= now) {
 			hostfault_tick(&s->faults, &b, now);
 			continue;
 		}
 		if (now >= until) {
-			if (crash_at || hang_at)
+			if (crash_at || hang_at || end_at)
 				break;
 			/* Deadline: ask for backtraces before killing, so the
 			 * console holds evidence of where the guest was stuck. */
@@ -245,8 +247,10 @@ int session_run(struct session *s, struct strbuf *err)
 				b.record_fd = -1;
 			} else if (got) {
 				wire_decoder_feed(&s->wire, buf, got, on_record, s);
-				if (s->wire.ended)
+				if (s->wire.ended && !s->end_grace_ms)
 					break; /* everything the runner had to say arrived */
+				if (s->wire.ended && !end_at)
+					end_at = now_ns();
 			}
 		}
 	}

@@ -26,6 +26,9 @@ struct session {
 	const struct backend_conf *conf;
 	int timeout_ms;          /* from start until the END record */
 	int crash_grace_ms;      /* console kept after the first crash line */
+	int end_grace_ms;        /* 0: stop at END; else wait this long for the
+				  * guest to power off by itself (a disk image
+				  * syncs its results after END) */
 	int quiet;               /* no progress on stderr */
 	const struct plan *plan; /* its host-side faults run from run_start events; may be NULL */
 
