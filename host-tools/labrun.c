@@ -673,6 +673,9 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 				       json_object_new_int64((int64_t)r->image.guest_records));
 		json_object_object_add(v, "image_prepare_s", json_object_new_double(r->image.prepare_s));
 		json_object_object_add(v, "image_collect_s", json_object_new_double(r->image.collect_s));
+		/* the guest powers off by itself after syncing its results */
+		json_object_object_add(v, "wall_to_poweroff_s", json_object_new_double(
+			s->t_stop_ns ? (double)(s->t_stop_ns - s->t_start_ns) / 1e9 : -1));
 	}
 	if (extra) {
 		json_object_object_foreach(extra, k, val)
