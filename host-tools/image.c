@@ -22,10 +22,16 @@ void image_init(struct image *im)
 	memset(im, 0, sizeof(*im));
 }
 
-void image_release(struct image *im)
+void image_drop_overlay(struct image *im)
 {
 	if (im->overlay_is_temp && im->overlay)
 		unlink(im->overlay);
+	im->overlay_is_temp = 0;
+}
+
+void image_release(struct image *im)
+{
+	image_drop_overlay(im);
 	free(im->abspath);
 	free(im->root);
 	free(im->root_guest);
@@ -259,6 +265,8 @@ int image_prepare(struct image *im, const struct image_payload *pl, struct strbu
 out:
 	guestfs_close(g);
 	im->prepare_s = (double)(now_ns() - t0) / 1e9;
+	if (ret < 0)
+		image_drop_overlay(im);
 	return ret;
 }
 

@@ -35,6 +35,9 @@ struct image {
 
 void image_init(struct image *im);
 void image_release(struct image *im);
+/* Deletes the overlay while it is still a temporary file (not yet adopted
+ * by a run directory): callers that die() on an error call it first. */
+void image_drop_overlay(struct image *im);
 
 /*
  * Cheap checks before anything starts: a readable regular file with a

@@ -233,9 +233,11 @@ static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
 	if (ret < 0)
 		goto out;
 	r->initrd = join_initrd(base, stage1, err);
-	if (!r->initrd)
-		ret = -1;
 	r->initrd_is_temp = 1;
+	if (!r->initrd) {
+		image_drop_overlay(&r->image);
+		ret = -1;
+	}
 out:
 	unlink(stage1);
 	free(stage1);

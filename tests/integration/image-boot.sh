@@ -1,0 +1,106 @@
+# image-boot - the smoke suite inside a Debian minbase disk image (built by
+# host-tools/mkimage, cached): same result layout as the initrd path, the
+# image's own copy of the records agrees with the record channel, the
+# user's image is never written, and bad images are one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+topo=2s1c
+
+t0=$(date +%s)
+img=$(host-tools/mkimage) || fail "cannot build the test image"
+echo "test image: $img ($(( $(date +%s) - t0 )) s to build or find)"
+
+# expect_bad NAME ARGS...: exit 2, one line on stderr, no run directory
+expect_bad() {
+	local what=$1 rc=0
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	echo "$what: exit $rc: $(cat "$TMP/err")"
+	[ "$rc" -eq 2 ] || fail "$what: exit $rc, expected 2"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$what: not exactly one line on stderr"
+	[ ! -d "$TMP/results" ] || [ -z "$(ls -A "$TMP/results")" ] ||
+		fail "$what: something was written under results/"
+}
+
+echo "this is not a disk" >"$TMP/text.img"
+expect_bad "text file" "$LAB" run --topo $topo --suite smoke --image "$TMP/text.img"
+grep -q "is not a disk image" "$TMP/err" || fail "text file: wrong reason"
+
+# root cannot be denied a read, so the unreadable case runs as nobody
+mkdir -m 755 "$TMP/ro"
+qemu-img create -q -f qcow2 "$TMP/ro/secret.qcow2" 64M
+chmod 600 "$TMP/ro/secret.qcow2"
+chmod 755 "$TMP"
+expect_bad "unreadable image" setpriv --reuid=65534 --regid=65534 --clear-groups \
+	"$LAB" boot $topo --image "$TMP/ro/secret.qcow2"
+grep -q "cannot read image" "$TMP/err" || fail "unreadable image: wrong reason"
+
+# a valid qcow2 with nothing in it: only libguestfs can tell
+qemu-img create -q -f qcow2 "$TMP/empty.qcow2" 64M
+expect_bad "empty qcow2" "$LAB" run --topo $topo --suite smoke --image "$TMP/empty.qcow2" --accel tcg
+grep -q "no usable root filesystem" "$TMP/err" || fail "empty qcow2: wrong reason"
+
+sum_before=$(sha256sum <"$img")
+mtime_before=$(stat -c %Y "$img")
+
+# run LABEL ARGS...: lab run of the smoke suite, run directory in $run
+run_suite() {
+	local label=$1 rc=0
+	shift
+	"$LAB" run --topo $topo --suite smoke --accel tcg "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	sed "s/^/$label stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "$label: lab run exited $rc"
+	grep -qx 'topology: PASS' "$TMP/out" || fail "$label: topology not verified"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+}
+
+run_suite initrd
+initrd_run=$run
+run_suite image --image "$img"
+image_run=$run
+grep -q '^image: results agree with the record channel' "$TMP/out" ||
+	fail "image: no agreement line"
+
+[ "$(sha256sum <"$img")" = "$sum_before" ] || fail "the user's image changed"
+[ "$(stat -c %Y "$img")" = "$mtime_before" ] || fail "the user's image was touched"
+echo "user image unchanged (sha256 and mtime)"
+
+# Same files as the initrd path, plus the overlay and the image's copy.
+only_initrd=$(comm -23 <(ls "$initrd_run" | sort) <(ls "$image_run" | sort))
+extra=$(comm -13 <(ls "$initrd_run" | sort) <(ls "$image_run" | sort) | tr '\n' ' ')
+[ -z "$only_initrd" ] || fail "missing in the image run: $only_initrd"
+[ "$extra" = "image-records.bin image.qcow2 " ] || fail "unexpected extra files: $extra"
+echo "same files as the initrd path, plus: $extra"
+
+python3 - "$initrd_run" "$image_run" <<'PY' || fail "cases.json or the two record sources differ"
+import json, sys
+a, b = sys.argv[1], sys.argv[2]
+def keys(o, p=""):
+    if isinstance(o, dict):
+        out = set()
+        for k, v in o.items():
+            out |= {p + "/" + k} | keys(v, p + "/" + k)
+        return out
+    if isinstance(o, list):
+        return set().union(*[keys(v, p + "[]") for v in o]) if o else set()
+    return set()
+ca, cb = json.load(open(a + "/cases.json")), json.load(open(b + "/cases.json"))
+ka, kb = keys(ca), keys(cb)
+assert ka == kb, ("keys only in initrd run", sorted(ka - kb)[:10], "only in image run", sorted(kb - ka)[:10])
+names = lambda c: [x["case"] for x in c["cases"]]
+assert names(ca) == names(cb), (names(ca), names(cb))
+bad = [x["case"] for x in cb["cases"] if x["verdict"] not in ("PASS", "SKIP")]
+assert not bad, bad
+v = json.load(open(b + "/verdict.json"))
+assert v["verdict"] == "PASS" and v["image_results"] == "agree", v
+assert v["image_records"] == v["records"], v
+assert open(b + "/records.bin", "rb").read() == open(b + "/image-records.bin", "rb").read()
+r = json.load(open(b + "/run.json"))
+assert r["image_os"].startswith("debian"), r["image_os"]
+print("cases.json: %d cases, %d keys, same as the initrd path; %d records agree" %
+      (len(cb["cases"]), len(kb), v["records"]))
+print("image: overlay %.1f s, read-back %.1f s, guest to END %.1f s (initrd %.1f s), to poweroff %.1f s" %
+      (v["image_prepare_s"], v["image_collect_s"], v["wall_to_end_s"],
+       json.load(open(a + "/verdict.json"))["wall_to_end_s"], v["wall_to_poweroff_s"]))
+PY
+echo ok
