@@ -367,55 +367,63 @@ int image_records_compare(const void *a, size_t alen, const void *b, size_t blen
 	return ret;
 }
 
-static char *read_guest_results(struct image *im, size_t *len, struct strbuf *why)
+/* guestfs_download() streams: no message-size limit on a long run's records. */
+static int fetch_guest_results(struct image *im, const char *to, struct strbuf *why)
 {
 	static const char results[] = "/schedlab/results/records.bin";
 	guestfs_h *g = appliance_new(im, why);
-	char *data = NULL;
+	int ret = -1;
 
 	if (!g)
-		return NULL;
+		return -1;
 	if (guestfs_add_drive_opts(g, im->overlay, GUESTFS_ADD_DRIVE_OPTS_FORMAT, "qcow2",
 				   GUESTFS_ADD_DRIVE_OPTS_READONLY, 1, -1) < 0 ||
-	    guestfs_launch(g) < 0 || guestfs_mount_ro(g, im->root, "/") < 0) {
+	    guestfs_launch(g) < 0 || guestfs_mount_ro(g, im->root, "/") < 0)
 		gerr(g, why, "cannot open the overlay", im->overlay);
-	} else if (guestfs_is_file(g, results) <= 0) {
+	else if (guestfs_is_file(g, results) <= 0)
 		strbuf_addf(why, "the image holds no %s", results);
-	} else {
-		data = guestfs_read_file(g, results, len);
-		if (!data)
-			gerr(g, why, "cannot read from the overlay", results);
-	}
+	else if (guestfs_download(g, results, to) < 0)
+		gerr(g, why, "cannot read from the overlay", results);
+	else
+		ret = 0;
 	guestfs_close(g);
-	return data;
+	return ret;
 }
 
 int image_collect(struct image *im, const char *dir, struct strbuf *why)
 {
 	uint64_t t0 = now_ns();
-	char *mine = NULL, *path, *theirs;
+	char *tmp = xasprintf("%s/image-records.bin.tmp", dir);
+	char *path = xasprintf("%s/image-records.bin", dir);
+	char *mine = NULL, *theirs = NULL;
 	size_t mine_len = 0, theirs_len = 0;
-	int ret;
+	int ret = -1;
 
-	mine = read_guest_results(im, &mine_len, why);
-	im->collect_s = (double)(now_ns() - t0) / 1e9;
-	if (!mine)
-		return -1;
-	path = xasprintf("%s/image-records.bin", dir);
-	if (write_file_atomic(path, mine, mine_len) < 0) {
-		strbuf_addf(why, "cannot write '%s'", path);
-		free(path);
-		free(mine);
-		return -1;
+	if (fetch_guest_results(im, tmp, why) < 0) {
+		unlink(tmp);
+		goto out;
 	}
+	if (rename(tmp, path) < 0) {
+		strbuf_addf(why, "cannot rename '%s': %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	mine = read_file(path, &mine_len);
 	free(path);
 	path = xasprintf("%s/records.bin", dir);
 	theirs = read_file(path, &theirs_len);
-	free(path);
+	if (!mine) {
+		strbuf_addf(why, "cannot read '%s/image-records.bin'", dir);
+		goto out;
+	}
 	ret = image_records_compare(mine, mine_len, theirs ? theirs : "", theirs ? theirs_len : 0,
 				    &im->guest_records, why);
+out:
+	im->collect_s = (double)(now_ns() - t0) / 1e9;
 	free(mine);
 	free(theirs);
+	free(path);
+	free(tmp);
 	return ret;
 }
 
