@@ -383,6 +383,72 @@ static int add_opt(struct parser *ps, const struct field *f, enum plan_section s
 	return 0;
 }
 
+int plan_symbol_ok(const char *s)
+{
+	size_t n = 0;
+
+	if (!*s || *s == '.' || (*s >= '0' && *s <= '9'))
+		return 0;
+	for (; *s; s++, n++) {
+		char c = *s;
+
+		if (n >= PLAN_MAX_SYMBOL - 1 ||
+		    !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* "vmstat:NAME": a /proc/vmstat key, lowercase, digits and '_'. */
+static int per_ok(const char *s)
+{
+	if (strncmp(s, "vmstat:", 7) || !s[7])
+		return 0;
+	for (s += 7; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
+
+static int add_profile(struct parser *ps, const struct field *f)
+{
+	struct plan_profile *pr = &ps->cur->profile;
+	const char *p = f[1].p, *end = f[1].p + f[1].len;
+
+	if (pr->nr_funcs)
+		return fail(ps, "second 'profile' record in case '%s'", ps->cur->id);
+	if (!f[1].len)
+		return fail(ps, "empty profile");
+	while (p <= end) {
+		const char *q = memchr(p, ' ', (size_t)(end - p));
+		struct field name = { p, (size_t)((q ? q : end) - p) };
+		char *dst;
+
+		if (pr->nr_funcs >= PLAN_MAX_PROFILE)
+			return fail(ps, "more than %d profiled functions", PLAN_MAX_PROFILE);
+		dst = pr->funcs[pr->nr_funcs];
+		if (copy_field(ps, dst, PLAN_MAX_SYMBOL, &name, "profiled function", 0))
+			return -1;
+		if (!plan_symbol_ok(dst))
+			return fail(ps, "bad profiled function '%s'", dst);
+		for (unsigned i = 0; i < pr->nr_funcs; i++)
+			if (!strcmp(pr->funcs[i], dst))
+				return fail(ps, "profiled function '%s' listed twice", dst);
+		pr->nr_funcs++;
+		if (!q)
+			break;
+		p = q + 1;
+	}
+	if (field_is(&f[2], "none"))
+		return 0;
+	if (copy_field(ps, pr->per, sizeof(pr->per), &f[2], "profile denominator", 0))
+		return -1;
+	if (!per_ok(pr->per))
+		return fail(ps, "profile denominator '%s' is not vmstat:NAME or none", pr->per);
+	return 0;
+}
+
 /* One record; f[0] is its kind, nf the number of fields. */
 static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 {
@@ -394,7 +460,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "param", 4 }, { "runs", 2 }, { "warmup", 2 }, { "deadline", 2 },
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
-		{ "invariant", 4 }, { "iopt", 4 },
+		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -412,7 +478,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return fail(ps, "'%s' record outside a case", kinds[k].kind);
 	/* fault_time, fault_target, fopt and iopt continue a section; any
 	 * other record ends it */
-	if (k < 12 || k == 15) {
+	if (k < 12 || k == 15 || k == 17) {
 		if (close_section(ps))
 			return -1;
 		ps->section = SECTION_NONE;
@@ -456,6 +522,8 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return add_opt(ps, f, SECTION_FAULT);
 	case 15:
 		return add_invariant(ps, f);
+	case 17:
+		return add_profile(ps, f);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -628,6 +696,40 @@ static int check_sections(const struct plan_case *c, const char *id, char *err, 
 	return 0;
 }
 
+static void emit_str(plan_emit_fn emit, void *ctx, const char *s);
+
+static int check_profile(const struct plan_profile *pr, const char *id, char *err,
+			 size_t errlen)
+{
+	int bad = pr->nr_funcs > PLAN_MAX_PROFILE;
+
+	for (unsigned i = 0; !bad && i < pr->nr_funcs; i++)
+		bad = strnlen(pr->funcs[i], PLAN_MAX_SYMBOL) == PLAN_MAX_SYMBOL ||
+		      !plan_symbol_ok(pr->funcs[i]);
+	if (!bad && strnlen(pr->per, sizeof(pr->per)) == sizeof(pr->per))
+		bad = 1;
+	else if (!bad && pr->per[0])
+		bad = !per_ok(pr->per);
+	if (bad && err && errlen)
+		snprintf(err, errlen, "case '%.64s': a bad profile", id);
+	return bad ? -1 : 0;
+}
+
+static void emit_profile(const struct plan_profile *pr, plan_emit_fn emit, void *ctx)
+{
+	if (!pr->nr_funcs)
+		return;
+	emit_str(emit, ctx, "profile\t");
+	for (unsigned i = 0; i < pr->nr_funcs; i++) {
+		if (i)
+			emit(ctx, " ", 1);
+		emit_str(emit, ctx, pr->funcs[i]);
+	}
+	emit(ctx, "\t", 1);
+	emit_str(emit, ctx, pr->per[0] ? pr->per : "none");
+	emit(ctx, "\n", 1);
+}
+
 static void emit_str(plan_emit_fn emit, void *ctx, const char *s)
 {
 	emit(ctx, s, strlen(s));
@@ -717,7 +819,7 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		    check_field(m->unit, sizeof(m->unit), "a metric unit", id, err, errlen))
 			return -1;
 	}
-	if (check_sections(c, id, err, errlen))
+	if (check_sections(c, id, err, errlen) || check_profile(&c->profile, id, err, errlen))
 		return -1;
 	for (i = 0; i < sizeof(counter_names) / sizeof(counter_names[0]); i++) {
 		if (!(c->counters & counter_names[i].bit))
@@ -751,6 +853,7 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 			    m->statistic, m->unit);
 	}
 	emit_sections(c, emit, ctx);
+	emit_profile(&c->profile, emit, ctx);
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;
 }

@@ -27,8 +27,12 @@
  *   fopt	<key>	<value>	<line>		a kind-specific key of the last fault
  *   invariant	<name>	<kind>	<file>:<line>	an [invariant NAME] section
  *   iopt	<key>	<value>	<line>		a key of the last invariant
+ *   profile	<func> [<func>...]	<vmstat:NAME|none>	ftrace function profile of
+ *						each measured run; the second field
+ *						names the per-unit denominator
  *   end
  *
+ * At most one profile record per case, anywhere between its records.
  * Each fault has exactly one fault_time and one fault_target record after
  * its fault record, then its fopts; faults and invariants come after the
  * metrics.  Cases run in file order.  Unknown record kinds are an error (the
@@ -45,6 +49,8 @@
 #define PLAN_MAX_FAULTS 6
 #define PLAN_MAX_INVARIANTS 6
 #define PLAN_MAX_OPTS 8
+#define PLAN_MAX_PROFILE 8  /* functions in one profile */
+#define PLAN_MAX_SYMBOL 64  /* a profiled function's name, NUL included */
 /* fault timing: seconds with up to three decimals, in milliseconds */
 #define PLAN_MAX_MS 86400000u
 
@@ -99,6 +105,22 @@ struct plan_invariant {
 	unsigned nr_opts;
 };
 
+/*
+ * The ftrace function profile of a case (trace_stat/function*), taken
+ * around each measured run.  `per` names a /proc/vmstat counter whose delta
+ * over the same window divides the time ("" = none).
+ */
+struct plan_profile {
+	char funcs[PLAN_MAX_PROFILE][PLAN_MAX_SYMBOL];
+	unsigned nr_funcs;
+	char per[PLAN_MAX_SYMBOL];
+};
+
+/* A kernel symbol as set_ftrace_filter takes it: [A-Za-z0-9_.], not
+ * starting with '.' or a digit (static functions carry ".isra.0" and the
+ * like), shorter than PLAN_MAX_SYMBOL.  1 when s is one. */
+int plan_symbol_ok(const char *s);
+
 enum plan_counter {
 	PLAN_CNT_SCHEDSTAT = 1u << 0,
 	PLAN_CNT_VMSTAT = 1u << 1,
@@ -120,6 +142,7 @@ struct plan_case {
 	unsigned nr_faults;
 	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
 	unsigned nr_invariants;
+	struct plan_profile profile; /* nr_funcs 0: none */
 };
 
 struct plan {

@@ -28,11 +28,14 @@ enum scenario_key {
 	KEY_WARMUP,
 	KEY_DEADLINE,
 	KEY_COUNTERS,
+	KEY_PROFILE,
+	KEY_PROFILE_PER,
 	NR_SCENARIO_KEYS,
 };
 
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
+	"profile", "profile_per",
 };
 
 enum metric_key { MKEY_BETTER, MKEY_STATISTIC, MKEY_UNIT, NR_METRIC_KEYS };
@@ -469,6 +472,60 @@ static int set_counters(struct loader *l, const char *value)
 	return 0;
 }
 
+/* profile = func1 func2 ...: kernel functions for the ftrace profiler. */
+static int set_profile(struct loader *l, const char *value)
+{
+	struct plan_profile *pr = &l->s->profile;
+	const char *s = value;
+	char word[PLAN_MAX_SYMBOL + 8], shown[80];
+
+	while (*s) {
+		size_t n = strcspn(s, " ,\t");
+
+		if (!n) {
+			s++;
+			continue;
+		}
+		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) - 1 ? n : sizeof(word) - 1),
+			 s);
+		s += n;
+		if (n >= PLAN_MAX_SYMBOL || !plan_symbol_ok(word))
+			return fail_at(l, l->lineno, "bad function name '%s' in 'profile' (a kernel "
+				       "symbol: letters, digits, '_' and '.', at most %d characters)",
+				       quoted(word, shown, sizeof(shown)), PLAN_MAX_SYMBOL - 1);
+		for (unsigned i = 0; i < pr->nr_funcs; i++)
+			if (!strcmp(pr->funcs[i], word))
+				return fail_at(l, l->lineno, "function '%s' listed twice in 'profile'",
+					       word);
+		if (pr->nr_funcs >= PLAN_MAX_PROFILE)
+			return fail_at(l, l->lineno, "more than %d functions in 'profile'",
+				       PLAN_MAX_PROFILE);
+		strcpy(pr->funcs[pr->nr_funcs++], word);
+	}
+	if (!pr->nr_funcs)
+		return fail_at(l, l->lineno, "'profile' names no function");
+	return 0;
+}
+
+/* profile_per = vmstat:NAME: the counter whose delta divides the time. */
+static int set_profile_per(struct loader *l, const char *value)
+{
+	char shown[80];
+	const char *p;
+
+	if (strncmp(value, "vmstat:", 7) || !value[7] || strlen(value) >= PLAN_MAX_SYMBOL)
+		goto bad;
+	for (p = value + 7; *p; p++)
+		if (!islower((unsigned char)*p) && !isdigit((unsigned char)*p) && *p != '_')
+			goto bad;
+	strcpy(l->s->profile.per, value);
+	return 0;
+bad:
+	return fail_at(l, l->lineno, "bad value '%s' for 'profile_per' (vmstat:NAME, a "
+		       "/proc/vmstat key such as vmstat:numa_pages_migrated)",
+		       quoted(value, shown, sizeof(shown)));
+}
+
 static int scenario_key(struct loader *l, const char *name, const char *value)
 {
 	struct scenario *s = l->s;
@@ -480,7 +537,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 			break;
 	if (k == NR_SCENARIO_KEYS)
 		return fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
-			       "description, workload, runs, warmup, deadline or counters)",
+			       "description, workload, runs, warmup, deadline, counters, profile or "
+			       "profile_per)",
 			       quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -510,6 +568,10 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 		return set_number(l, name, value, 0, 100, &s->warmup);
 	case KEY_DEADLINE:
 		return set_number(l, name, value, 1, 86400, &s->deadline_s);
+	case KEY_PROFILE:
+		return set_profile(l, value);
+	case KEY_PROFILE_PER:
+		return set_profile_per(l, value);
 	default:
 		return set_counters(l, value);
 	}
@@ -813,6 +875,8 @@ static int check_scenario(struct loader *l)
 		if (s->metrics[i].higher_is_better < 0)
 			return fail_at(l, s->metric_lines[i], "[metric %s] has no 'better' "
 				       "(higher or lower)", s->metrics[i].name);
+	if (s->profile.per[0] && !s->profile.nr_funcs)
+		return fail_at(l, l->key_lines[KEY_PROFILE_PER], "'profile_per' without 'profile'");
 	for (unsigned i = 0; i < s->nr_faults; i++)
 		if (check_fault(l, i))
 			return -1;
@@ -1000,6 +1064,7 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->nr_faults = s->nr_faults;
 		memcpy(c->invariants, s->invariants, sizeof(c->invariants));
 		c->nr_invariants = s->nr_invariants;
+		c->profile = s->profile;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

@@ -41,6 +41,7 @@ struct scenario {
 	unsigned nr_faults;
 	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
 	unsigned nr_invariants;
+	struct plan_profile profile; /* profile and profile_per keys */
 	unsigned nr_cases;  /* the matrix's size */
 };
 

@@ -122,6 +122,14 @@ static void full_case(struct plan_case *c, unsigned seed)
 		v->nr_opts = PLAN_MAX_OPTS;
 	}
 	c->nr_invariants = PLAN_MAX_INVARIANTS;
+	for (unsigned i = 0; i < PLAN_MAX_PROFILE; i++) {
+		memset(c->profile.funcs[i], 'x', PLAN_MAX_SYMBOL - 1);
+		c->profile.funcs[i][0] = (char)('a' + i);
+		c->profile.funcs[i][1] = '.'; /* static functions: foo.isra.0 */
+	}
+	c->profile.nr_funcs = PLAN_MAX_PROFILE;
+	memset(c->profile.per, 'p', sizeof(c->profile.per) - 1);
+	memcpy(c->profile.per, "vmstat:", 7);
 }
 
 /* small_case with a fault and an invariant, as the scenario loader makes them */
@@ -431,6 +439,66 @@ static char *with_section(const char *lines)
 	return t;
 }
 
+static void test_profile(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct plan_case c;
+	struct plan p = { 0 };
+	char err[256], *t;
+
+	(void)state;
+	small_case(&c);
+	strcpy(c.profile.funcs[0], "migrate_misplaced_page");
+	strcpy(c.profile.funcs[1], "task_numa_work");
+	c.profile.nr_funcs = 2;
+	strcpy(c.profile.per, "vmstat:numa_pages_migrated");
+	plan_write_header(emit_sb, &sb);
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb.buf, "metric\tmigrations\tlower\tmedian\t\n"
+			       "profile\tmigrate_misplaced_page task_numa_work\t"
+			       "vmstat:numa_pages_migrated\nend\n"));
+	assert_int_equal(plan_parse(sb.buf, sb.len, &p, err, sizeof(err)), 0);
+	assert_memory_equal(&p.cases[0], &c, sizeof(c));
+	plan_release(&p);
+
+	/* no denominator is "none"; the profile may stand before the metrics */
+	c.profile.per[0] = '\0';
+	strbuf_reset(&sb);
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), 0);
+	assert_non_null(strstr(sb.buf, "\tnone\n"));
+	t = with_section("profile\tdo_numa_page\tnone\n");
+	assert_int_equal(plan_parse(t, strlen(t), &p, err, sizeof(err)), 0);
+	assert_int_equal(p.cases[0].profile.nr_funcs, 1);
+	assert_string_equal(p.cases[0].profile.per, "");
+	plan_release(&p);
+	free(t);
+
+	/* the writer refuses what the reader would */
+	strcpy(c.profile.funcs[1], "task numa");
+	strbuf_reset(&sb);
+	assert_int_equal(plan_write_case(&c, emit_sb, &sb, err, sizeof(err)), -1);
+	assert_string_equal(err, "case 'hackbench/groups=4': a bad profile");
+	assert_int_equal(sb.len, 0);
+	strbuf_release(&sb);
+
+	expect_bad(with_section("profile\tf\tnone\nprofile\tg\tnone\n"),
+		   "line 13: second 'profile' record in case 'x'");
+	expect_bad(with_section("profile\t\tnone\n"), "line 12: empty profile");
+	expect_bad(with_section("profile\tf  g\tnone\n"), "line 12: empty profiled function");
+	expect_bad(with_section("profile\tf \tnone\n"), "line 12: empty profiled function");
+	expect_bad(with_section("profile\tf\tf\n"),
+		   "line 12: profile denominator 'f' is not vmstat:NAME or none");
+	expect_bad(with_section("profile\tf\tvmstat:\n"),
+		   "line 12: profile denominator 'vmstat:' is not vmstat:NAME or none");
+	expect_bad(with_section("profile\tf g f\tnone\n"),
+		   "line 12: profiled function 'f' listed twice");
+	expect_bad(with_section("profile\t1f\tnone\n"), "line 12: bad profiled function '1f'");
+	expect_bad(with_section("profile\tf*\tnone\n"), "line 12: bad profiled function 'f*'");
+	expect_bad(with_section("profile\ta b c d e f g h i\tnone\n"),
+		   "line 12: more than 8 profiled functions");
+	expect_bad(with_section("profile\tf\n"), "line 12: 'profile' record has 2 fields, expected 3");
+}
+
 static void test_malformed_faults(void **state)
 {
 	static const char fault[] = "fault\tc\tcpu_hotplug\tguest\tx.ini:9\n"
@@ -633,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_write_refuses),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_malformed_faults),
+		cmocka_unit_test(test_profile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -363,7 +363,22 @@ static void test_errors(void **state)
 		  "t.ini:1: no [metric NAME] section: say which metrics matter and which way is better" },
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
-		  "runs, warmup, deadline or counters)" },
+		  "runs, warmup, deadline, counters, profile or profile_per)" },
+		{ "[scenario]\nprofile = task_numa_work do-numa\n",
+		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
+		  "'_' and '.', at most 63 characters)" },
+		{ "[scenario]\nprofile = f g f\n", "t.ini:2: function 'f' listed twice in 'profile'" },
+		{ "[scenario]\nprofile = a b c d e f g h i\n",
+		  "t.ini:2: more than 8 functions in 'profile'" },
+		{ "[scenario]\nprofile = ,\n", "t.ini:2: 'profile' names no function" },
+		{ "[scenario]\nprofile = f\nprofile_per = numa_pages_migrated\n",
+		  "t.ini:3: bad value 'numa_pages_migrated' for 'profile_per' (vmstat:NAME, a "
+		  "/proc/vmstat key such as vmstat:numa_pages_migrated)" },
+		{ "[scenario]\nprofile = f\nprofile_per = vmstat:Numa\n",
+		  "t.ini:3: bad value 'vmstat:Numa' for 'profile_per' (vmstat:NAME, a "
+		  "/proc/vmstat key such as vmstat:numa_pages_migrated)" },
+		{ "[scenario]\nname = x\nworkload = hackbench\nprofile_per = vmstat:numa_hit\n"
+		  "[metric time]\nbetter = lower\n", "t.ini:4: 'profile_per' without 'profile'" },
 		{ "[scenario]\nname = x\nname = y\n",
 		  "t.ini:3: duplicate key 'name' in [scenario] (first at line 2)" },
 		{ "[scenario]\nruns = 0\n", "t.ini:2: bad value '0' for 'runs' (a number 1..1000)" },
@@ -469,6 +484,43 @@ static void test_limits(void **state)
 	expect_error(t.buf, "t.ini:1: case ids would be longer than 255 characters "
 		     "(shorten the name or the values)");
 	strbuf_release(&t);
+	strbuf_release(&err);
+}
+
+/* profile and profile_per reach every case of the matrix */
+static void test_profile(void **state)
+{
+	static const char text[] =
+		"[scenario]\n"
+		"name = nb\n"
+		"workload = numa\n"
+		"profile = migrate_misplaced_page, task_numa_fault  task_numa_work.isra.0\n"
+		"profile_per = vmstat:numa_pages_migrated\n"
+		"[params]\n"
+		"threads = 1, 2\n"
+		"[metric time]\n"
+		"better = lower\n";
+	struct scenario s;
+	struct strbuf err = STRBUF_INIT;
+	struct plan p = { 0 };
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.nr_cases, 2);
+	for (unsigned i = 0; i < 2; i++) {
+		const struct plan_profile *pr = &p.cases[i].profile;
+
+		assert_int_equal(pr->nr_funcs, 3);
+		assert_string_equal(pr->funcs[0], "migrate_misplaced_page");
+		assert_string_equal(pr->funcs[1], "task_numa_fault");
+		assert_string_equal(pr->funcs[2], "task_numa_work.isra.0");
+		assert_string_equal(pr->per, "vmstat:numa_pages_migrated");
+	}
+	plan_release(&p);
+	scenario_release(&s);
 	strbuf_release(&err);
 }
 
@@ -984,6 +1036,7 @@ int main(void)
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),
