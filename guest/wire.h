@@ -33,7 +33,8 @@ enum wire_type {
 	WIRE_RESULT = 4,  /* a scenario's result, JSON text */
 	WIRE_EVENT = 5,   /* timestamped event (fault, phase), JSON text */
 	WIRE_END = 6,     /* stream complete: decimal count of earlier records */
-	WIRE_COUNTERS = 7, /* raw kernel counters: "<case>\t<before|after>\t<source>\n<text>" */
+	WIRE_COUNTERS = 7, /* raw kernel counters: "<case>\t<before|after>\t<source>\n<text>";
+			    * source fprof: phase "run<N>", guest/runner/fprof.h */
 	WIRE_TYPE_MAX,
 };
 

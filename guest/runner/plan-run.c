@@ -5,6 +5,7 @@
 #include "cpu-online.h"
 #include "fault-driver.h"
 #include "fault-tasks.h"
+#include "fprof.h"
 #include "out.h"
 #include "plan.h"
 #include "probe.h"
@@ -619,13 +620,21 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 		for (unsigned r = 0; r < total; r++) {
 			struct run_report rep;
 			enum run_status st;
+			struct fprof fp;
+			int profiled = r >= c->warmup && c->profile.nr_funcs;
 
+			/* the profiler's switch stops the machine: outside the timing */
+			if (profiled)
+				fprof_start(&fp, &c->profile);
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
 			if (run_measured(o, c, w, a, r, deadline, &cg, &st, &rep, &wall) < 0)
 				return -1;
 			cpu0 += self_cpu_s();
 			measured += wall;
+			/* before the result, so the host attaches it to that run */
+			if (profiled && fprof_stop(&fp, o, c->id, r - c->warmup) < 0)
+				return -1;
 
 			if (send_result(o, c, r < c->warmup ? r : r - c->warmup, r < c->warmup,
 					st, &rep, wall, NULL) < 0)
