@@ -2,6 +2,7 @@
  * run directories, per-row statistics and verdicts, text, JSON and JUnit. */
 #define _GNU_SOURCE
 #include "compare.h"
+#include "plan.h"
 #include "results.h"
 
 #include <ctype.h>
@@ -157,6 +158,47 @@ static const struct {
 	{ "pgmigrate_fail", "pgmigrate_fail" },
 };
 
+/*
+ * The function profile (runreport's "fprof"): per function the hits and
+ * time per measured run, the time per call and, when the scenario named
+ * a denominator, per unit of it: seed 001's overhead per migrated page.
+ */
+static int fprof_counters(struct cmp_case *c, struct json_object *fp)
+{
+	static const struct { const char *key, *suffix; } rows[] = {
+		{ "hits_per_run", "hits/run" },
+		{ "time_us_per_run", "us/run" },
+		{ "avg_us", "us/call" },
+		{ "us_per_unit", NULL },
+	};
+	struct json_object *fs;
+	const char *per = get_string(fp, "per");
+	unsigned nr = 0;
+	double v;
+
+	if (!json_object_object_get_ex(fp, "functions", &fs) || !json_object_is_type(fs, json_type_object))
+		return 0;
+	json_object_object_foreach(fs, fname, f) {
+		if (++nr > PLAN_MAX_PROFILE || !json_object_is_type(f, json_type_object))
+			return -1;
+		for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
+			char name[sizeof(c->counters->name)];
+			int r = get_number(f, rows[i].key, &v);
+
+			if (r < 0)
+				return -1;
+			if (r)
+				continue;
+			/* "us/numa_pages_migrated" for vmstat:numa_pages_migrated */
+			snprintf(name, sizeof(name), "fprof %.24s %s%s", fname,
+				 rows[i].suffix ? rows[i].suffix : "us/",
+				 rows[i].suffix ? "" : per && strchr(per, ':') ? strchr(per, ':') + 1 : "unit");
+			add_counter(c, name, -1, v);
+		}
+	}
+	return 0;
+}
+
 static int parse_counters(struct cmp_case *c, struct json_object *cs, struct strbuf *err)
 {
 	struct json_object *t, *ss, *doms;
@@ -219,6 +261,9 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 			if (!r)
 				add_counter(c, vmstat_counters[i].name, -1, v);
 		}
+	if (json_object_object_get_ex(cs, "fprof", &t) && json_object_is_type(t, json_type_object) &&
+	    fprof_counters(c, t) < 0)
+		goto bad;
 	return 0;
 bad:
 	strbuf_addf(err, "case '%.200s': a counter is not a finite number", c->id);
@@ -1421,7 +1466,8 @@ static void counter_block(struct strbuf *out, const struct comparison *c, const 
 	if (shown) {
 		strbuf_addf(out, "%s\n", bar_dash);
 		strbuf_addf(out, "Counters      : %s\n", scenario);
-		strbuf_addstr(out, "Counted       : tasks per measured run; schedstat, vmstat over the case\n");
+		strbuf_addstr(out, "Counted       : tasks, fprof per measured run; schedstat, vmstat over "
+			      "the case\n");
 		strbuf_addf(out, "%s\n", bar_dash);
 		strbuf_addf(out, "  %-*s", (int)namew, "");
 		for (size_t k = 0; k <= l->nr; k++) {

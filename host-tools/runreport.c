@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "runreport.h"
 #include "console.h"
+#include "fprof.h"
 #include "plan.h"
 #include "schedstat.h"
 #include "wire.h"
@@ -126,6 +127,8 @@ struct case_data {
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
+	struct json_object *fprof;     /* the profile of the run whose result comes next */
+	unsigned fprof_run;
 };
 
 struct collect {
@@ -141,6 +144,51 @@ static struct case_data *find_case(struct collect *c, const char *id, size_t len
 		if (strlen(c->cases[i].pc->id) == len && !memcmp(c->cases[i].pc->id, id, len))
 			return &c->cases[i];
 	return NULL;
+}
+
+/* The runner sends a measured run's profile right before its result. */
+static void attach_fprof(struct case_data *cd, struct json_object *result)
+{
+	struct json_object *w, *r;
+
+	if (!cd->fprof)
+		return;
+	if (json_object_object_get_ex(result, "warmup", &w) && !json_object_get_boolean(w) &&
+	    json_object_object_get_ex(result, "run", &r) &&
+	    json_object_get_int(r) == (int)cd->fprof_run)
+		json_object_object_add(result, "fprof", cd->fprof);
+	else
+		json_object_put(cd->fprof);
+	cd->fprof = NULL;
+}
+
+/* "run<N>" and the runner's profile text; an unreadable record still
+ * reaches the results, as the reason the profile is missing. */
+static void on_fprof(struct case_data *cd, const char *phase, size_t plen, const char *text,
+		     size_t len)
+{
+	struct fprof_result *r = xcalloc(1, sizeof(*r));
+	char err[256], num[12];
+	unsigned run;
+
+	if (plen < 4 || plen - 3 >= sizeof(num) || strncmp(phase, "run", 3))
+		goto out;
+	memcpy(num, phase + 3, plen - 3);
+	num[plen - 3] = '\0';
+	if (parse_uint(num, 0, 1000000, &run))
+		goto out;
+	json_object_put(cd->fprof);
+	cd->fprof_run = run;
+	if (fprof_parse(text, len, r, err, sizeof(err)) < 0) {
+		cd->fprof = json_object_new_object();
+		json_object_object_add(cd->fprof, "absent",
+				       json_object_new_string_len(err, (int)strlen(err)));
+		json_object_object_add(cd->fprof, "unreadable", json_object_new_boolean(1));
+	} else {
+		cd->fprof = fprof_run_json(r);
+	}
+out:
+	free(r);
 }
 
 static int on_record(const struct wire_record *rec, void *ctx)
@@ -165,6 +213,7 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		}
 		json_tokener_free(tok);
 		if (rec->type == WIRE_RESULT) {
+			attach_fprof(cd, o);
 			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 			json_object_array_add(cd->runs, o);
 			return 0;
@@ -221,6 +270,11 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(nl - t1 - 1)) : NULL;
 		if (!t2 || !(cd = find_case(c, rec->payload, (size_t)(t1 - rec->payload))))
 			return 0;
+		if (nl - t2 - 1 == 5 && !memcmp(t2 + 1, "fprof", 5)) {
+			on_fprof(cd, t1 + 1, (size_t)(t2 - t1 - 1), nl + 1,
+				 rec->len - (size_t)(nl + 1 - rec->payload));
+			return 0;
+		}
 		phase = !strncmp(t1 + 1, "after", 5);
 		src = !strncmp(t2 + 1, "vmstat", 6);
 		free(cd->counters[phase][src]);
@@ -359,6 +413,30 @@ static struct json_object *tasks_summary(const struct case_data *cd)
 	/* per run: the seeds quote migrations per benchmark run */
 	json_object_object_foreach(out, k, v)
 		json_object_object_add(out, k, json_object_new_double(n ? (double)json_object_get_int64(v) / n : 0));
+	return out;
+}
+
+/* The measured runs' profiles folded into one, or why there is none. */
+static struct json_object *fprof_summary(const struct case_data *cd)
+{
+	struct json_object *runs = json_object_new_array(), *out;
+	size_t nr = json_object_array_length(cd->runs);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *f, *w;
+
+		if ((json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)) ||
+		    !json_object_object_get_ex(run, "fprof", &f))
+			continue;
+		json_object_array_add(runs, json_object_get(f));
+	}
+	out = fprof_case_json(runs);
+	json_object_put(runs);
+	if (!out) {
+		out = json_object_new_object();
+		json_object_object_add(out, "absent", json_object_new_string("no measured run sent a "
+								     "profile"));
+	}
 	return out;
 }
 
@@ -546,6 +624,8 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 	json_object_object_add(o, "metrics", metrics_summary(cd));
 	json_object_object_add(o, "tasks", tasks_summary(cd));
 	json_object_object_add(o, "vmstat_delta", vmstat_delta(cd->counters[0][1], cd->counters[1][1]));
+	if (cd->pc->profile.nr_funcs)
+		json_object_object_add(o, "fprof", fprof_summary(cd));
 	if (cd->counters[0][0] && cd->counters[1][0]) {
 		struct strbuf err = STRBUF_INIT;
 		struct json_object *ss = schedstat_delta_json(cd->counters[0][0], cd->counters[1][0], &err);
@@ -643,6 +723,7 @@ out:
 		json_object_put(c.cases[i].cpu_events);
 		json_object_put(c.cases[i].fault_summaries);
 		json_object_put(c.cases[i].invariants);
+		json_object_put(c.cases[i].fprof);
 		for (int a = 0; a < 2; a++)
 			for (int b = 0; b < 2; b++)
 				free(c.cases[i].counters[a][b]);
