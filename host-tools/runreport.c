@@ -733,6 +733,41 @@ out:
 	return bad;
 }
 
+/* Under a case's line: one line per profiled function, or why none. */
+static void print_fprof(struct json_object *cs)
+{
+	struct json_object *fp, *fs, *v;
+	const char *per = NULL;
+
+	if (!json_object_object_get_ex(cs, "fprof", &fp))
+		return;
+	if (json_object_object_get_ex(fp, "absent", &v) &&
+	    (!json_object_object_get_ex(fp, "runs", &fs) || !json_object_get_int(fs))) {
+		printf("       fprof: no profile: %s\n", json_object_get_string(v));
+		return;
+	}
+	if (json_object_object_get_ex(fp, "per", &v))
+		per = strchr(json_object_get_string(v), ':');
+	if (!json_object_object_get_ex(fp, "functions", &fs))
+		return;
+	{
+		json_object_object_foreach(fs, name, f) {
+			printf("       fprof: %-28s", name);
+			if (json_object_object_get_ex(f, "hits_per_run", &v))
+				printf(" %.0f hits/run", json_object_get_double(v));
+			if (json_object_object_get_ex(f, "avg_us", &v) && v)
+				printf(" %.3f us/call", json_object_get_double(v));
+			if (json_object_object_get_ex(f, "us_per_unit", &v) && v)
+				printf(" %.3f us/%s", json_object_get_double(v), per ? per + 1 : "unit");
+			printf("\n");
+		}
+	}
+	if (json_object_object_get_ex(fp, "missing", &fs)) {
+		json_object_object_foreach(fs, name, why)
+			printf("       fprof: %-28s missing: %s\n", name, json_object_get_string(why));
+	}
+}
+
 void run_report_print(struct json_object *cases)
 {
 	size_t n = json_object_array_length(cases);
@@ -775,5 +810,6 @@ void run_report_print(struct json_object *cases)
 		}
 		printf("%s\n", line.buf);
 		strbuf_release(&line);
+		print_fprof(cs);
 	}
 }
