@@ -473,6 +473,9 @@ struct json_object *fprof_case_json(struct json_object *runs)
 		json_object_object_add(out, "missing", miss);
 	if (per) {
 		json_object_object_add(out, "per", json_object_new_string(per));
+		if (!json_object_array_length(deltas))
+			json_object_object_add(out, "per_absent", json_object_new_string(
+				"not in /proc/vmstat (a kernel without CONFIG_VM_EVENT_COUNTERS?)"));
 		json_object_object_add(out, "per_delta", deltas);
 	} else {
 		json_object_put(deltas);

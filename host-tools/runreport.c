@@ -762,6 +762,8 @@ static void print_fprof(struct json_object *cs)
 			printf("\n");
 		}
 	}
+	if (per && json_object_object_get_ex(fp, "per_absent", &v))
+		printf("       fprof: no time per %s: %s\n", per + 1, json_object_get_string(v));
 	if (json_object_object_get_ex(fp, "missing", &fs)) {
 		json_object_object_foreach(fs, name, why)
 			printf("       fprof: %-28s missing: %s\n", name, json_object_get_string(why));

@@ -30,7 +30,7 @@ profile_per = vmstat:numa_pages_migrated
 shape = seed001
 memory = 64M
 threads = 1
-passes = 4
+passes = 40
 
 [metric time]
 better = lower

@@ -217,7 +217,7 @@ static void test_case_fold(void **state)
 		"per\tvmstat:numa_pages_migrated\t0\t477\n"
 		"cpu\t0\n" HDR
 		"  migrate_misplaced_page                 467    9387.56 us      20.101 us       300.000 us  \n";
-	struct fprof_result *a = parse_ok(sample), *b = parse_ok(run2);
+	struct fprof_result *a = parse_ok(sample), *b = parse_ok(run2), *m;
 	struct json_object *runs = json_object_new_array(), *c, *v;
 
 	(void)state;
@@ -251,6 +251,19 @@ static void test_case_fold(void **state)
 	json_object_put(c);
 	json_object_put(runs);
 	assert_null(fprof_case_json(NULL));
+
+	/* a denominator the kernel does not count: said once for the case */
+	m = parse_ok("fprof\t1\nfunc\tf\tok\nper\tvmstat:numa_pages_migrated\tmissing\ncpu\t0\n");
+	runs = json_object_new_array();
+	json_object_array_add(runs, fprof_run_json(m));
+	c = fprof_case_json(runs);
+	assert_true(json_object_object_get_ex(c, "per_absent", &v));
+	assert_non_null(strstr(json_object_get_string(v), "CONFIG_VM_EVENT_COUNTERS"));
+	assert_false(json_object_object_get_ex(c, "functions", &v) &&
+		     json_object_object_get_ex(json_object_object_get(v, "f"), "us_per_unit", &v));
+	json_object_put(c);
+	json_object_put(runs);
+	free(m);
 	free(a);
 	free(b);
 }
