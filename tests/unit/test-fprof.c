@@ -11,8 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fprof.h"
+#include "runreport.h"
+#include "util.h"
+#include "wire.h"
 
 /*
  * Lines as kernel/trace/ftrace.c (6.1) prints them with
@@ -268,6 +272,82 @@ static void test_case_fold(void **state)
 	free(b);
 }
 
+static void frame(struct strbuf *sb, uint32_t seq, uint16_t type, const char *payload)
+{
+	size_t len = strlen(payload);
+	char *buf = malloc(WIRE_HDR_LEN + len);
+
+	assert_non_null(buf);
+	strbuf_add(sb, buf, wire_encode(seq, type, payload, (uint32_t)len, buf, WIRE_HDR_LEN + len));
+	free(buf);
+}
+
+#define UNREADABLE "line 2: neither functions nor a reason for their absence"
+
+/* Through runreport: a run's profile lands in its results.jsonl line and
+ * the measured runs in cases.json; an unreadable record says so. */
+static void test_runreport(void **state)
+{
+	static const char plan[] =
+		"schedlab-plan\t1\ncase\tp\nscenario\tp\nsource\tp.ini:1\nworkload\tnuma\n"
+		"runs\t2\nwarmup\t0\ndeadline\t60\ncounters\tnone\nmetric\ttime\tlower\tamean\ts\n"
+		"profile\tmigrate_misplaced_page task_numa_work schedlab_no_such_fn\t"
+		"vmstat:numa_pages_migrated\nend\n";
+	char dir[] = "/tmp/test-fprof-XXXXXX", *p, *jsonl;
+	struct strbuf rec = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_object *cases, *c, *fp, *v;
+	char *r0 = xasprintf("p\trun0\tfprof\n%s", sample);
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	p = xasprintf("%s/plan.txt", dir);
+	assert_int_equal(write_file_atomic(p, plan, strlen(plan)), 0);
+	free(p);
+	frame(&rec, 0, WIRE_EVENT, "{\"event\": \"case_start\", \"case\": \"p\"}");
+	frame(&rec, 1, WIRE_COUNTERS, r0);
+	frame(&rec, 2, WIRE_RESULT, "{\"case\": \"p\", \"run\": 0, \"warmup\": false, "
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	frame(&rec, 3, WIRE_COUNTERS, "p\trun1\tfprof\nfprof\t1\ncpu\t0\n");
+	frame(&rec, 4, WIRE_RESULT, "{\"case\": \"p\", \"run\": 1, \"warmup\": false, "
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	frame(&rec, 5, WIRE_EVENT, "{\"event\": \"case_end\", \"case\": \"p\"}");
+	frame(&rec, 6, WIRE_END, "6");
+	p = xasprintf("%s/records.bin", dir);
+	assert_int_equal(write_file_atomic(p, rec.buf, rec.len), 0);
+	free(p);
+
+	assert_int_equal(run_report_build(dir, &cases, &err), 0);
+	c = json_object_array_get_idx(cases, 0);
+	assert_true(json_object_object_get_ex(c, "fprof", &fp));
+	assert_true(json_object_object_get_ex(fp, "runs", &v));
+	assert_int_equal(json_object_get_int(v), 1);
+	/* the second run's record is unreadable: counted as absent, with why */
+	assert_true(json_object_object_get_ex(fp, "absent", &v));
+	assert_string_equal(json_object_get_string(v), UNREADABLE);
+	assert_float_equal(num(fp, "functions", "migrate_misplaced_page", "us_per_unit"),
+			   30612.44 / 1523, 1e-9);
+	p = xasprintf("%s/results.jsonl", dir);
+	jsonl = read_file(p, NULL);
+	assert_non_null(jsonl);
+	assert_non_null(strstr(jsonl, "\"run\":0,\"warmup\":false,\"status\":\"ok\",\"metrics\""));
+	assert_non_null(strstr(jsonl,
+			       "\"fprof\":{\"functions\":{\"migrate_misplaced_page\":{\"hits\":1533"));
+	assert_non_null(strstr(jsonl, "\"fprof\":{\"absent\":\"" UNREADABLE "\""));
+	free(jsonl);
+	free(p);
+	json_object_put(cases);
+	strbuf_release(&rec);
+	strbuf_release(&err);
+	free(r0);
+	for (const char *const *f = (const char *const[]){ "plan.txt", "records.bin", "results.jsonl",
+							   "cases.json", NULL }; *f; f++) {
+		p = xasprintf("%s/%s", dir, *f);
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_absent),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_case_fold),
+		cmocka_unit_test(test_runreport),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
