@@ -176,8 +176,10 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 	unsigned nr = 0;
 	double v;
 
-	if (!json_object_object_get_ex(fp, "functions", &fs) || !json_object_is_type(fs, json_type_object))
+	if (!json_object_object_get_ex(fp, "functions", &fs) ||
+	    !json_object_is_type(fs, json_type_object))
 		return 0;
+	per = per && strchr(per, ':') ? strchr(per, ':') + 1 : "unit";
 	json_object_object_foreach(fs, fname, f) {
 		if (++nr > PLAN_MAX_PROFILE || !json_object_is_type(f, json_type_object))
 			return -1;
@@ -190,9 +192,10 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 			if (r)
 				continue;
 			/* "us/numa_pages_migrated" for vmstat:numa_pages_migrated */
-			snprintf(name, sizeof(name), "fprof %.24s %s%s", fname,
-				 rows[i].suffix ? rows[i].suffix : "us/",
-				 rows[i].suffix ? "" : per && strchr(per, ':') ? strchr(per, ':') + 1 : "unit");
+			if (rows[i].suffix)
+				snprintf(name, sizeof(name), "fprof %.24s %s", fname, rows[i].suffix);
+			else
+				snprintf(name, sizeof(name), "fprof %.24s us/%s", fname, per);
 			add_counter(c, name, -1, v);
 		}
 	}
@@ -261,8 +264,8 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 			if (!r)
 				add_counter(c, vmstat_counters[i].name, -1, v);
 		}
-	if (json_object_object_get_ex(cs, "fprof", &t) && json_object_is_type(t, json_type_object) &&
-	    fprof_counters(c, t) < 0)
+	if (json_object_object_get_ex(cs, "fprof", &t) &&
+	    json_object_is_type(t, json_type_object) && fprof_counters(c, t) < 0)
 		goto bad;
 	return 0;
 bad:
@@ -1466,8 +1469,8 @@ static void counter_block(struct strbuf *out, const struct comparison *c, const 
 	if (shown) {
 		strbuf_addf(out, "%s\n", bar_dash);
 		strbuf_addf(out, "Counters      : %s\n", scenario);
-		strbuf_addstr(out, "Counted       : tasks, fprof per measured run; schedstat, vmstat over "
-			      "the case\n");
+		strbuf_addstr(out, "Counted       : tasks, fprof per measured run; "
+			      "schedstat, vmstat over the case\n");
 		strbuf_addf(out, "%s\n", bar_dash);
 		strbuf_addf(out, "  %-*s", (int)namew, "");
 		for (size_t k = 0; k <= l->nr; k++) {

@@ -318,8 +318,8 @@ struct json_object *fprof_run_json(const struct fprof_result *r)
 			json_object_object_add(e, "avg_us", jnum(mean));
 			json_object_object_add(e, "stddev_us", jnum(var > 0 ? sqrt(var) : 0));
 			if (r->per_found)
-				json_object_object_add(e, "us_per_unit", r->per_delta ?
-						       jnum(f->time_us / (double)r->per_delta) : NULL);
+				json_object_object_add(e, "us_per_unit", !r->per_delta ? NULL :
+						       jnum(f->time_us / (double)r->per_delta));
 		}
 		json_object_object_add(fs, f->name, e);
 	}
@@ -407,11 +407,12 @@ static void finish_func(struct json_object *e, unsigned nruns)
 	json_object_object_add(e, "hits_per_run", json_object_new_double(hits / nruns));
 	if (ht) {
 		json_object_object_add(e, "time_us_per_run", json_object_new_double(t / nruns));
-		json_object_object_add(e, "avg_us", hits > 0 ? json_object_new_double(t / hits) : NULL);
+		json_object_object_add(e, "avg_us",
+				       hits > 0 ? json_object_new_double(t / hits) : NULL);
 	}
 	if (ht && hu)
-		json_object_object_add(e, "us_per_unit", units > 0 ? json_object_new_double(t / units) :
-				       NULL);
+		json_object_object_add(e, "us_per_unit",
+				       units > 0 ? json_object_new_double(t / units) : NULL);
 	json_object_object_del(e, "sum_hits");
 	json_object_object_del(e, "sum_time_us");
 	json_object_object_del(e, "sum_units");
@@ -443,7 +444,8 @@ struct json_object *fprof_case_json(struct json_object *runs)
 			continue;
 		nprof++;
 		delta = jget(run, "per_delta", &hd);
-		if (json_object_object_get_ex(run, "per", &v) && json_object_is_type(v, json_type_string))
+		if (json_object_object_get_ex(run, "per", &v) &&
+		    json_object_is_type(v, json_type_string))
 			per = json_object_get_string(v);
 		if (hd)
 			json_object_array_add(deltas, json_object_new_double(delta));
@@ -475,7 +477,7 @@ struct json_object *fprof_case_json(struct json_object *runs)
 		json_object_object_add(out, "per", json_object_new_string(per));
 		if (!json_object_array_length(deltas))
 			json_object_object_add(out, "per_absent", json_object_new_string(
-				"not in /proc/vmstat (a kernel without CONFIG_VM_EVENT_COUNTERS?)"));
+				"not in /proc/vmstat (no CONFIG_VM_EVENT_COUNTERS?)"));
 		json_object_object_add(out, "per_delta", deltas);
 	} else {
 		json_object_put(deltas);

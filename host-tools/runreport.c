@@ -434,8 +434,8 @@ static struct json_object *fprof_summary(const struct case_data *cd)
 	json_object_put(runs);
 	if (!out) {
 		out = json_object_new_object();
-		json_object_object_add(out, "absent", json_object_new_string("no measured run sent a "
-								     "profile"));
+		json_object_object_add(out, "absent",
+				       json_object_new_string("no measured run sent a profile"));
 	}
 	return out;
 }
@@ -758,7 +758,8 @@ static void print_fprof(struct json_object *cs)
 			if (json_object_object_get_ex(f, "avg_us", &v) && v)
 				printf(" %.3f us/call", json_object_get_double(v));
 			if (json_object_object_get_ex(f, "us_per_unit", &v) && v)
-				printf(" %.3f us/%s", json_object_get_double(v), per ? per + 1 : "unit");
+				printf(" %.3f us/%s", json_object_get_double(v),
+				       per ? per + 1 : "unit");
 			printf("\n");
 		}
 	}
@@ -766,7 +767,8 @@ static void print_fprof(struct json_object *cs)
 		printf("       fprof: no time per %s: %s\n", per + 1, json_object_get_string(v));
 	if (json_object_object_get_ex(fp, "missing", &fs)) {
 		json_object_object_foreach(fs, name, why)
-			printf("       fprof: %-28s missing: %s\n", name, json_object_get_string(why));
+			printf("       fprof: %-28s missing: %s\n", name,
+			       json_object_get_string(why));
 	}
 }
 

@@ -486,17 +486,18 @@ static int set_profile(struct loader *l, const char *value)
 			s++;
 			continue;
 		}
-		snprintf(word, sizeof(word), "%.*s", (int)(n < sizeof(word) - 1 ? n : sizeof(word) - 1),
-			 s);
+		snprintf(word, sizeof(word), "%.*s",
+			 (int)(n < sizeof(word) - 1 ? n : sizeof(word) - 1), s);
 		s += n;
 		if (n >= PLAN_MAX_SYMBOL || !plan_symbol_ok(word))
-			return fail_at(l, l->lineno, "bad function name '%s' in 'profile' (a kernel "
-				       "symbol: letters, digits, '_' and '.', at most %d characters)",
-				       quoted(word, shown, sizeof(shown)), PLAN_MAX_SYMBOL - 1);
+			return fail_at(l, l->lineno, "bad function name '%s' in 'profile' (a "
+				       "kernel symbol: letters, digits, '_' and '.', at most %d "
+				       "characters)", quoted(word, shown, sizeof(shown)),
+				       PLAN_MAX_SYMBOL - 1);
 		for (unsigned i = 0; i < pr->nr_funcs; i++)
 			if (!strcmp(pr->funcs[i], word))
-				return fail_at(l, l->lineno, "function '%s' listed twice in 'profile'",
-					       word);
+				return fail_at(l, l->lineno,
+					       "function '%s' listed twice in 'profile'", word);
 		if (pr->nr_funcs >= PLAN_MAX_PROFILE)
 			return fail_at(l, l->lineno, "more than %d functions in 'profile'",
 				       PLAN_MAX_PROFILE);
@@ -537,8 +538,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 			break;
 	if (k == NR_SCENARIO_KEYS)
 		return fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
-			       "description, workload, runs, warmup, deadline, counters, profile or "
-			       "profile_per)",
+			       "description, workload, runs, warmup, deadline, counters, profile "
+			       "or profile_per)",
 			       quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",

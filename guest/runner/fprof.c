@@ -204,7 +204,8 @@ void fprof_start(struct fprof *f, const struct plan_profile *pr)
 	memset(f, 0, sizeof(*f));
 	f->pr = pr;
 	if (find_tracefs(f) < 0) {
-		snprintf(f->absent, sizeof(f->absent), "no tracefs (kernel without CONFIG_FTRACE?)");
+		snprintf(f->absent, sizeof(f->absent),
+			 "no tracefs (kernel without CONFIG_FTRACE?)");
 		return;
 	}
 	if (!exists(f, "function_profile_enabled")) {
@@ -298,7 +299,8 @@ int fprof_stop(struct fprof *f, struct out *o, const char *case_id, unsigned run
 			if (f->ok & (1u << i))
 				tb_printf(&t, "func\t%s\tok\n", f->pr->funcs[i]);
 			else
-				tb_printf(&t, "func\t%s\tmissing\t%s\n", f->pr->funcs[i], f->missing[i]);
+				tb_printf(&t, "func\t%s\tmissing\t%s\n", f->pr->funcs[i],
+					  f->missing[i]);
 		}
 		if (f->pr->per[0] && f->per_found)
 			tb_printf(&t, "per\t%s\t%llu\t%llu\n", f->pr->per, f->per_before, after);

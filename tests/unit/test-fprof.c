@@ -203,7 +203,8 @@ static void test_malformed(void **state)
 		   "line 6: bad times for 'x'");
 	expect_bad("fprof\t1\nfunc\tx\tok\ncpu\t0\ncpu\t0\n", "line 4: bad 'cpu' record");
 	expect_bad("fprof\t1\nfunc\tx\tok\ncpu\t8192\n", "line 3: bad 'cpu' record");
-	expect_bad("fprof\t1\nfunc\tx\tok\nper\tvmstat:a\t5\t4\n", "line 3: 'vmstat:a' went backwards");
+	expect_bad("fprof\t1\nfunc\tx\tok\nper\tvmstat:a\t5\t4\n",
+		   "line 3: 'vmstat:a' went backwards");
 	expect_bad("fprof\t1\nfunc\tx\tok\nper\tproc:a\t5\t4\n", "line 3: bad 'per' record");
 	expect_bad("fprof\t1\nabsent\twhy\nfunc\tx\tok\n", "line 3: records after 'absent'");
 	expect_bad("fprof\t1\nfunc\tx\tok\nhello\n", "line 3: unknown record 'hello'");
@@ -232,7 +233,8 @@ static void test_case_fold(void **state)
 	assert_true(json_object_object_get_ex(c, "runs", &v));
 	assert_int_equal(json_object_get_int(v), 2);
 	/* (1533 + 467) / 2 runs; (30612.44 + 9387.56) us / (1523 + 477) pages */
-	assert_float_equal(num(c, "functions", "migrate_misplaced_page", "hits_per_run"), 1000, 1e-9);
+	assert_float_equal(num(c, "functions", "migrate_misplaced_page", "hits_per_run"), 1000,
+			   1e-9);
 	assert_float_equal(num(c, "functions", "migrate_misplaced_page", "time_us_per_run"), 20000,
 			   1e-6);
 	assert_float_equal(num(c, "functions", "migrate_misplaced_page", "us_per_unit"), 20, 1e-9);
@@ -278,7 +280,8 @@ static void frame(struct strbuf *sb, uint32_t seq, uint16_t type, const char *pa
 	char *buf = malloc(WIRE_HDR_LEN + len);
 
 	assert_non_null(buf);
-	strbuf_add(sb, buf, wire_encode(seq, type, payload, (uint32_t)len, buf, WIRE_HDR_LEN + len));
+	strbuf_add(sb, buf,
+		   wire_encode(seq, type, payload, (uint32_t)len, buf, WIRE_HDR_LEN + len));
 	free(buf);
 }
 
@@ -339,9 +342,12 @@ static void test_runreport(void **state)
 	strbuf_release(&rec);
 	strbuf_release(&err);
 	free(r0);
-	for (const char *const *f = (const char *const[]){ "plan.txt", "records.bin", "results.jsonl",
-							   "cases.json", NULL }; *f; f++) {
-		p = xasprintf("%s/%s", dir, *f);
+	for (size_t i = 0; i < 4; i++) {
+		static const char *const files[] = {
+			"plan.txt", "records.bin", "results.jsonl", "cases.json",
+		};
+
+		p = xasprintf("%s/%s", dir, files[i]);
 		unlink(p);
 		free(p);
 	}
