@@ -106,7 +106,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("scenario", &scenario, "one scenario file"),
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
-			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults, multi when it hot-removes vCPUs), single or multi"),
+			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),

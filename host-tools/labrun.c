@@ -129,6 +129,15 @@ static int plan_has_faults(const struct plan *p)
 	return 0;
 }
 
+/* The function profiler patches ftrace call sites in and out (int3 first). */
+static int plan_has_profile(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].profile.nr_funcs)
+			return 1;
+	return 0;
+}
+
 /*
  * QEMU 7.2's single-threaded TCG cannot unplug a vCPU: the guest's ACPI
  * eject is handled on the one TCG thread, which then joins the removed
@@ -168,8 +177,9 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 		r->tcg_single = 0;
 		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
 	} else if (!strcmp(want, "auto")) {
-		r->tcg_single = plan_has_faults(r->plan);
-		r->tcg_why = r->tcg_single ? "the plan injects faults" : "default";
+		r->tcg_single = plan_has_faults(r->plan) || plan_has_profile(r->plan);
+		r->tcg_why = plan_has_faults(r->plan) ? "the plan injects faults" :
+			     r->tcg_single ? "the plan profiles kernel functions" : "default";
 	} else {
 		strbuf_addf(err, "unknown TCG threading '%s' (auto, single or multi)", want);
 		return -1;
