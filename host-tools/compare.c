@@ -193,9 +193,9 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 				continue;
 			/* "us/numa_pages_migrated" for vmstat:numa_pages_migrated */
 			if (rows[i].suffix)
-				snprintf(name, sizeof(name), "fprof %.24s %s", fname, rows[i].suffix);
+				snprintf(name, sizeof(name), "fprof %.30s %s", fname, rows[i].suffix);
 			else
-				snprintf(name, sizeof(name), "fprof %.24s us/%s", fname, per);
+				snprintf(name, sizeof(name), "fprof %.30s us/%.28s", fname, per);
 			add_counter(c, name, -1, v);
 		}
 	}
@@ -1284,7 +1284,7 @@ static size_t block_labw(const struct cmp_block *b)
 /* ---- counters ---- */
 
 struct ctr_line {
-	char name[80];
+	char name[96];
 	int level;
 	const char *key;
 	double *v;	/* per run, NAN when that run has no such counter */

@@ -31,7 +31,7 @@ struct cmp_metric {
 /* A kernel counter of one case: tasks' counters per measured run,
  * schedstat and vmstat deltas over the whole case. */
 struct cmp_counter {
-	char name[48];
+	char name[72];		/* "fprof <function> us/<vmstat key>" is the longest */
 	int level;		/* scheduling-domain level; -1 when not per domain */
 	double value;
 };
