@@ -626,7 +626,7 @@ static void distribution_plot(struct html_ctx *x, const struct cmp_block *b)
 /* ---- counters: a table per scenario, a bar plot per case ---- */
 
 struct ctr {
-	char name[80];
+	char name[96];
 	int level;
 	const char *key;
 	double *v;	/* per run, NAN when that run has no such counter */
