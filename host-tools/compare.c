@@ -149,6 +149,7 @@ static const struct {
 	{ "nr_migrations", "migrations/run" },
 	{ "nr_involuntary_switches", "invol_switches/run" },
 	{ "nr_wakeups_migrate", "wakeups_migrate/run" },
+	{ "core_forceidle_ns", "forceidle_ns/run" },
 }, vmstat_counters[] = {
 	{ "numa_pte_updates", "numa_pte_updates" },
 	{ "numa_hint_faults", "numa_hint_faults" },
@@ -200,6 +201,14 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 		}
 	}
 	return 0;
+}
+
+/* Names from the guest are printed as they are: [a-z0-9_], 1..47 chars. */
+static int counter_name_ok(const char *s)
+{
+	size_t n = strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_");
+
+	return n && n < sizeof(((struct cmp_counter *)0)->name) && !s[n];
 }
 
 static int parse_counters(struct cmp_case *c, struct json_object *cs, struct strbuf *err)
@@ -267,6 +276,22 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 	if (json_object_object_get_ex(cs, "fprof", &t) &&
 	    json_object_is_type(t, json_type_object) && fprof_counters(c, t) < 0)
 		goto bad;
+	/* the workload's own (per-group cookies and forced idle of coresched) */
+	if (json_object_object_get_ex(cs, "workload_counters", &t) &&
+	    json_object_is_type(t, json_type_object)) {
+		unsigned nr = 0;
+
+		json_object_object_foreach(t, key, val) {
+			(void)val;
+			if (++nr > CMP_MAX_WL_COUNTERS)
+				break;
+			if (!counter_name_ok(key))
+				continue;
+			if (get_number(t, key, &v) < 0)
+				goto bad;
+			add_counter(c, key, -1, v);
+		}
+	}
 	return 0;
 bad:
 	strbuf_addf(err, "case '%.200s': a counter is not a finite number", c->id);

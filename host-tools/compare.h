@@ -15,6 +15,7 @@
 #define CMP_MAX_METRICS 64
 #define CMP_MAX_VALUES 100000
 #define CMP_MAX_DOMAINS 16
+#define CMP_MAX_WL_COUNTERS 16	/* a workload's own counters per case */
 #define CMP_MAX_RUNS 32
 
 /* One metric of one case in one run: the measured runs' raw values. */

@@ -388,7 +388,9 @@ static struct json_object *metrics_summary(const struct case_data *cd)
 	return out;
 }
 
-static struct json_object *tasks_summary(const struct case_data *cd)
+/* The mean per measured run of each number in the runs' `key` objects
+ * ("tasks": the workload's task counters, "counters": its own). */
+static struct json_object *runs_mean(const struct case_data *cd, const char *key)
 {
 	struct json_object *out = json_object_new_object();
 	size_t nr = json_object_array_length(cd->runs);
@@ -397,22 +399,26 @@ static struct json_object *tasks_summary(const struct case_data *cd)
 	for (size_t i = 0; i < nr; i++) {
 		struct json_object *run = json_object_array_get_idx(cd->runs, i), *t, *w;
 
-		if (!json_object_object_get_ex(run, "tasks", &t) ||
+		if (!json_object_object_get_ex(run, key, &t) ||
+		    !json_object_is_type(t, json_type_object) ||
 		    (json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)))
 			continue;
 		n++;
 		json_object_object_foreach(t, k, v) {
 			struct json_object *sum;
-			int64_t prev = 0;
+			double prev = 0;
 
+			if (!json_object_is_type(v, json_type_int) &&
+			    !json_object_is_type(v, json_type_double))
+				continue;
 			if (json_object_object_get_ex(out, k, &sum))
-				prev = json_object_get_int64(sum);
-			json_object_object_add(out, k, json_object_new_int64(prev + json_object_get_int64(v)));
+				prev = json_object_get_double(sum);
+			json_object_object_add(out, k, json_object_new_double(prev + json_object_get_double(v)));
 		}
 	}
 	/* per run: the seeds quote migrations per benchmark run */
 	json_object_object_foreach(out, k, v)
-		json_object_object_add(out, k, json_object_new_double(n ? (double)json_object_get_int64(v) / n : 0));
+		json_object_object_add(out, k, json_object_new_double(n ? json_object_get_double(v) / n : 0));
 	return out;
 }
 
@@ -548,7 +554,7 @@ static void set_verdict(struct json_object *o, const char *v, const char *reason
 
 static struct json_object *case_summary(struct case_data *cd, struct json_object *console)
 {
-	struct json_object *o = json_object_new_object(), *con = NULL;
+	struct json_object *o = json_object_new_object(), *con = NULL, *wc;
 	size_t nr = json_object_array_length(cd->runs);
 	const char *verdict = "PASS";
 	char reason[600] = "";
@@ -622,7 +628,12 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 				       json_object_new_double(100.0 * cd->runner_cpu_s / cd->measured_s));
 	}
 	json_object_object_add(o, "metrics", metrics_summary(cd));
-	json_object_object_add(o, "tasks", tasks_summary(cd));
+	json_object_object_add(o, "tasks", runs_mean(cd, "tasks"));
+	wc = runs_mean(cd, "counters");
+	if (json_object_object_length(wc))
+		json_object_object_add(o, "workload_counters", wc);
+	else
+		json_object_put(wc);
 	json_object_object_add(o, "vmstat_delta", vmstat_delta(cd->counters[0][1], cd->counters[1][1]));
 	if (cd->pc->profile.nr_funcs)
 		json_object_object_add(o, "fprof", fprof_summary(cd));

@@ -73,7 +73,8 @@ int run_direct(int argc, char **argv)
 		fprintf(stderr, "runner: error: %s\n", err);
 		return 2;
 	}
-	if (w->supported && !w->supported(why, sizeof(why))) {
+	if ((w->supported && !w->supported(why, sizeof(why))) ||
+	    (w->case_supported && !w->case_supported(args, why, sizeof(why)))) {
 		printf("skip: %s\n", why);
 		return 77;
 	}
@@ -85,6 +86,8 @@ int run_direct(int argc, char **argv)
 	for (unsigned i = 0; i < ctx.nr_metrics; i++)
 		printf("%s %.6g %s (%s is better)\n", ctx.metrics[i].name, ctx.metrics[i].value,
 		       ctx.metrics[i].unit, ctx.metrics[i].higher_is_better ? "higher" : "lower");
+	for (unsigned i = 0; i < ctx.nr_counters; i++)
+		printf("counter %s %.6g\n", ctx.counters[i].name, ctx.counters[i].value);
 	printf("tasks %llu migrations %llu voluntary %llu involuntary %llu\n",
 	       (unsigned long long)tt.tasks, (unsigned long long)tt.nr_migrations,
 	       (unsigned long long)tt.nr_voluntary_switches,

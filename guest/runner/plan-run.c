@@ -32,6 +32,8 @@ struct run_report {
 	int ret;
 	unsigned nr_metrics;
 	struct wl_metric metrics[WL_MAX_METRICS];
+	unsigned nr_counters;
+	struct wl_counter counters[WL_MAX_COUNTERS];
 	struct wl_task_totals totals;
 	char error[256];
 };
@@ -338,6 +340,8 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals);
 		out.nr_metrics = ctx.nr_metrics;
 		memcpy(out.metrics, ctx.metrics, sizeof(out.metrics));
+		out.nr_counters = ctx.nr_counters;
+		memcpy(out.counters, ctx.counters, sizeof(out.counters));
 		memcpy(out.error, ctx.error, sizeof(out.error));
 		if (write(fds[1], &out, sizeof(out)) != (ssize_t)sizeof(out))
 			_exit(3);
@@ -426,7 +430,7 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 		jb_printf(&j, ", \"tasks\": {\"tasks\": %llu, \"nr_migrations\": %llu, "
 			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
 			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
-			  "\"numa_pages_migrated\": %llu}",
+			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu}",
 			  (unsigned long long)rep->totals.tasks,
 			  (unsigned long long)rep->totals.nr_migrations,
 			  (unsigned long long)rep->totals.nr_voluntary_switches,
@@ -434,7 +438,17 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  (unsigned long long)rep->totals.wait_sum_ns,
 			  (unsigned long long)rep->totals.nr_wakeups,
 			  (unsigned long long)rep->totals.nr_wakeups_migrate,
-			  (unsigned long long)rep->totals.numa_pages_migrated);
+			  (unsigned long long)rep->totals.numa_pages_migrated,
+			  (unsigned long long)rep->totals.core_forceidle_ns);
+	if (rep && st == RUN_OK && rep->nr_counters) {
+		jb_printf(&j, ", \"counters\": {");
+		for (unsigned i = 0; i < rep->nr_counters && i < WL_MAX_COUNTERS; i++) {
+			jb_printf(&j, "%s", i ? ", " : "");
+			jb_str(&j, rep->counters[i].name);
+			jb_printf(&j, ": %.9g", rep->counters[i].value);
+		}
+		jb_add(&j, "}", 1);
+	}
 	jb_add(&j, "}", 1);
 	return send_json(o, WIRE_RESULT, &j);
 }
@@ -608,6 +622,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 		if (send_failed(o, c, err) < 0)
 			return -1;
 	} else if ((w->supported && !w->supported(why, sizeof(why))) ||
+		   (w->case_supported && !w->case_supported(a, why, sizeof(why))) ||
 		   ((c->nr_faults || c->nr_invariants) && !fault_case_supported(c, why, sizeof(why)))) {
 		if (send_result(o, c, 0, 0, RUN_OK, NULL, 0, why[0] ? why : "not supported here") < 0)
 			return -1;

@@ -28,6 +28,13 @@ char *wl_slurp(const char *path, size_t *len, size_t max);
 int wl_parse_int(const char *s, int64_t *out);
 int wl_parse_size(const char *s, int64_t *out);
 int wl_parse_bool(const char *s, int64_t *out);
+/*
+ * The cgroup v2 path in a /proc/<pid>/cgroup text (len bytes, not
+ * necessarily NUL-terminated): the "0::" line's path, "/schedlab/case-3".
+ * 0 and the path in out, -1 when there is no such line or it does not fit
+ * in outlen bytes with its NUL (a cgroup v1-only system).
+ */
+int wl_cgroup_path(const char *text, size_t len, char *out, size_t outlen);
 
 /*
  * Parses a kernel CPU list ("0-3,8,10-11", also the empty list) into set.

@@ -49,6 +49,17 @@ void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit,
 	m->higher_is_better = higher_is_better;
 }
 
+void wl_counter(struct wl_ctx *ctx, const char *name, double value)
+{
+	struct wl_counter *c;
+
+	if (ctx->nr_counters >= WL_MAX_COUNTERS)
+		return;
+	c = &ctx->counters[ctx->nr_counters++];
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	c->value = value;
+}
+
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;
@@ -123,6 +134,7 @@ void wl_task_done(struct wl_ctx *ctx)
 	__atomic_add_fetch(&t->nr_wakeups_migrate, sched_field(buf, "se.statistics.nr_wakeups_migrate") +
 			   sched_field(buf, "se.nr_wakeups_migrate"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->numa_pages_migrated, sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->core_forceidle_ns, sched_field(buf, "core_forceidle_sum"), __ATOMIC_RELAXED);
 }
 
 /* ---- options ---- */

@@ -52,6 +52,16 @@ struct wl_task_totals {
 	uint64_t nr_wakeups;
 	uint64_t nr_wakeups_migrate;
 	uint64_t numa_pages_migrated;
+	uint64_t core_forceidle_ns; /* core_forceidle_sum (CONFIG_SCHED_CORE + schedstats) */
+};
+
+#define WL_MAX_COUNTERS 8
+
+/* A number about the run that is not a judged metric (a cookie, a sum of
+ * forced-idle time per group): reported beside the task counters. */
+struct wl_counter {
+	char name[WL_NAME_LEN];
+	double value;
 };
 
 struct wl_ctx {
@@ -62,12 +72,16 @@ struct wl_ctx {
 	/* out */
 	struct wl_metric metrics[WL_MAX_METRICS];
 	unsigned nr_metrics;
+	struct wl_counter counters[WL_MAX_COUNTERS];
+	unsigned nr_counters;
 	char error[256];             /* why run() failed, one line */
 };
 
 /* Adds a metric to ctx (silently ignored past WL_MAX_METRICS). */
 void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit,
 	       double value, int higher_is_better);
+/* Adds a counter to ctx (silently ignored past WL_MAX_COUNTERS). */
+void wl_counter(struct wl_ctx *ctx, const char *name, double value);
 /* Every workload task calls this right before it exits (threads too). */
 void wl_task_done(struct wl_ctx *ctx);
 /* Sets ctx->error and returns -1, for `return wl_fail(ctx, "...")`. */
@@ -81,6 +95,8 @@ struct workload_ops {
 	const struct wl_option *options; /* terminated by { .name = NULL } */
 	/* NULL, or returns 0 and fills why when this system cannot run it */
 	int (*supported)(char *why, size_t len);
+	/* NULL, or the same for one case's options (a mode this kernel lacks) */
+	int (*case_supported)(const struct wl_args *args, char *why, size_t len);
 	/* Runs once; 0 and metrics in ctx, or -1 and ctx->error.  Must reap
 	 * every process and join every thread it started before returning. */
 	int (*run)(struct wl_ctx *ctx);
@@ -97,6 +113,7 @@ struct workload_ops {
 	X(iperf)         \
 	X(sysbench_cpu)  \
 	X(vector_hog)    \
+	X(coresched)     \
 	X(exec)
 
 #define X(n) extern const struct workload_ops workload_##n;
