@@ -127,12 +127,16 @@ void wl_task_done(struct wl_ctx *ctx)
 	__atomic_add_fetch(&t->nr_migrations, sched_field(buf, "se.nr_migrations"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_voluntary_switches, sched_field(buf, "nr_voluntary_switches"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_involuntary_switches, sched_field(buf, "nr_involuntary_switches"), __ATOMIC_RELAXED);
+	/* the prefix went in 5.17 (p->stats): "wait_sum" at the line start */
 	__atomic_add_fetch(&t->wait_sum_ns, sched_field(buf, "se.statistics.wait_sum") +
-			   sched_field(buf, "se.wait_sum"), __ATOMIC_RELAXED);
+			   sched_field(buf, "se.wait_sum") + sched_field(buf, "wait_sum"),
+			   __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_wakeups, sched_field(buf, "se.statistics.nr_wakeups") +
-			   sched_field(buf, "se.nr_wakeups"), __ATOMIC_RELAXED);
+			   sched_field(buf, "se.nr_wakeups") + sched_field(buf, "nr_wakeups"),
+			   __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_wakeups_migrate, sched_field(buf, "se.statistics.nr_wakeups_migrate") +
-			   sched_field(buf, "se.nr_wakeups_migrate"), __ATOMIC_RELAXED);
+			   sched_field(buf, "se.nr_wakeups_migrate") +
+			   sched_field(buf, "nr_wakeups_migrate"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->numa_pages_migrated, sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->core_forceidle_ns, sched_field(buf, "core_forceidle_sum"), __ATOMIC_RELAXED);
 }

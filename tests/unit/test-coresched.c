@@ -54,6 +54,30 @@ static void test_cgroup_path(void **state)
 	}
 }
 
+/* /proc/<tid>/sched as 6.1 prints it (schedstats on, CONFIG_SCHED_CORE) */
+static void test_sched_fields(void **state)
+{
+	static const char text[] =
+		"hackbench (123, #threads: 1)\n"
+		"-------------------------------------------------------------------\n"
+		"se.nr_migrations                             :                   17\n"
+		"wait_sum                                     :          12.000345\n"
+		"nr_wakeups                                   :                   40\n"
+		"nr_wakeups_migrate                           :                    5\n"
+		"core_forceidle_sum                           :        1500.250000\n"
+		"nr_voluntary_switches                        :                   33\n";
+
+	(void)state;
+	assert_int_equal(sched_field(text, "se.nr_migrations"), 17);
+	assert_int_equal(sched_field(text, "wait_sum"), 12000345);
+	assert_int_equal(sched_field(text, "nr_wakeups"), 40);
+	assert_int_equal(sched_field(text, "nr_wakeups_migrate"), 5);
+	assert_int_equal(sched_field(text, "core_forceidle_sum"), 1500250000ull);
+	/* only at a line start: "se.statistics.wait_sum" is not "wait_sum" */
+	assert_int_equal(sched_field("se.statistics.wait_sum : 1.000002\n", "wait_sum"), 0);
+	assert_int_equal(sched_field(text, "se.wait_sum"), 0);
+}
+
 static double counter(const struct wl_ctx *ctx, const char *name)
 {
 	for (unsigned i = 0; i < ctx->nr_counters; i++)
@@ -182,6 +206,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cgroup_path),
+		cmocka_unit_test(test_sched_fields),
 		cmocka_unit_test(test_off_always_supported),
 		cmocka_unit_test(test_run_off),
 		cmocka_unit_test(test_on),
