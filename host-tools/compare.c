@@ -149,6 +149,7 @@ static const struct {
 	{ "nr_migrations", "migrations/run" },
 	{ "nr_involuntary_switches", "invol_switches/run" },
 	{ "nr_wakeups_migrate", "wakeups_migrate/run" },
+	{ "nr_failed_migrations_hot", "failed_hot/run" },
 	{ "core_forceidle_ns", "forceidle_ns/run" },
 }, vmstat_counters[] = {
 	{ "numa_pte_updates", "numa_pte_updates" },

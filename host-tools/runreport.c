@@ -413,12 +413,14 @@ static struct json_object *runs_mean(const struct case_data *cd, const char *key
 				continue;
 			if (json_object_object_get_ex(out, k, &sum))
 				prev = json_object_get_double(sum);
-			json_object_object_add(out, k, json_object_new_double(prev + json_object_get_double(v)));
+			json_object_object_add(out, k,
+					       json_object_new_double(prev + json_object_get_double(v)));
 		}
 	}
 	/* per run: the seeds quote migrations per benchmark run */
 	json_object_object_foreach(out, k, v)
-		json_object_object_add(out, k, json_object_new_double(n ? json_object_get_double(v) / n : 0));
+		json_object_object_add(out, k,
+				       json_object_new_double(n ? json_object_get_double(v) / n : 0));
 	return out;
 }
 

@@ -430,7 +430,8 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 		jb_printf(&j, ", \"tasks\": {\"tasks\": %llu, \"nr_migrations\": %llu, "
 			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
 			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
-			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu}",
+			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu, "
+			  "\"nr_failed_migrations_hot\": %llu}",
 			  (unsigned long long)rep->totals.tasks,
 			  (unsigned long long)rep->totals.nr_migrations,
 			  (unsigned long long)rep->totals.nr_voluntary_switches,
@@ -439,7 +440,8 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  (unsigned long long)rep->totals.nr_wakeups,
 			  (unsigned long long)rep->totals.nr_wakeups_migrate,
 			  (unsigned long long)rep->totals.numa_pages_migrated,
-			  (unsigned long long)rep->totals.core_forceidle_ns);
+			  (unsigned long long)rep->totals.core_forceidle_ns,
+			  (unsigned long long)rep->totals.nr_failed_migrations_hot);
 	if (rep && st == RUN_OK && rep->nr_counters) {
 		jb_printf(&j, ", \"counters\": {");
 		for (unsigned i = 0; i < rep->nr_counters && i < WL_MAX_COUNTERS; i++) {

@@ -471,7 +471,8 @@ int wl_cgroup_path(const char *text, size_t len, char *out, size_t outlen)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if (n > 3 && !memcmp(p, "0::/", 4) && n - 3 < outlen && !memchr(p + 3, '\0', n - 3)) {
+		if (n > 3 && !memcmp(p, "0::/", 4) && n - 3 < outlen &&
+		    !memchr(p + 3, '\0', n - 3)) {
 			memcpy(out, p + 3, n - 3);
 			out[n - 3] = '\0';
 			return 0;

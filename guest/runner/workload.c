@@ -138,7 +138,11 @@ void wl_task_done(struct wl_ctx *ctx)
 			   sched_field(buf, "se.nr_wakeups_migrate") +
 			   sched_field(buf, "nr_wakeups_migrate"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->numa_pages_migrated, sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->core_forceidle_ns, sched_field(buf, "core_forceidle_sum"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->core_forceidle_ns, sched_field(buf, "core_forceidle_sum"),
+			   __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_failed_migrations_hot,
+			   sched_field(buf, "se.statistics.nr_failed_migrations_hot") +
+			   sched_field(buf, "nr_failed_migrations_hot"), __ATOMIC_RELAXED);
 }
 
 /* ---- options ---- */

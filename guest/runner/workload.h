@@ -53,6 +53,7 @@ struct wl_task_totals {
 	uint64_t nr_wakeups_migrate;
 	uint64_t numa_pages_migrated;
 	uint64_t core_forceidle_ns; /* core_forceidle_sum (CONFIG_SCHED_CORE + schedstats) */
+	uint64_t nr_failed_migrations_hot; /* the balancer spared it as cache-hot */
 };
 
 #define WL_MAX_COUNTERS 8

@@ -158,8 +158,9 @@ static int cs_group_setup(struct cs_run *r, int g, struct cs_group_out *out)
 		if (err == -ENODEV) {
 			out->no_smt = 1;
 		} else if (err < 0) {
-			snprintf(out->error, sizeof(out->error), "%s: prctl PR_SCHED_CORE_CREATE: %s",
-				 cs_group_name[g], strerror(-err));
+			snprintf(out->error, sizeof(out->error),
+				 "%s: prctl PR_SCHED_CORE_CREATE: %s", cs_group_name[g],
+				 strerror(-err));
 			return -1;
 		}
 	}
@@ -219,8 +220,8 @@ static int cs_args(struct cs_run *r)
 			return wl_fail(r->ctx, "out of memory");
 	}
 	for (size_t i = 0; i < sizeof(lat_keys) / sizeof(lat_keys[0]); i++)
-		if (wl_args_set(r->args[CS_LAT], r->ops[CS_LAT], lat_keys[i], wl_str(a, lat_keys[i]),
-				err, sizeof(err)) < 0)
+		if (wl_args_set(r->args[CS_LAT], r->ops[CS_LAT], lat_keys[i],
+				wl_str(a, lat_keys[i]), err, sizeof(err)) < 0)
 			return wl_fail(r->ctx, "lat: %s", err);
 	if (wl_args_set(r->args[CS_HOG], r->ops[CS_HOG], "threads", wl_str(a, "hog_threads"),
 			err, sizeof(err)) < 0 ||
@@ -246,6 +247,7 @@ static void cs_add_totals(struct wl_task_totals *to, const struct wl_task_totals
 	to->nr_wakeups_migrate += t->nr_wakeups_migrate;
 	to->numa_pages_migrated += t->numa_pages_migrated;
 	to->core_forceidle_ns += t->core_forceidle_ns;
+	to->nr_failed_migrations_hot += t->nr_failed_migrations_hot;
 }
 
 /* The latency side's metrics as they are, the hog's with "hog_" before. */
