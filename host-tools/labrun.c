@@ -153,6 +153,20 @@ static int plan_removes_vcpus(const struct plan *p)
 	return 0;
 }
 
+/* The coresched workload with core_sched=on: the first cookie enables
+ * core scheduling (a static key, under stop_machine), the last one gone
+ * disables it, every run. */
+static int plan_has_core_sched(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		for (unsigned k = 0; k < p->cases[i].nr_params; k++)
+			if (!strcmp(p->cases[i].workload, "coresched") &&
+			    !strcmp(p->cases[i].params[k].key, "core_sched") &&
+			    !strcmp(p->cases[i].params[k].value, "on"))
+				return 1;
+	return 0;
+}
+
 /*
  * QEMU 7.2's multi-threaded TCG can leave a vCPU running a stale
  * translation of kernel text the guest just live-patched (see
@@ -160,8 +174,9 @@ static int plan_removes_vcpus(const struct plan *p)
  * through cpu.max, sched_smt_present through sibling hotplug,
  * numa_balancing, sched features), and seen here a cgroup-churn case hung
  * that way about once in three runs; with one TCG thread no vCPU runs
- * while another patches.  So a plan with faults gets one thread, and
- * everything else the speed of one thread per host core.
+ * while another patches.  So a plan with faults gets one thread, and so
+ * does one that turns core scheduling on (each run enables and disables
+ * it); everything else gets the speed of one thread per host core.
  */
 static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 {
@@ -177,9 +192,17 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 		r->tcg_single = 0;
 		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
 	} else if (!strcmp(want, "auto")) {
-		r->tcg_single = plan_has_faults(r->plan) || plan_has_profile(r->plan);
-		r->tcg_why = plan_has_faults(r->plan) ? "the plan injects faults" :
-			     r->tcg_single ? "the plan profiles kernel functions" : "default";
+		r->tcg_single = 1;
+		if (plan_has_faults(r->plan)) {
+			r->tcg_why = "the plan injects faults";
+		} else if (plan_has_profile(r->plan)) {
+			r->tcg_why = "the plan profiles kernel functions";
+		} else if (plan_has_core_sched(r->plan)) {
+			r->tcg_why = "the plan turns core scheduling on and off";
+		} else {
+			r->tcg_single = 0;
+			r->tcg_why = "default";
+		}
 	} else {
 		strbuf_addf(err, "unknown TCG threading '%s' (auto, single or multi)", want);
 		return -1;

@@ -31,6 +31,9 @@ labrun() {
 	run=$(sed -n 's/^results: //p' "$TMP/out")
 	[ -n "$run" ] && [ -s "$run/cases.json" ] || fail "no results from kernel $1"
 	grep -qx 'topology: PASS' "$TMP/out" || fail "topology not verified on kernel $1"
+	# each `on` run enables and disables core scheduling: static keys
+	grep -qx 'accel: tcg, single-threaded (the plan turns core scheduling on and off)' "$TMP/out" ||
+		fail "the run was not single-threaded TCG"
 }
 
 # verdict CASE-SUFFIX: the verdict and reason of seed004-coresched/<suffix>
