@@ -104,6 +104,8 @@ echo "-- on: two different non-zero cookies in every run, forced idle"
 runs core_sched=on 'r["counters"]'
 runs core_sched=on 'r["counters"]["lat_cookie_set"] * r["counters"]["hog_cookie_set"] * r["counters"]["cookies_distinct"]' |
 	grep -qvx 1 && fail "a core_sched=on run without two distinct cookies"
+runs core_sched=on 'r["counters"]["lat_forceidle_ms"] + r["counters"]["hog_forceidle_ms"] > 0' |
+	grep -qvx True && fail "a core_sched=on run without forced idle"
 fi_ms=$(json "$run/cases.json" \
 	'[c["workload_counters"]["lat_forceidle_ms"] + c["workload_counters"]["hog_forceidle_ms"] for c in d["cases"] if c["case"].endswith("core_sched=on")][0]')
 echo "forced idle, both groups, mean per run: $fi_ms ms"

@@ -116,6 +116,11 @@ static void test_run_off(void **state)
 	/* one message thread, two workers, one hog thread, all counted */
 	assert_tasks_done(4);
 	assert_int_equal(ctx.error[0], '\0');
+
+	/* hog_threads = 0 (the default): one hog per online CPU */
+	assert_int_equal(harness_run(&ctx, &workload_coresched, 60, "runtime", "1", "warmup", "0",
+				     NULL), 0);
+	assert_tasks_done(3 + ctx.nr_cpus);
 }
 
 /* core_sched=on: SKIP with the reason without CONFIG_SCHED_CORE, else cookies. */
@@ -157,7 +162,8 @@ static void test_off_always_supported(void **state)
 				     sizeof(err)), -1);
 	assert_non_null(strstr(err, "off|on"));
 	assert_int_equal(wl_args_set(a, &workload_coresched, "hog_kind", "mmx", err, sizeof(err)), -1);
-	assert_int_equal(wl_args_set(a, &workload_coresched, "hog_threads", "0", err, sizeof(err)), -1);
+	assert_int_equal(wl_args_set(a, &workload_coresched, "hog_threads", "-1", err,
+				     sizeof(err)), -1);
 	wl_args_free(a);
 }
 

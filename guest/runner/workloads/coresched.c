@@ -204,7 +204,7 @@ static void __attribute__((noreturn)) cs_group_main(struct cs_run *r, int g)
 static int cs_args(struct cs_run *r)
 {
 	const struct wl_args *a = r->ctx->args;
-	char hog_runtime[24], err[256];
+	char hog_runtime[24], hog_threads[24], err[256];
 	static const char *const lat_keys[] = {
 		"message_threads", "workers", "runtime", "warmup", "operations", "sleep_us",
 	};
@@ -212,6 +212,10 @@ static int cs_args(struct cs_run *r)
 	/* the hog covers the latency side's warm-up and measured window */
 	snprintf(hog_runtime, sizeof(hog_runtime), "%lld",
 		 (long long)(wl_int(a, "runtime") + wl_int(a, "warmup") + 1));
+	/* 0: one per online CPU, every sibling has a hog to keep out */
+	snprintf(hog_threads, sizeof(hog_threads), "%lld",
+		 wl_int(a, "hog_threads") ? (long long)wl_int(a, "hog_threads") :
+		 (long long)r->ctx->nr_cpus);
 	r->ops[CS_LAT] = &workload_schbench;
 	r->ops[CS_HOG] = &workload_vector_hog;
 	for (int g = 0; g < CS_GROUPS; g++) {
@@ -223,7 +227,7 @@ static int cs_args(struct cs_run *r)
 		if (wl_args_set(r->args[CS_LAT], r->ops[CS_LAT], lat_keys[i],
 				wl_str(a, lat_keys[i]), err, sizeof(err)) < 0)
 			return wl_fail(r->ctx, "lat: %s", err);
-	if (wl_args_set(r->args[CS_HOG], r->ops[CS_HOG], "threads", wl_str(a, "hog_threads"),
+	if (wl_args_set(r->args[CS_HOG], r->ops[CS_HOG], "threads", hog_threads,
 			err, sizeof(err)) < 0 ||
 	    wl_args_set(r->args[CS_HOG], r->ops[CS_HOG], "kind", wl_str(a, "hog_kind"),
 			err, sizeof(err)) < 0 ||
@@ -385,7 +389,8 @@ static const struct wl_option cs_options[] = {
 	{ "sleep_us", WL_INT, 0, 1000000, "100", NULL, "latency side: sleep before each request" },
 	{ "runtime", WL_INT, 1, 3600, "5", NULL, "latency side: measured seconds" },
 	{ "warmup", WL_INT, 0, 3600, "1", NULL, "latency side: seconds before measuring" },
-	{ "hog_threads", WL_INT, 1, 1024, "2", NULL, "vector hog threads (not pinned)" },
+	{ "hog_threads", WL_INT, 0, 1024, "0", NULL,
+	  "vector hog threads (not pinned); 0: one per online CPU" },
 	{ "hog_kind", WL_STR, 0, 0, "auto", "auto|sse|avx2|avx512", "vector width of the hog" },
 	{ .name = NULL },
 };
