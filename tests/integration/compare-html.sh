@@ -21,7 +21,7 @@ counters = schedstat vmstat tasks
 
 [params]
 groups = 1
-loops = 10
+loops = 60
 mode = process, thread
 ipc = socket
 
@@ -34,7 +34,7 @@ unit = s
 kind = affinity_storm
 target = workload
 width = 1
-start = 0.02
+start = 0.2
 period = 0.3
 hold = 0.1
 INI

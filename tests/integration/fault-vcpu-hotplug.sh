@@ -1,5 +1,5 @@
 # fault-vcpu-hotplug - vCPU hot-add and hot-remove from the host under
-# hackbench: a 1-socket, 4-core machine booted with 2 CPUs and 2 empty
+# schbench: a 1-socket, 4-core machine booted with 2 CPUs and 2 empty
 # slots gets 2 vCPUs device_added; the guest's runner onlines them and
 # reports where the kernel put them (LLC, node, scheduling domains); then
 # the host device_dels one, which needs the guest's ACPI eject.  The case
@@ -71,8 +71,9 @@ case $rc in
 *) fail "checks on host-faults.jsonl and cases.json" ;;
 esac
 
-printf '%s\n' "[scenario]" "name = numa-add" "workload = hackbench" "runs = 1" "deadline = 120" \
-	"[params]" "loops = 80" "[metric time]" "better = lower" \
+printf '%s\n' "[scenario]" "name = numa-add" "workload = schbench" "runs = 1" "deadline = 120" \
+	"[params]" "message_threads = 1" "workers = 2" "runtime = 8" \
+	"[metric wakeup_p99]" "better = lower" \
 	"[fault grow]" "kind = vcpu_add" "start = 0.5" "period = 1.5" "count = 2" \
 	"[invariant online]" "kind = cpus_online_at_end" >"$TMP/numa-add.ini"
 rc=0
