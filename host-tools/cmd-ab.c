@@ -16,8 +16,8 @@
 #include <string.h>
 
 static const char ab_usage[] =
-	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--rounds N]\n"
-	"              [--variant smt=off] [--label-base X] [--label-test Y] [--results DIR]";
+	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--rounds N] "
+	"[--variant smt=off] [--label-base X] [--label-test Y] [--results DIR]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50

@@ -12,8 +12,7 @@
 
 static const char compare_usage[] =
 	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] "
-	"BASE TEST [TEST...]\n"
-	"   (a side may pool several runs of one kernel: RUN1+RUN2+...)";
+	"BASE TEST [TEST...]  (a side may pool runs of one kernel: RUN1+RUN2+...)";
 
 /* --label repeats, which the option table cannot say: take them out first. */
 static void take_labels(int argc, const char **argv, struct strvec *labels, struct strvec *rest)

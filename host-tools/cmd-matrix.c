@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 static const char matrix_usage[] =
-	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--jobs N] [--dir DIR]\n"
-	"   or: lab matrix --dir DIR            (resume a matrix that was stopped)";
+	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--jobs N] [--dir DIR] "
+	"(or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
 #define POLL_MS 250
