@@ -44,7 +44,9 @@ want="a baseline and at least one run" check_bad
 want="a baseline and at least one run" check_bad base
 want="no run 'no-such-run'" check_bad base no-such-run
 want="no run directory '/nonexistent/run'" check_bad /nonexistent/run base
-want="no run directory '../x'" check_bad base ../x
+# a relative path, outside the results root, that nothing here creates
+rel=../schedlab-no-such-run-$$
+want="no run directory '$rel'" check_bad base "$rel"
 want="it has no run.json" check_bad base empty
 want="has no cases.json" check_bad base boot-only
 want="truncated" check_bad base broken
