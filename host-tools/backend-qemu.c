@@ -13,7 +13,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
 
 struct qemu_priv {
 	struct child_process cp;
@@ -29,9 +33,29 @@ static const char *qemu_binary(void)
 	return env && *env ? env : "qemu-system-x86_64";
 }
 
+/*
+ * SeaBIOS, QEMU's default, spends most of a second under TCG before the
+ * kernel's first instruction on a 128-vCPU machine (POST, and every AP
+ * woken to be counted); the kernel then enumerates CPUs from ACPI anyway.
+ * qboot only loads what fw_cfg hands it (QEMU's own ACPI, SMBIOS and
+ * E820 tables, the kernel via PVH or the bzImage protocol).
+ * LAB_FIRMWARE=seabios (or a firmware file) overrides it.
+ */
+const char *qemu_firmware(void)
+{
+	static const char qboot[] = "/usr/share/qemu/qboot.rom";
+	const char *env = getenv("LAB_FIRMWARE");
+
+	if (env && *env)
+		return strcmp(env, "seabios") ? env : NULL;
+	return access(qboot, R_OK) ? NULL : qboot;
+}
+
 void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 		     int qmp_fd, struct strvec *argv)
 {
+	const char *bios = qemu_firmware();
+
 	strvec_push(argv, qemu_binary());
 	/* -nodefaults: no VGA, NIC, floppy or CD probing, each of which costs
 	 * boot time under TCG and none of which the scheduler cares about. */
@@ -39,6 +63,8 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	if (conf->name)
 		strvec_pushl(argv, "-name", conf->name, NULL);
 	strvec_pushl(argv, "-machine", "q35", NULL);
+	if (bios)
+		strvec_pushl(argv, "-bios", bios, NULL);
 	topo_qemu_argv(conf->topo, conf->accel,
 		       (conf->host_is_amd ? TOPO_QEMU_HOST_AMD : 0) |
 		       (conf->tcg_single ? TOPO_QEMU_TCG_SINGLE : 0), argv);
@@ -243,6 +269,49 @@ int host_cpu_is_amd(void)
 	free(s);
 	return amd;
 }
+
+#if defined(__x86_64__)
+/* One (TSC, CLOCK_MONOTONIC_RAW) pair read within 20 us of each other. */
+static int tsc_sample(uint64_t *tsc, uint64_t *ns)
+{
+	for (int tries = 0; tries < 100; tries++) {
+		struct timespec a, b;
+		uint64_t c;
+
+		clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+		c = __rdtsc();
+		clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+		*ns = (uint64_t)a.tv_sec * 1000000000ull + (uint64_t)a.tv_nsec;
+		if ((uint64_t)b.tv_sec * 1000000000ull + (uint64_t)b.tv_nsec - *ns < 20000) {
+			*tsc = c;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+uint64_t host_tsc_hz(void)
+{
+	const struct timespec gap = { 0, 20 * 1000 * 1000 };
+	char *s = read_file("/proc/cpuinfo", NULL);
+	int constant = s && strstr(s, " constant_tsc") && strstr(s, " nonstop_tsc");
+	uint64_t c0, t0, c1, t1;
+
+	free(s);
+	if (!constant || tsc_sample(&c0, &t0) < 0)
+		return 0;
+	nanosleep(&gap, NULL);
+	if (tsc_sample(&c1, &t1) < 0 || t1 <= t0 || c1 <= c0)
+		return 0;
+	/* at most 40 us of uncertainty over at least 20 ms: 0.2 % */
+	return (uint64_t)((double)(c1 - c0) * 1e9 / (double)(t1 - t0));
+}
+#else
+uint64_t host_tsc_hz(void)
+{
+	return 0;
+}
+#endif
 
 /* Starts a paused KVM guest for a moment: QEMU aborts at once when KVM is
  * present but cannot run a vCPU (seen on nested hosts without svm/vmx). */

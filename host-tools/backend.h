@@ -80,6 +80,10 @@ int libvirt_check(const char *want, struct strbuf *err);
 char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
 			 const char *initrd, const char *con_sock, const char *rec_sock);
 
+/* The firmware file the QEMU backend boots (qboot), or NULL for QEMU's
+ * default (SeaBIOS); $LAB_FIRMWARE overrides ("seabios" or a file). */
+const char *qemu_firmware(void);
+
 /* Builds the complete QEMU argv (binary first) for conf, with the given
  * fds for console, records and QMP; exposed for `lab topo --qemu` and tests. */
 void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
@@ -89,5 +93,10 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
  * a paused QEMU, since an openable /dev/kvm does not mean KVM works. */
 int accel_resolve(const char *want, enum lab_accel *out, struct strbuf *err);
 int host_cpu_is_amd(void);
+
+/* The host's TSC rate in Hz, measured against CLOCK_MONOTONIC_RAW over
+ * 20 ms (to 0.2 %); 0 when the host has no constant, non-stop TSC or is
+ * not x86-64.  Under TCG the guest's TSC is the host's. */
+uint64_t host_tsc_hz(void);
 
 #endif

@@ -1126,12 +1126,13 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
 	return resolve_path(spec, kp, err);
 }
 
-int kernel_config_has(const char *config_path, const char *option)
+int kernel_config_value(const char *config_path, const char *option, struct strbuf *value)
 {
 	struct strbuf key = STRBUF_INIT;
 	char *text = read_file(config_path, NULL);
 	int ret = 0;
 
+	strbuf_reset(value);
 	if (!text)
 		return -1;
 	if (strncmp(option, "CONFIG_", 7))
@@ -1143,14 +1144,28 @@ int kernel_config_has(const char *config_path, const char *option)
 
 		if (!strncmp(line, key.buf, key.len)) {
 			const char *v = line + key.len;
+			size_t n = nl ? (size_t)(nl - v) : strlen(v);
 
-			ret = (*v == 'y' || *v == 'm') &&
-			      (v[1] == '\n' || v[1] == '\0' || v[1] == '\r');
+			if (n && v[n - 1] == '\r')
+				n--;
+			strbuf_add(value, v, n);
+			ret = 1;
 			break;
 		}
 		line = nl ? nl + 1 : NULL;
 	}
 	strbuf_release(&key);
 	free(text);
+	return ret;
+}
+
+int kernel_config_has(const char *config_path, const char *option)
+{
+	struct strbuf v = STRBUF_INIT;
+	int ret = kernel_config_value(config_path, option, &v);
+
+	if (ret > 0)
+		ret = !strcmp(v.buf, "y") || !strcmp(v.buf, "m");
+	strbuf_release(&v);
 	return ret;
 }

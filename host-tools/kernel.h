@@ -129,4 +129,11 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
  */
 int kernel_config_has(const char *config_path, const char *option);
 
+/*
+ * The value config_path gives option, as written (CONFIG_HZ=250 gives
+ * "250", a string keeps its quotes): 1 with it in value, 0 when the
+ * option is absent or "is not set", -1 when the file cannot be read.
+ */
+int kernel_config_value(const char *config_path, const char *option, struct strbuf *value);
+
 #endif

@@ -233,6 +233,37 @@ static int libvirt_no_tcg_single(struct lab_run *r, struct strbuf *err)
 	return 0;
 }
 
+/* What a guest under TCG needs on its command line to boot like one on
+ * real hardware, and not much slower than under KVM. */
+static void tcg_cmdline(struct lab_run *r)
+{
+	struct strbuf hz = STRBUF_INIT;
+	unsigned long long tsc_hz, jiffy_hz = 0;
+
+	/* TCG's TSC follows the host clock: trusting it keeps the clocksource
+	 * watchdog from calling it unstable on a loaded host, which would
+	 * switch clocksources (and live-patch the kernel) mid-run.
+	 * TCG's CPU reports Intel family 15, which 6.1's smpboot treats as
+	 * pre-modern: 10 ms of busy udelay() per AP after INIT, 1.3 s of a
+	 * 128-CPU boot.  QEMU delivers INIT/SIPI at once, as it does under
+	 * KVM for family 6, where the kernel already waits for nothing. */
+	strbuf_addstr(&r->cmdline, " tsc=reliable cpu_init_udelay=0");
+	/*
+	 * The first CPU of each further socket has no sibling to copy its
+	 * loops_per_jiffy from (calibrate_delay_is_known()), so it measures
+	 * it; TCG's late timer ticks fail that measurement and the kernel
+	 * falls back to its slow converging loop: 5 s of a 2s64c boot.
+	 * lpj= gives it what the boot CPU derived from the TSC (tsc_khz *
+	 * 1000 / HZ), with the host's TSC rate, which TCG's guest TSC runs at.
+	 */
+	if (*r->kp.config && kernel_config_value(r->kp.config, "HZ", &hz) > 0)
+		jiffy_hz = strtoull(hz.buf, NULL, 10);
+	tsc_hz = host_tsc_hz();
+	if (jiffy_hz >= 24 && jiffy_hz <= 10000 && tsc_hz)
+		strbuf_addf(&r->cmdline, " lpj=%llu", tsc_hz / jiffy_hz);
+	strbuf_release(&hz);
+}
+
 /* The initrd for an image: the base one plus stage1 (and the disk and
  * filesystem modules); the image gets the runner, the plan and our hook. */
 static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
@@ -353,15 +384,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	strbuf_addstr(&r->cmdline, base_cmdline);
 	if (!r->nmi_is_a_fault)
 		strbuf_addstr(&r->cmdline, nmi_panic_cmdline);
-	/* TCG's TSC follows the host clock: trusting it keeps the clocksource
-	 * watchdog from calling it unstable on a loaded host, which would
-	 * switch clocksources (and live-patch the kernel) mid-run.
-	 * TCG's CPU reports Intel family 15, which 6.1's smpboot treats as
-	 * pre-modern: 10 ms of busy udelay() per AP after INIT, 1.3 s of a
-	 * 128-CPU boot.  QEMU delivers INIT/SIPI at once, as it does under
-	 * KVM for family 6, where the kernel already waits for nothing. */
 	if (r->accel_kind == ACCEL_TCG)
-		strbuf_addstr(&r->cmdline, " tsc=reliable cpu_init_udelay=0");
+		tcg_cmdline(r);
 	/* like SMT disabled in firmware: the guest sees the same cores with
 	 * every sibling thread offline (topo_expected_view_smt) */
 	if (r->smt_off)
@@ -496,6 +520,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	if (r->accel_kind == ACCEL_TCG)
 		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
 	add_str(run, "qemu", qver);
+	if (r->ops == &backend_qemu)
+		add_str(run, "firmware", qemu_firmware() ? qemu_firmware() : "seabios");
 	add_str(run, "kernel", r->kp.release);
 	add_str(run, "kernel_source", r->kp.source);
 	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);

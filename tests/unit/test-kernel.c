@@ -588,6 +588,38 @@ static void test_config_has(void **state)
 	free(missing);
 }
 
+static void test_config_value(void **state)
+{
+	static const char config[] =
+		"CONFIG_HZ_250=y\n"
+		"CONFIG_HZ=250\r\n"
+		"# CONFIG_HZ_1000 is not set\n"
+		"CONFIG_LOCALVERSION=\"-lab\"\n"
+		"CONFIG_EMPTY=\n"
+		"CONFIG_LAST=17";
+	char *path = write_tmp("config-value", config, sizeof(config) - 1);
+	char *missing = tmp_path("no-config");
+	struct strbuf v = STRBUF_INIT;
+
+	assert_int_equal(kernel_config_value(path, "HZ", &v), 1);
+	assert_string_equal(v.buf, "250");
+	assert_int_equal(kernel_config_value(path, "CONFIG_HZ_250", &v), 1);
+	assert_string_equal(v.buf, "y");
+	assert_int_equal(kernel_config_value(path, "HZ_1000", &v), 0);
+	assert_string_equal(v.buf, "");
+	assert_int_equal(kernel_config_value(path, "LOCALVERSION", &v), 1);
+	assert_string_equal(v.buf, "\"-lab\"");
+	assert_int_equal(kernel_config_value(path, "EMPTY", &v), 1);
+	assert_string_equal(v.buf, "");
+	assert_int_equal(kernel_config_value(path, "LAST", &v), 1);
+	assert_string_equal(v.buf, "17");
+	assert_int_equal(kernel_config_value(path, "H", &v), 0);
+	assert_int_equal(kernel_config_value(missing, "HZ", &v), -1);
+	strbuf_release(&v);
+	free(path);
+	free(missing);
+}
+
 static void test_apt_depends(void **state)
 {
 	struct strbuf pkg = STRBUF_INIT;
@@ -785,6 +817,7 @@ int main(void)
 		cmocka_unit_test(test_extract),
 		cmocka_unit_test(test_extract_damaged),
 		cmocka_unit_test(test_config_has),
+		cmocka_unit_test(test_config_value),
 		cmocka_unit_test(test_apt_depends),
 		cmocka_unit_test(test_resolve_path),
 		cmocka_unit_test(test_resolve_tree),
