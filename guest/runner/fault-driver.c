@@ -186,7 +186,7 @@ static uint64_t now_ms(const struct drv *d)
 
 static void send(struct drv *d, struct fj *j)
 {
-	if (j->oom)
+	if (j->cut)
 		return;
 	/* take the number first: a driver killed mid-write leaves a gap the
 	 * host reports, never a number used twice */

@@ -1,5 +1,4 @@
-/* fault-json.c - a small growing JSON text buffer for fault events and
- * invariant evidence (escaped strings, printf-style members). */
+/* fault-json.c - the runner's growing text buffer for record payloads. */
 #include "fault-json.h"
 
 #include <stdarg.h>
@@ -9,14 +8,16 @@
 
 void fj_add(struct fj *j, const char *s, size_t n)
 {
-	if (j->oom)
+	if (j->cut || (j->limit && j->len + n + 1 > j->limit)) {
+		j->cut = 1;
 		return;
+	}
 	if (j->len + n + 1 > j->cap) {
 		size_t cap = (j->cap ? j->cap * 2 : 256) + n;
 		char *nb = realloc(j->buf, cap);
 
 		if (!nb) {
-			j->oom = 1;
+			j->cut = 1;
 			return;
 		}
 		j->buf = nb;
@@ -67,7 +68,7 @@ const char *fj_text(const struct fj *j)
 void fj_reset(struct fj *j)
 {
 	j->len = 0;
-	j->oom = 0;
+	j->cut = 0;
 	if (j->buf)
 		j->buf[0] = '\0';
 }
@@ -77,5 +78,5 @@ void fj_release(struct fj *j)
 	free(j->buf);
 	j->buf = NULL;
 	j->len = j->cap = 0;
-	j->oom = 0;
+	j->cut = 0;
 }

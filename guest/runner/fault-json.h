@@ -1,5 +1,6 @@
-/* fault-json.h - a small growing JSON text buffer for fault events and
- * invariant evidence (escaped strings, printf-style members). */
+/* fault-json.h - the runner's growing text buffer for record payloads:
+ * JSON (fault events, invariant evidence, results) or TAB-separated
+ * counter text, with escaped strings and printf-style members. */
 #ifndef RUNNER_FAULT_JSON_H
 #define RUNNER_FAULT_JSON_H
 
@@ -8,10 +9,13 @@
 struct fj {
 	char *buf;       /* malloc'ed, NUL-terminated; fj_release() frees */
 	size_t len, cap;
-	int oom;         /* an allocation failed: the text is cut */
+	size_t limit;    /* most bytes the text may take (NUL included), 0: no limit */
+	int cut;         /* an add did not fit the limit or memory: text ends early */
 };
-#define FJ_INIT { NULL, 0, 0, 0 }
+#define FJ_INIT { NULL, 0, 0, 0, 0 }
 
+/* Appends n bytes, or nothing (setting cut) when they do not fit: once
+ * cut, every later add is dropped too. */
 void fj_add(struct fj *j, const char *s, size_t n);
 void fj_printf(struct fj *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s as a JSON string, quotes included; bytes below 0x20 are escaped. */

@@ -2,12 +2,12 @@
  * trace_stat/function<cpu>) over the functions a scenario names. */
 #define _GNU_SOURCE
 #include "fprof.h"
+#include "fault-json.h"
 #include "wire.h"
 #include "wlutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,48 +16,6 @@
 
 /* kernel/trace/ftrace.c prints a name as "%-30.30s" */
 #define FPROF_NAME_COLS 30
-
-struct tbuf {
-	char *buf;
-	size_t len, cap;
-	int cut;
-};
-
-static void tb_add(struct tbuf *t, const char *s, size_t n)
-{
-	if (t->cut || t->len + n + 1 > WIRE_MAX_PAYLOAD / 2) {
-		t->cut = 1; /* the host sees a record without the later CPUs */
-		return;
-	}
-	if (t->len + n + 1 > t->cap) {
-		size_t cap = t->cap * 2 + n + 4096;
-		char *nb = realloc(t->buf, cap);
-
-		if (!nb) {
-			t->cut = 1;
-			return;
-		}
-		t->buf = nb;
-		t->cap = cap;
-	}
-	memcpy(t->buf + t->len, s, n);
-	t->len += n;
-	t->buf[t->len] = '\0';
-}
-
-__attribute__((format(printf, 2, 3)))
-static void tb_printf(struct tbuf *t, const char *fmt, ...)
-{
-	char tmp[512];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		tb_add(t, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
 
 static int path_of(const struct fprof *f, const char *name, char *buf, size_t len)
 {
@@ -258,7 +216,7 @@ static int keep_line(const struct fprof *f, const char *line, size_t n)
 	return 0;
 }
 
-static void add_cpus(const struct fprof *f, struct tbuf *t)
+static void add_cpus(const struct fprof *f, struct fj *t)
 {
 	for (unsigned cpu = 0;; cpu++) {
 		char name[48], p[128], *text;
@@ -266,13 +224,13 @@ static void add_cpus(const struct fprof *f, struct tbuf *t)
 		snprintf(name, sizeof(name), "trace_stat/function%u", cpu);
 		if (path_of(f, name, p, sizeof(p)) || !(text = wl_slurp(p, NULL, 1u << 22)))
 			break; /* possible CPUs are numbered from 0 without holes */
-		tb_printf(t, "cpu\t%u\n", cpu);
+		fj_printf(t, "cpu\t%u\n", cpu);
 		for (char *s = text; *s;) {
 			size_t n = strcspn(s, "\n");
 
 			if (keep_line(f, s, n)) {
-				tb_add(t, s, n);
-				tb_add(t, "\n", 1);
+				fj_add(t, s, n);
+				fj_add(t, "\n", 1);
 			}
 			s += n + (s[n] == '\n');
 		}
@@ -282,7 +240,8 @@ static void add_cpus(const struct fprof *f, struct tbuf *t)
 
 int fprof_stop(struct fprof *f, struct out *o, const char *case_id, unsigned run)
 {
-	struct tbuf t = { 0 };
+	/* too many CPUs: the host sees a record without the later ones */
+	struct fj t = { .limit = WIRE_MAX_PAYLOAD / 2 };
 	unsigned long long after = 0;
 	int ret;
 
@@ -291,26 +250,26 @@ int fprof_stop(struct fprof *f, struct out *o, const char *case_id, unsigned run
 		if (f->per_found)
 			f->per_found = !vmstat_value(f->pr->per + strlen("vmstat:"), &after);
 	}
-	tb_printf(&t, "%s\trun%u\tfprof\nfprof\t%d\n", case_id, run, FPROF_FORMAT);
+	fj_printf(&t, "%s\trun%u\tfprof\nfprof\t%d\n", case_id, run, FPROF_FORMAT);
 	if (!f->enabled) {
-		tb_printf(&t, "absent\t%s\n", f->absent[0] ? f->absent : "not started");
+		fj_printf(&t, "absent\t%s\n", f->absent[0] ? f->absent : "not started");
 	} else {
 		for (unsigned i = 0; i < f->pr->nr_funcs; i++) {
 			if (f->ok & (1u << i))
-				tb_printf(&t, "func\t%s\tok\n", f->pr->funcs[i]);
+				fj_printf(&t, "func\t%s\tok\n", f->pr->funcs[i]);
 			else
-				tb_printf(&t, "func\t%s\tmissing\t%s\n", f->pr->funcs[i],
+				fj_printf(&t, "func\t%s\tmissing\t%s\n", f->pr->funcs[i],
 					  f->missing[i]);
 		}
 		if (f->pr->per[0] && f->per_found)
-			tb_printf(&t, "per\t%s\t%llu\t%llu\n", f->pr->per, f->per_before, after);
+			fj_printf(&t, "per\t%s\t%llu\t%llu\n", f->pr->per, f->per_before, after);
 		else if (f->pr->per[0])
-			tb_printf(&t, "per\t%s\tmissing\n", f->pr->per);
+			fj_printf(&t, "per\t%s\tmissing\n", f->pr->per);
 		add_cpus(f, &t);
 		restore_filter(f);
 	}
-	ret = out_record(o, WIRE_COUNTERS, t.buf ? t.buf : "", t.len);
-	free(t.buf);
+	ret = out_record(o, WIRE_COUNTERS, fj_text(&t), t.len);
+	fj_release(&t);
 	free(f->saved_filter);
 	f->saved_filter = NULL;
 	f->enabled = 0;

@@ -4,6 +4,7 @@
 #include "plan-run.h"
 #include "cpu-online.h"
 #include "fault-driver.h"
+#include "fault-json.h"
 #include "fault-tasks.h"
 #include "fprof.h"
 #include "out.h"
@@ -66,67 +67,12 @@ static void kmsg_marker(const char *fmt, ...)
 	close(fd);
 }
 
-struct jbuf {
-	char *buf;
-	size_t len, cap;
-};
-
-static void jb_add(struct jbuf *j, const char *s, size_t n)
+static int send_json(struct out *o, uint16_t type, struct fj *j)
 {
-	if (j->len + n + 1 > j->cap) {
-		size_t cap = (j->cap ? j->cap * 2 : 1024) + n;
-		char *nb = realloc(j->buf, cap);
+	/* a cut text is not JSON any more: better no record than a broken one */
+	int ret = j->cut ? -1 : out_record(o, type, fj_text(j), j->len);
 
-		if (!nb)
-			return; /* the record is then cut; the host sees bad JSON */
-		j->buf = nb;
-		j->cap = cap;
-	}
-	memcpy(j->buf + j->len, s, n);
-	j->len += n;
-	j->buf[j->len] = '\0';
-}
-
-static void jb_printf(struct jbuf *j, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void jb_printf(struct jbuf *j, const char *fmt, ...)
-{
-	char tmp[1024];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		jb_add(j, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
-}
-
-static void jb_str(struct jbuf *j, const char *s)
-{
-	jb_add(j, "\"", 1);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			char e[2] = { '\\', (char)c };
-
-			jb_add(j, e, 2);
-		} else if (c < 0x20) {
-			jb_printf(j, "\\u%04x", c);
-		} else {
-			jb_add(j, (const char *)&c, 1);
-		}
-	}
-	jb_add(j, "\"", 1);
-}
-
-static int send_json(struct out *o, uint16_t type, struct jbuf *j)
-{
-	int ret = out_record(o, type, j->buf ? j->buf : "", j->len);
-
-	free(j->buf);
-	j->buf = NULL;
-	j->len = j->cap = 0;
+	fj_release(j);
 	return ret;
 }
 
@@ -144,15 +90,15 @@ static double self_cpu_s(void)
 /* extra: already-formatted JSON members (", \"k\": v") or NULL */
 static int send_event(struct out *o, const char *event, const char *case_id, const char *extra)
 {
-	struct jbuf j = { 0 };
+	struct fj j = FJ_INIT;
 
-	jb_printf(&j, "{\"event\": ");
-	jb_str(&j, event);
-	jb_printf(&j, ", \"t_ns\": %llu, \"case\": ", (unsigned long long)wl_now_ns());
-	jb_str(&j, case_id);
+	fj_printf(&j, "{\"event\": ");
+	fj_str(&j, event);
+	fj_printf(&j, ", \"t_ns\": %llu, \"case\": ", (unsigned long long)wl_now_ns());
+	fj_str(&j, case_id);
 	if (extra)
-		jb_add(&j, extra, strlen(extra));
-	jb_add(&j, "}", 1);
+		fj_add(&j, extra, strlen(extra));
+	fj_add(&j, "}", 1);
 	return send_json(o, WIRE_EVENT, &j);
 }
 
@@ -164,7 +110,7 @@ static int send_counters(struct out *o, const struct plan_case *c, const char *p
 	};
 
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
-		struct jbuf j = { 0 };
+		struct fj j = FJ_INIT;
 		size_t len = 0;
 		char *text;
 		int ret;
@@ -172,12 +118,12 @@ static int send_counters(struct out *o, const struct plan_case *c, const char *p
 		if (!(c->counters & src[i].bit))
 			continue;
 		text = wl_slurp(src[i].path, &len, WIRE_MAX_PAYLOAD / 2);
-		jb_printf(&j, "%s\t%s\t%s\n", c->id, phase, src[i].name);
+		fj_printf(&j, "%s\t%s\t%s\n", c->id, phase, src[i].name);
 		if (text)
-			jb_add(&j, text, len);
+			fj_add(&j, text, len);
 		free(text);
-		ret = out_record(o, WIRE_COUNTERS, j.buf ? j.buf : "", j.len);
-		free(j.buf);
+		ret = out_record(o, WIRE_COUNTERS, fj_text(&j), j.len);
+		fj_release(&j);
 		if (ret < 0)
 			return -1;
 	}
@@ -401,33 +347,33 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 		       enum run_status st, const struct run_report *rep, double wall_s,
 		       const char *skip_reason)
 {
-	struct jbuf j = { 0 };
+	struct fj j = FJ_INIT;
 
-	jb_printf(&j, "{\"case\": ");
-	jb_str(&j, c->id);
-	jb_printf(&j, ", \"scenario\": ");
-	jb_str(&j, c->scenario);
-	jb_printf(&j, ", \"workload\": ");
-	jb_str(&j, c->workload);
-	jb_printf(&j, ", \"run\": %u, \"warmup\": %s, \"status\": ", run, warmup ? "true" : "false");
-	jb_str(&j, skip_reason ? "skip" : status_names[st]);
+	fj_printf(&j, "{\"case\": ");
+	fj_str(&j, c->id);
+	fj_printf(&j, ", \"scenario\": ");
+	fj_str(&j, c->scenario);
+	fj_printf(&j, ", \"workload\": ");
+	fj_str(&j, c->workload);
+	fj_printf(&j, ", \"run\": %u, \"warmup\": %s, \"status\": ", run, warmup ? "true" : "false");
+	fj_str(&j, skip_reason ? "skip" : status_names[st]);
 	if (skip_reason || (rep && rep->error[0])) {
-		jb_printf(&j, ", \"error\": ");
-		jb_str(&j, skip_reason ? skip_reason : rep->error);
+		fj_printf(&j, ", \"error\": ");
+		fj_str(&j, skip_reason ? skip_reason : rep->error);
 	}
-	jb_printf(&j, ", \"wall_s\": %.6f, \"metrics\": {", wall_s);
+	fj_printf(&j, ", \"wall_s\": %.6f, \"metrics\": {", wall_s);
 	for (unsigned i = 0; rep && st == RUN_OK && i < rep->nr_metrics && i < WL_MAX_METRICS; i++) {
 		const struct wl_metric *m = &rep->metrics[i];
 
-		jb_printf(&j, "%s", i ? ", " : "");
-		jb_str(&j, m->name);
-		jb_printf(&j, ": {\"value\": %.9g, \"unit\": ", m->value);
-		jb_str(&j, m->unit);
-		jb_printf(&j, ", \"better\": \"%s\"}", m->higher_is_better ? "higher" : "lower");
+		fj_printf(&j, "%s", i ? ", " : "");
+		fj_str(&j, m->name);
+		fj_printf(&j, ": {\"value\": %.9g, \"unit\": ", m->value);
+		fj_str(&j, m->unit);
+		fj_printf(&j, ", \"better\": \"%s\"}", m->higher_is_better ? "higher" : "lower");
 	}
-	jb_printf(&j, "}");
+	fj_printf(&j, "}");
 	if (rep && (c->counters & PLAN_CNT_TASKS))
-		jb_printf(&j, ", \"tasks\": {\"tasks\": %llu, \"nr_migrations\": %llu, "
+		fj_printf(&j, ", \"tasks\": {\"tasks\": %llu, \"nr_migrations\": %llu, "
 			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
 			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
 			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu, "
@@ -443,15 +389,15 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  (unsigned long long)rep->totals.core_forceidle_ns,
 			  (unsigned long long)rep->totals.nr_failed_migrations_hot);
 	if (rep && st == RUN_OK && rep->nr_counters) {
-		jb_printf(&j, ", \"counters\": {");
+		fj_printf(&j, ", \"counters\": {");
 		for (unsigned i = 0; i < rep->nr_counters && i < WL_MAX_COUNTERS; i++) {
-			jb_printf(&j, "%s", i ? ", " : "");
-			jb_str(&j, rep->counters[i].name);
-			jb_printf(&j, ": %.9g", rep->counters[i].value);
+			fj_printf(&j, "%s", i ? ", " : "");
+			fj_str(&j, rep->counters[i].name);
+			fj_printf(&j, ": %.9g", rep->counters[i].value);
 		}
-		jb_add(&j, "}", 1);
+		fj_add(&j, "}", 1);
 	}
-	jb_add(&j, "}", 1);
+	fj_add(&j, "}", 1);
 	return send_json(o, WIRE_RESULT, &j);
 }
 

@@ -658,9 +658,38 @@ static void test_topology_here(void **state)
 			assert_true(t.llc_of[c] >= 0 && (unsigned)t.llc_of[c] < t.nr_llcs);
 }
 
+/* The text buffer the evidence is written into: escaping, and a limit
+ * that drops whole adds and everything after the first that missed. */
+static void test_fj_limit(void **state)
+{
+	struct fj j = FJ_INIT;
+
+	fj_str(&j, "a\"b\\c\n");
+	assert_string_equal(fj_text(&j), "\"a\\\"b\\\\c\\u000a\"");
+	fj_release(&j);
+	assert_string_equal(fj_text(&j), "");
+
+	j.limit = 8;
+	fj_add(&j, "1234", 4);
+	fj_printf(&j, "%d", 567);
+	assert_false(j.cut);
+	assert_string_equal(fj_text(&j), "1234567");
+	fj_add(&j, "8", 1);             /* 8 bytes and the NUL do not fit */
+	assert_true(j.cut);
+	fj_add(&j, "", 0);
+	assert_string_equal(fj_text(&j), "1234567");
+	assert_int_equal(j.len, 7);
+	fj_reset(&j);
+	assert_false(j.cut);
+	fj_add(&j, "x", 1);
+	assert_string_equal(fj_text(&j), "x");
+	fj_release(&j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_fj_limit),
 		cmocka_unit_test(test_affinity_expected),
 		cmocka_unit_test(test_affinity_own_set),
 		cmocka_unit_test(test_affinity_edges),
