@@ -1,6 +1,7 @@
 /* plan.c - reads and writes the compiled plan (guest/plan.h): the same code
  * in the host tools, which write it, and the static runner, which trusts nothing in it. */
 #include "plan.h"
+#include "lineerr.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -64,16 +65,10 @@ __attribute__((format(printf, 2, 3)))
 static int fail(struct parser *ps, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!ps->err || !ps->errlen)
-		return -1;
-	n = snprintf(ps->err, ps->errlen, "line %u: ", ps->lineno);
-	if (n >= 0 && (size_t)n < ps->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	line_verror(ps->err, ps->errlen, ps->lineno, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 

@@ -1,6 +1,7 @@
 /* fprof.c - parses the runner's function-profile records (raw lines of
  * trace_stat/function<cpu>), sums them per function, folds runs together. */
 #include "fprof.h"
+#include "lineerr.h"
 #include "util.h"
 
 #include <json-c/json.h>
@@ -28,16 +29,10 @@ __attribute__((format(printf, 2, 3)))
 static int fail(struct fparser *ps, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!ps->err || !ps->errlen)
-		return -1;
-	n = snprintf(ps->err, ps->errlen, "line %u: ", ps->lineno);
-	if (n >= 0 && (size_t)n < ps->errlen) {
-		va_start(ap, fmt);
-		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	line_verror(ps->err, ps->errlen, ps->lineno, fmt, ap);
+	va_end(ap);
 	return -1;
 }
 
