@@ -76,8 +76,7 @@ static int is_number(struct json_object *o)
 	return json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int);
 }
 
-/* The string member `key` of o, NULL when absent or not a string. */
-static const char *get_string(struct json_object *o, const char *key)
+const char *cmp_json_string(struct json_object *o, const char *key)
 {
 	struct json_object *v;
 
@@ -86,8 +85,7 @@ static const char *get_string(struct json_object *o, const char *key)
 	return json_object_get_string(v);
 }
 
-/* A finite number member: 0 and *out, 1 when absent, -1 when not a number. */
-static int get_number(struct json_object *o, const char *key, double *out)
+int cmp_json_number(struct json_object *o, const char *key, double *out)
 {
 	struct json_object *v;
 
@@ -106,25 +104,25 @@ int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct
 
 	if (!o)
 		return -1;
-	s = get_string(o, "kernel");
+	s = cmp_json_string(o, "kernel");
 	run->kernel = dup_clean(s && *s ? s : "unknown", 128);
-	s = get_string(o, "spec");
+	s = cmp_json_string(o, "spec");
 	run->spec = dup_clean(s ? s : "", 512);
-	s = get_string(o, "spec_resolved");
+	s = cmp_json_string(o, "spec_resolved");
 	run->spec_resolved = dup_clean(s ? s : run->spec, 512);
-	if ((s = get_string(o, "suite")))
+	if ((s = cmp_json_string(o, "suite")))
 		run->what = xasprintf("suite '%.200s'", s);
-	else if ((s = get_string(o, "scenario")))
+	else if ((s = cmp_json_string(o, "scenario")))
 		run->what = xasprintf("scenario '%.200s'", s);
 	else
 		run->what = xstrdup("no suite");
 	for (char *p = run->what; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	s = get_string(o, "smt");
+	s = cmp_json_string(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
 	/* a label recorded at run time (lab ab) beats the kernel release */
-	s = get_string(o, "label");
+	s = cmp_json_string(o, "label");
 	free(run->label);
 	run->label = dup_clean(s && *s ? s : run->kernel, 64);
 	json_object_put(o);
@@ -174,7 +172,7 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 		{ "us_per_unit", NULL },
 	};
 	struct json_object *fs;
-	const char *per = get_string(fp, "per");
+	const char *per = cmp_json_string(fp, "per");
 	unsigned nr = 0;
 	double v;
 
@@ -187,7 +185,7 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 			return -1;
 		for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 			char name[sizeof(c->counters->name)];
-			int r = get_number(f, rows[i].key, &v);
+			int r = cmp_json_number(f, rows[i].key, &v);
 
 			if (r < 0)
 				return -1;
@@ -219,7 +217,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 
 	if (json_object_object_get_ex(cs, "tasks", &t) && json_object_is_type(t, json_type_object))
 		for (size_t i = 0; i < ARRAY_SIZE(task_counters); i++) {
-			int r = get_number(t, task_counters[i].key, &v);
+			int r = cmp_json_number(t, task_counters[i].key, &v);
 
 			if (r < 0)
 				goto bad;
@@ -240,7 +238,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 
 			(void)dname;
 			if (++nr > CMP_MAX_DOMAINS || !json_object_is_type(d, json_type_object) ||
-			    get_number(d, "level", &level) || level < 0 || level >= CMP_MAX_DOMAINS ||
+			    cmp_json_number(d, "level", &level) || level < 0 || level >= CMP_MAX_DOMAINS ||
 			    level != floor(level)) {
 				strbuf_addf(err, "case '%.200s': bad schedstat domain '%.40s'", c->id, dname);
 				return -1;
@@ -252,22 +250,22 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 				if (!json_object_object_get_ex(d, types[i], &ty) ||
 				    !json_object_is_type(ty, json_type_object))
 					continue;
-				if (!get_number(ty, "lb_count", &x))
+				if (!cmp_json_number(ty, "lb_count", &x))
 					lb += x, have = 1;
-				if (!get_number(ty, "lb_failed", &x))
+				if (!cmp_json_number(ty, "lb_failed", &x))
 					failed += x, have = 1;
 			}
 			if (have) {
 				add_counter(c, "lb_count", (int)level, lb);
 				add_counter(c, "lb_failed", (int)level, failed);
 			}
-			if (!get_number(d, "ttwu_move_affine", &affine))
+			if (!cmp_json_number(d, "ttwu_move_affine", &affine))
 				add_counter(c, "ttwu_move_affine", (int)level, affine);
 		}
 	}
 	if (json_object_object_get_ex(cs, "vmstat_delta", &t) && json_object_is_type(t, json_type_object))
 		for (size_t i = 0; i < ARRAY_SIZE(vmstat_counters); i++) {
-			int r = get_number(t, vmstat_counters[i].key, &v);
+			int r = cmp_json_number(t, vmstat_counters[i].key, &v);
 
 			if (r < 0)
 				goto bad;
@@ -288,7 +286,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 				break;
 			if (!counter_name_ok(key))
 				continue;
-			if (get_number(t, key, &v) < 0)
+			if (cmp_json_number(t, key, &v) < 0)
 				goto bad;
 			add_counter(c, key, -1, v);
 		}
@@ -321,7 +319,7 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 		strbuf_addf(err, "case '%.200s': metric '%s' has no values", c->id, name);
 		return -1;
 	}
-	better = get_string(m, "better");
+	better = cmp_json_string(m, "better");
 	if (!better || (strcmp(better, "higher") && strcmp(better, "lower"))) {
 		strbuf_addf(err, "case '%.200s': metric '%s' says neither higher nor lower is better",
 			    c->id, name);
@@ -337,10 +335,10 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 	cm = &c->metrics[c->nr_metrics++];
 	memset(cm, 0, sizeof(*cm));
 	cm->name = dup_clean(name, 64);
-	unit = get_string(m, "unit");
+	unit = cmp_json_string(m, "unit");
 	cm->unit = dup_clean(unit ? unit : "", 32);
 	cm->higher_better = !strcmp(better, "higher");
-	stat = get_string(m, "statistic");
+	stat = cmp_json_string(m, "statistic");
 	if (stat && stats_statistic_parse(stat, &cm->stat) < 0) {
 		strbuf_addf(err, "case '%.200s': metric '%s' has unknown statistic '%.20s'", c->id,
 			    name, stat);
@@ -368,7 +366,7 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 	struct json_object *ms;
 	const char *id, *s;
 
-	if (!json_object_is_type(cs, json_type_object) || !(id = get_string(cs, "case")) || !*id) {
+	if (!json_object_is_type(cs, json_type_object) || !(id = cmp_json_string(cs, "case")) || !*id) {
 		strbuf_addstr(err, "cases.json: a case without a \"case\" id");
 		return -1;
 	}
@@ -377,21 +375,21 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 		return -1;
 	}
 	c->id = dup_clean(id, 512);
-	if ((s = get_string(cs, "scenario")) && *s) {
+	if ((s = cmp_json_string(cs, "scenario")) && *s) {
 		c->scenario = dup_clean(s, 256);
 	} else {
 		const char *slash = strchr(c->id, '/');
 
 		c->scenario = slash ? xasprintf("%.*s", (int)(slash - c->id), c->id) : xstrdup(c->id);
 	}
-	s = get_string(cs, "workload");
+	s = cmp_json_string(cs, "workload");
 	c->workload = dup_clean(s && *s ? s : c->scenario, 64);
-	if (!(s = get_string(cs, "verdict")) || !*s) {
+	if (!(s = cmp_json_string(cs, "verdict")) || !*s) {
 		strbuf_addf(err, "case '%.200s' has no verdict", c->id);
 		return -1;
 	}
 	c->verdict = dup_clean(s, 16);
-	s = get_string(cs, "reason");
+	s = cmp_json_string(cs, "reason");
 	c->reason = dup_clean(s ? s : "", 600);
 	if (json_object_object_get_ex(cs, "metrics", &ms) && !json_object_is_type(ms, json_type_null)) {
 		if (!json_object_is_type(ms, json_type_object)) {

@@ -60,39 +60,20 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 	m->end = end;
 }
 
-static const char *str_of(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-static int num_of(struct json_object *o, const char *key, double *out)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int)))
-		return -1;
-	*out = json_object_get_double(v);
-	return isfinite(*out) ? 0 : -1;
-}
-
 /* One action (or, with end, one fault's end record) of a case. */
 static int parse_action(struct fault_marks *fm, const char *case_id, struct json_object *a,
 			const char *tkey, int host, int end)
 {
-	const char *kind = str_of(a, "kind"), *action = end ? "end" : str_of(a, "action");
+	const char *kind = cmp_json_string(a, "kind");
+	const char *action = end ? "end" : cmp_json_string(a, "action");
 	struct json_object *ok;
 	double run, t;
 	char *what;
 	int good;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
-	    num_of(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
-	    num_of(a, tkey, &t) || t < 0 || t > 1e7)
+	    cmp_json_number(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
+	    cmp_json_number(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
 	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
@@ -117,7 +98,7 @@ static void case_error(struct strbuf *err, const char *id, const char *key, long
 static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, struct strbuf *err)
 {
 	static const char *const keys[] = { "timeline", "faults" };
-	const char *id = str_of(cs, "case");
+	const char *id = cmp_json_string(cs, "case");
 
 	if (!json_object_is_type(cs, json_type_object) || !id) {
 		strbuf_addstr(err, "cases.json: a case without an id");
@@ -218,7 +199,7 @@ int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
 			strbuf_addf(err, " (line %zu)", line + 1);
 			return -1;
 		}
-		id = str_of(o, "case");
+		id = cmp_json_string(o, "case");
 		bad = !json_object_is_type(o, json_type_object) || !id ||
 		      parse_action(fm, id, o, "t_s", 1, 0);
 		json_object_put(o);
