@@ -252,45 +252,6 @@ static int archive(const struct initrd_inputs *in, struct cpio *c, struct strbuf
 	return 0;
 }
 
-/* tmp + rename in the target's directory: a reader (or a concurrent lab)
- * sees either no file or a whole one.  Reports into err, not stderr. */
-static int write_atomic(const char *path, const void *data, size_t len, struct strbuf *err)
-{
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	const char *p = data;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	if (fd < 0) {
-		strbuf_addf(err, "cannot create '%s': %s", tmp, strerror(errno));
-		free(tmp);
-		return -1;
-	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			strbuf_addf(err, "cannot write '%s': %s", tmp,
-				    n < 0 ? strerror(errno) : "short write");
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
-		unlink(tmp);
-		free(tmp);
-		return -1;
-	}
-	free(tmp);
-	return 0;
-}
-
 static int build_from(const struct initrd_inputs *in, const char *out_path, struct strbuf *err)
 {
 	struct cpio c = CPIO_INIT;
@@ -298,7 +259,7 @@ static int build_from(const struct initrd_inputs *in, const char *out_path, stru
 
 	ret = archive(in, &c, err);
 	if (!ret)
-		ret = write_atomic(out_path, c.buf.buf, c.buf.len, err);
+		ret = write_file_atomic_err(out_path, c.buf.buf, c.buf.len, err);
 	cpio_release(&c);
 	return ret;
 }

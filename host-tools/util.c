@@ -267,14 +267,14 @@ char *read_file(const char *path, size_t *len)
 	return strbuf_detach(&sb);
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
 	const char *p = data;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
-		error("cannot create '%s': %s", tmp, strerror(errno));
+		strbuf_addf(err, "cannot create '%s': %s", tmp, strerror(errno));
 		free(tmp);
 		return -1;
 	}
@@ -284,7 +284,8 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			error("cannot write '%s': %s", tmp, strerror(errno));
+			strbuf_addf(err, "cannot write '%s': %s", tmp,
+				    n < 0 ? strerror(errno) : "short write");
 			close(fd);
 			unlink(tmp);
 			free(tmp);
@@ -294,13 +295,24 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		len -= (size_t)n;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		error("cannot write '%s': %s", path, strerror(errno));
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
 		unlink(tmp);
 		free(tmp);
 		return -1;
 	}
 	free(tmp);
 	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = write_file_atomic_err(path, data, len, &err);
+
+	if (ret < 0)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
 }
 
 int mkdir_p(const char *path, unsigned mode)

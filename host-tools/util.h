@@ -69,6 +69,8 @@ void strvec_clear(struct strvec *sv);
 char *read_file(const char *path, size_t *len);
 /* Writes via a temporary file and rename(), so readers never see half a file. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* The same, with the one-line reason in err instead of on stderr. */
+int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err);
 int mkdir_p(const char *path, unsigned mode);
 
 /* Directory holding the lab's data (presets, guest init, scenarios):
