@@ -177,38 +177,50 @@ static int plan_has_core_sched(const struct plan *p)
  * while another patches.  So a plan with faults gets one thread, and so
  * does one that turns core scheduling on (each run enables and disables
  * it); everything else gets the speed of one thread per host core.
+ * Returns why the plan wants one thread, or NULL when it does not.
  */
+static const char *plan_wants_single_tcg(const struct plan *p)
+{
+	if (plan_has_faults(p))
+		return "the plan injects faults";
+	if (plan_has_profile(p))
+		return "the plan profiles kernel functions";
+	if (plan_has_core_sched(p))
+		return "the plan turns core scheduling on and off";
+	return NULL;
+}
+
 static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *want = r->tcg_threads && *r->tcg_threads ? r->tcg_threads : "auto";
+	/* libvirt 9.0's domain XML has no way to ask for thread=single */
+	int can_single = r->ops != &backend_libvirt;
+	const char *why;
 
-	if (!strcmp(want, "single")) {
-		r->tcg_single = 1;
+	r->tcg_single = 0;
+	if (!strcmp(want, "single") || !strcmp(want, "multi")) {
+		r->tcg_single = !strcmp(want, "single");
 		r->tcg_why = "asked for";
-	} else if (!strcmp(want, "multi")) {
-		r->tcg_single = 0;
-		r->tcg_why = "asked for";
-	} else if (!strcmp(want, "auto") && plan_removes_vcpus(r->plan)) {
-		r->tcg_single = 0;
-		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
-	} else if (!strcmp(want, "auto")) {
-		r->tcg_single = 1;
-		if (plan_has_faults(r->plan)) {
-			r->tcg_why = "the plan injects faults";
-		} else if (plan_has_profile(r->plan)) {
-			r->tcg_why = "the plan profiles kernel functions";
-		} else if (plan_has_core_sched(r->plan)) {
-			r->tcg_why = "the plan turns core scheduling on and off";
-		} else {
-			r->tcg_single = 0;
-			r->tcg_why = "default";
-		}
-	} else {
+	} else if (strcmp(want, "auto")) {
 		strbuf_addf(err, "unknown TCG threading '%s' (auto, single or multi)", want);
 		return -1;
+	} else if (plan_removes_vcpus(r->plan)) {
+		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
+	} else if (!(why = plan_wants_single_tcg(r->plan))) {
+		r->tcg_why = "default";
+	} else if (!can_single) {
+		r->tcg_why = "the plan wants one TCG thread, but libvirt cannot select it";
+	} else {
+		r->tcg_single = 1;
+		r->tcg_why = why;
 	}
 	if (r->accel_kind != ACCEL_TCG)
 		r->tcg_single = 0;
+	if (r->tcg_single && !can_single) {
+		strbuf_addstr(err, "single-threaded TCG is not possible with the libvirt backend "
+			      "(libvirt 9.0 cannot set it)");
+		return -1;
+	}
 	if (r->tcg_single && plan_removes_vcpus(r->plan)) {
 		strbuf_addstr(err, "vcpu_remove needs multi-threaded TCG: QEMU 7.2 aborts when it "
 			      "unplugs a vCPU with one TCG thread (use --tcg-threads multi or auto)");
@@ -219,20 +231,6 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 
 /* libvirt 9.0 has no setting for TCG's threads, and QEMU takes the first
  * -accel it is given, which is libvirt's: the guest gets one per vCPU. */
-static int libvirt_no_tcg_single(struct lab_run *r, struct strbuf *err)
-{
-	if (!r->tcg_single)
-		return 0;
-	if (!strcmp(r->tcg_why, "asked for")) {
-		strbuf_addstr(err, "single-threaded TCG is not possible with the libvirt backend "
-			      "(libvirt 9.0 cannot set it)");
-		return -1;
-	}
-	r->tcg_single = 0;
-	r->tcg_why = "the plan injects faults, but libvirt cannot select one thread";
-	return 0;
-}
-
 /* What a guest under TCG needs on its command line to boot like one on
  * real hardware, and not much slower than under KVM. */
 static void tcg_cmdline(struct lab_run *r)
@@ -343,8 +341,6 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
 		return -1;
 	if (tcg_threads_resolve(r, err) < 0)
-		return -1;
-	if (r->ops == &backend_libvirt && libvirt_no_tcg_single(r, err) < 0)
 		return -1;
 	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
 		return -1;
