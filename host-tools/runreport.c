@@ -122,6 +122,7 @@ struct case_data {
 	struct json_object *timeline;  /* fault actions, in stream order */
 	struct json_object *cpu_events; /* hot-added CPUs the runner onlined, and their view */
 	struct json_object *fault_summaries, *invariants;
+	struct json_object *host_actions; /* this case's lines of host-faults.jsonl */
 	unsigned timeline_dropped;
 	int driver_killed;
 	int started, ended;
@@ -136,6 +137,7 @@ struct collect {
 	struct case_data *cases;
 	FILE *jsonl;
 	unsigned bad_json;
+	unsigned bad_host_faults;      /* lines of host-faults.jsonl that are not actions */
 };
 
 static struct case_data *find_case(struct collect *c, const char *id, size_t len)
@@ -475,6 +477,94 @@ static int jint(struct json_object *o, const char *key, int dflt)
 	return json_object_get_int(v);
 }
 
+/* ---- host faults ---- */
+
+static int is_type(struct json_object *o, const char *key, json_type t)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, t);
+}
+
+struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad)
+{
+	struct json_object *out = json_object_new_array();
+
+	*bad = 0;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		struct json_tokener *tok;
+		struct json_object *o = NULL;
+
+		if (n && n <= 65536) {
+			tok = json_tokener_new();
+			o = json_tokener_parse_ex(tok, text + at, (int)n);
+			if (o && json_tokener_get_parse_end(tok) != n) {
+				json_object_put(o);
+				o = NULL;
+			}
+			json_tokener_free(tok);
+		}
+		if (o && json_object_is_type(o, json_type_object) &&
+		    is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
+		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
+		    is_type(o, "ok", json_type_boolean))
+			json_object_array_add(out, o);
+		else if (n) {
+			(*bad)++;
+			json_object_put(o);
+		}
+		at += n + 1;
+	}
+	return out;
+}
+
+/*
+ * The steps that put back what a host fault changed.  vcpu_remove's
+ * "removed" (the guest ejected the vCPU in time) is not one: the host
+ * asked, and a guest that is slow to eject under TCG is no failure of
+ * the case; host-faults.jsonl shows it.
+ */
+static int is_undo_step(const char *action)
+{
+	return !strcmp(action, "cont") || !strcmp(action, "unthrottle");
+}
+
+int host_faults_failure(struct json_object *actions, const char *case_id, char *reason,
+			size_t len)
+{
+	size_t n = json_object_array_length(actions);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(actions, i);
+		const char *fault = jstr(a, "fault", "?"), *action = jstr(a, "action", "?");
+		const char *why = jstr(a, "error", "no error given");
+		int run = jint(a, "run", -1), worked = 0;
+
+		if (strcmp(jstr(a, "case", ""), case_id) || jbool(a, "ok", 1))
+			continue;
+		if (is_undo_step(action)) {
+			snprintf(reason, len, "host fault '%.100s' failed to finish ('%.20s') in run "
+				 "%d: %.300s", fault, action, run, why);
+			return 1;
+		}
+		for (size_t k = 0; k < n && !worked; k++) {
+			struct json_object *b = json_object_array_get_idx(actions, k);
+
+			worked = jbool(b, "ok", 0) && jint(b, "run", -2) == run &&
+				 !strcmp(jstr(b, "case", ""), case_id) &&
+				 !strcmp(jstr(b, "fault", ""), fault);
+		}
+		if (!worked) {
+			snprintf(reason, len, "host fault '%.100s' never took effect in run %d: %.300s",
+				 fault, run, why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /*
  * Why the faults and invariants of a case make it FAIL, or 0: a broken
  * invariant (its evidence is in "invariants"), a fault that could not
@@ -519,6 +609,8 @@ static int faults_verdict(const struct case_data *cd, char *reason, size_t len)
 			return 1;
 		}
 	}
+	if (host_faults_failure(cd->host_actions, cd->pc->id, reason, len))
+		return 1;
 	if (cd->driver_killed) {
 		snprintf(reason, len, "the fault driver did not finish restoring in time");
 		return 1;
@@ -617,6 +709,8 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 		json_object_object_add(o, "invariants", json_object_get(cd->invariants));
 		json_object_object_add(o, "faults", json_object_get(cd->fault_summaries));
 		json_object_object_add(o, "timeline", json_object_get(cd->timeline));
+		if (json_object_array_length(cd->host_actions))
+			json_object_object_add(o, "host_faults", json_object_get(cd->host_actions));
 		if (json_object_array_length(cd->cpu_events))
 			json_object_object_add(o, "cpu_events", json_object_get(cd->cpu_events));
 		if (cd->timeline_dropped)
@@ -649,6 +743,24 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 	return o;
 }
 
+/* Hands each host fault action to its case. */
+static void sort_host_faults(struct collect *c, const char *text, size_t len)
+{
+	struct json_object *all = host_faults_parse(text, len, &c->bad_host_faults);
+
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *a = json_object_array_get_idx(all, i);
+		const char *id = jstr(a, "case", "");
+
+		for (unsigned k = 0; k < c->plan->nr_cases; k++)
+			if (!strcmp(c->plan->cases[k].id, id)) {
+				json_object_array_add(c->cases[k].host_actions, json_object_get(a));
+				break;
+			}
+	}
+	json_object_put(all);
+}
+
 int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
 {
 	struct wire_decoder d;
@@ -677,6 +789,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		c.cases[i].cpu_events = json_object_new_array();
 		c.cases[i].fault_summaries = json_object_new_array();
 		c.cases[i].invariants = json_object_new_array();
+		c.cases[i].host_actions = json_object_new_array();
 	}
 	path = xasprintf("%s/results.jsonl", dir);
 	c.jsonl = fopen(path, "w");
@@ -704,6 +817,13 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		console = console_by_case(text, len);
 	free(text);
 
+	path = xasprintf("%s/host-faults.jsonl", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (text)
+		sort_host_faults(&c, text, len);
+	free(text);
+
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
 		struct json_object *cs = case_summary(&c.cases[i], console), *v;
@@ -723,6 +843,9 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		json_object_object_add(doc, "cases", json_object_get(cases));
 		if (c.bad_json)
 			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
+		if (c.bad_host_faults)
+			json_object_object_add(doc, "unparsable_host_faults",
+					       json_object_new_int((int)c.bad_host_faults));
 		s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
 		write_file_atomic(p, s, strlen(s));
 		free(p);
@@ -736,6 +859,7 @@ out:
 		json_object_put(c.cases[i].cpu_events);
 		json_object_put(c.cases[i].fault_summaries);
 		json_object_put(c.cases[i].invariants);
+		json_object_put(c.cases[i].host_actions);
 		json_object_put(c.cases[i].fprof);
 		for (int a = 0; a < 2; a++)
 			for (int b = 0; b < 2; b++)

@@ -32,6 +32,23 @@ struct json_object *console_by_case(const char *text, size_t len);
  */
 int run_report_build(const char *dir, struct json_object **cases, struct strbuf *err);
 
+/*
+ * host-faults.jsonl (the host's fault actions, one JSON object a line)
+ * into an array of the well-formed actions (string case, fault and
+ * action, integer run, boolean ok); *bad counts the other non-empty
+ * lines.  Never NULL; the caller puts it.
+ */
+struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad);
+
+/*
+ * Why the host fault actions of case_id make the case FAIL, as a guest
+ * fault would: a step that puts things back failed ("cont" or
+ * "unthrottle"), or no step of a fault worked in a run.  1
+ * with the reason in reason, or 0.
+ */
+int host_faults_failure(struct json_object *actions, const char *case_id, char *reason,
+			size_t len);
+
 /* One line per case on stdout: verdict, case id, key metrics. */
 void run_report_print(struct json_object *cases);
 

@@ -7,6 +7,7 @@
 # action is in host-faults.jsonl with its time.  Then on two sockets
 # (node 1 has no CPU at boot): the hot-added CPUs must join socket 1's
 # node, LLC and scheduling domains exactly as if they had booted there.
+# Last, a vcpu_add on a machine without a free slot fails its case.
 . "$(dirname "$0")/lib.sh"
 rc=0
 "$LAB" run --topo 1s4c,hotplug=2 --scenario scenarios/fault-host-vcpu-hotplug.ini --accel tcg \
@@ -93,5 +94,25 @@ for cpu in (2, 3):
     # 2s2c at boot gives CPUs 2-3: package 1, node 1, LLC 2-3, domains MC NUMA
     assert (v["online"], v["package"], v["node"], v["llc"], v["domains"]) == \
         ("1", "1", 1, "2-3", ["MC", "NUMA"]), v
+PY
+
+# A host fault that cannot act fails its case, as a guest fault would: a
+# machine without a free slot cannot take a vCPU.
+printf '%s\n' "[scenario]" "name = no-slot" "workload = schbench" "runs = 1" "deadline = 60" \
+	"[params]" "message_threads = 1" "workers = 1" "runtime = 4" \
+	"[metric wakeup_p99]" "better = lower" \
+	"[fault grow]" "kind = vcpu_add" "start = 0.5" "count = 1" >"$TMP/no-slot.ini"
+rc=0
+"$LAB" run --topo 1s2c --scenario "$TMP/no-slot.ini" --accel tcg >"$TMP/out" 2>&1 || rc=$?
+cat "$TMP/out"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$rc" -eq 1 ] || fail "no free slot: lab run exited $rc, not 1 (FAIL)"
+python3 - "$run" <<'PY' || fail "a vcpu_add without a free slot did not fail its case"
+import json, sys
+c = json.load(open(sys.argv[1] + "/cases.json"))["cases"][0]
+print("no-slot:", c["verdict"], c["reason"])
+assert c["verdict"] == "FAIL", c["verdict"]
+assert c["reason"].startswith("host fault 'grow' never took effect in run 0: "), c["reason"]
+assert [a["ok"] for a in c["host_faults"]] == [False], c["host_faults"]
 PY
 echo "ok (hot-remove $removal)"

@@ -76,12 +76,59 @@ static void test_console_by_case(void **state)
 	json_object_put(o);
 }
 
+static const char host_log[] =
+	"{\"t_s\": 3.1, \"case\": \"a\", \"run\": 0, \"fault\": \"add\", \"kind\": \"vcpu_add\", "
+	"\"action\": \"device_add\", \"ok\": false, \"error\": \"no free vCPU slot\"}\n"
+	"{\"t_s\": 3.2, \"case\": \"a\", \"run\": 1, \"fault\": \"add\", \"kind\": \"vcpu_add\", "
+	"\"action\": \"device_add\", \"ok\": true}\n"
+	"\n"
+	"not json\n"
+	"{\"case\": \"a\", \"run\": \"1\", \"fault\": \"x\", \"action\": \"stop\", \"ok\": false}\n"
+	"[1, 2]\n"
+	"{\"case\": \"b\", \"run\": 0, \"fault\": \"p\", \"action\": \"stop\", \"ok\": true} x\n"
+	"{\"case\": \"b\", \"run\": 0, \"fault\": \"p\", \"action\": \"stop\", \"ok\": false}\n"
+	"{\"case\": \"b\", \"run\": 0, \"fault\": \"p\", \"action\": \"stop\", \"ok\": true}\n"
+	"{\"case\": \"c\", \"run\": 2, \"fault\": \"p\", \"action\": \"stop\", \"ok\": true}\n"
+	"{\"case\": \"c\", \"run\": 2, \"fault\": \"p\", \"action\": \"cont\", \"ok\": false, "
+	"\"error\": \"monitor gone\"}\n"
+	"{\"case\": \"d\", \"run\": 0, \"fault\": \"r\", \"action\": \"device_del\", \"ok\": true}\n"
+	"{\"case\": \"d\", \"run\": 0, \"fault\": \"r\", \"action\": \"removed\", \"ok\": false}";
+
+static void test_host_faults(void **state)
+{
+	unsigned bad;
+	struct json_object *a = host_faults_parse(host_log, sizeof(host_log) - 1, &bad);
+	char why[256] = "";
+
+	/* the empty line is no error; the four broken ones are counted */
+	assert_int_equal(json_object_array_length(a), 8);
+	assert_int_equal(bad, 4);
+	/* run 0 of case a: its only device_add failed; run 1 worked */
+	assert_int_equal(host_faults_failure(a, "a", why, sizeof(why)), 1);
+	assert_string_equal(why, "host fault 'add' never took effect in run 0: no free vCPU slot");
+	/* case b: one stop failed, another of the same fault and run worked */
+	assert_int_equal(host_faults_failure(a, "b", why, sizeof(why)), 0);
+	/* case c: stop worked, but the guest was never resumed */
+	assert_int_equal(host_faults_failure(a, "c", why, sizeof(why)), 1);
+	assert_string_equal(why, "host fault 'p' failed to finish ('cont') in run 2: monitor gone");
+	/* case d: the guest did not eject the vCPU in time: not the case's fault */
+	assert_int_equal(host_faults_failure(a, "d", why, sizeof(why)), 0);
+	assert_int_equal(host_faults_failure(a, "none", why, sizeof(why)), 0);
+	json_object_put(a);
+
+	a = host_faults_parse("", 0, &bad);
+	assert_int_equal(json_object_array_length(a), 0);
+	assert_int_equal(bad, 0);
+	json_object_put(a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_console_by_case),
+		cmocka_unit_test(test_host_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
