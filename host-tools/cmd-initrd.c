@@ -31,9 +31,10 @@ int cmd_initrd(int argc, const char **argv)
 			out = argv[++i];
 		} else if (!strncmp(argv[i], "--out=", 6)) {
 			out = argv[i] + 6;
+		} else if (!strcmp(argv[i], "--out")) {
+			out = "";
 		} else {
-			error("unknown argument '%s' to 'lab initrd'", argv[i]);
-			fputs(initrd_usage, stderr);
+			error("unknown argument '%s' to 'lab initrd' (see 'lab initrd --help')", argv[i]);
 			return LAB_EXIT_USAGE;
 		}
 	}

@@ -101,8 +101,7 @@ static int need_value(int argc, const char **argv, int i)
 {
 	if (i + 1 < argc)
 		return 0;
-	error("option '%s' needs a value", argv[i]);
-	fputs(kernel_usage, stderr);
+	error("option '%s' needs a value (see 'lab kernel --help')", argv[i]);
 	return -1;
 }
 
@@ -160,15 +159,13 @@ static int cmd_kernel_build(int argc, const char **argv)
 				goto out;
 			}
 		} else {
-			error("unknown argument '%s' for lab kernel build", a);
-			fputs(kernel_usage, stderr);
+			error("unknown argument '%s' for lab kernel build (see 'lab kernel --help')", a);
 			ret = LAB_EXIT_USAGE;
 			goto out;
 		}
 	}
 	if (!opts.ksrc) {
-		error("lab kernel build needs --ksrc DIR|TARBALL");
-		fputs(kernel_usage, stderr);
+		error("lab kernel build needs --ksrc DIR|TARBALL (see 'lab kernel --help')");
 		ret = LAB_EXIT_USAGE;
 		goto out;
 	}
@@ -227,8 +224,7 @@ int cmd_kernel(int argc, const char **argv)
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
 		} else if (argv[i][0] == '-' && argv[i][1]) {
-			error("unknown option '%s'", argv[i]);
-			fputs(kernel_usage, stderr);
+			error("unknown option '%s' (see 'lab kernel --help')", argv[i]);
 			return LAB_EXIT_USAGE;
 		} else if (spec) {
 			error("more than one kernel given ('%s' and '%s')", spec, argv[i]);

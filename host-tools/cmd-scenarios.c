@@ -162,6 +162,9 @@ int cmd_scenarios(int argc, const char **argv)
 		return print_plan(argv[2]);
 	if (argc == 2 && !strncmp(argv[1], "--plan=", 7))
 		return print_plan(argv[1] + 7);
-	fputs(usage_text, stderr);
+	if (argc == 2 && !strcmp(argv[1], "--plan"))
+		error("--plan needs a suite or a scenario file (see 'lab scenarios --help')");
+	else
+		error("unknown argument '%s' (see 'lab scenarios --help')", argv[1]);
 	return LAB_EXIT_USAGE;
 }

@@ -23,4 +23,17 @@ check_bad boot 1s4c --kernel /etc/passwd
 check_bad boot 1s4c --accel warp
 check_bad boot 1s4c --no-such-option
 check_bad boot
+# the other commands' option errors: one line too, never the whole usage
+check_bad kernel --no-such-option
+check_bad kernel build --ksrc
+check_bad kernel build --no-such-option
+check_bad scenarios --no-such-option
+check_bad scenarios --plan
+check_bad initrd --no-such-option
+check_bad initrd --out
+check_bad report --no-such-option
+check_bad compare --no-such-option
+check_bad ab --no-such-option
+check_bad matrix --no-such-option
+check_bad bare --no-such-option
 echo ok
