@@ -25,7 +25,7 @@ int cmd_boot(int argc, const char **argv)
 	r.backend = getenv("BACKEND");
 	{
 		const struct lab_option opts[] = {
-			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
+			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),

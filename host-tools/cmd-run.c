@@ -104,7 +104,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("topo", &r.spec, "topology spec or preset (required)"),
 			OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
 			OPT_STRING("scenario", &scenario, "one scenario file"),
-			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default) or a bzImage/vmlinux path"),
+			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
@@ -158,8 +158,13 @@ int cmd_run(int argc, const char **argv)
 		if (topo_parse(r.spec, &t, &e2) == 0)
 			boot = 60 + topo_nr_cpus(&t) / 2;
 		strbuf_release(&e2);
-		/* an image also loads modules and mounts its root */
-		r.timeout_s = boot + (r.image_path ? 30 : 0) + plan_deadline_s(plan.buf, plan.len);
+		/* an image also loads modules and mounts its root; its own
+		 * initramfs takes longer still */
+		if (r.image_path)
+			boot += 30;
+		if (r.kernel_spec && !strcmp(r.kernel_spec, "image"))
+			boot += LAB_IMAGE_KERNEL_EXTRA_S;
+		r.timeout_s = boot + plan_deadline_s(plan.buf, plan.len);
 	}
 	r.plan_text = plan.buf;
 	r.plan_len = plan.len;

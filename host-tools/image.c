@@ -24,9 +24,23 @@ void image_init(struct image *im)
 
 void image_drop_overlay(struct image *im)
 {
-	if (im->overlay_is_temp && im->overlay)
-		unlink(im->overlay);
+	if (im->overlay_is_temp) {
+		char *files[] = { im->overlay, im->kernel_file, im->initrd_file, im->config_file };
+
+		for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+			if (files[i])
+				unlink(files[i]);
+	}
 	im->overlay_is_temp = 0;
+}
+
+void image_boot_release(struct image_boot *b)
+{
+	free(b->kernel);
+	free(b->initrd);
+	free(b->config);
+	free(b->how);
+	memset(b, 0, sizeof(*b));
 }
 
 void image_release(struct image *im)
@@ -38,6 +52,11 @@ void image_release(struct image *im)
 	free(im->fstype);
 	free(im->os);
 	free(im->overlay);
+	free(im->uuid);
+	free(im->kernel_file);
+	free(im->initrd_file);
+	free(im->config_file);
+	image_boot_release(&im->boot);
 	memset(im, 0, sizeof(*im));
 }
 
@@ -207,14 +226,15 @@ static int put_payload(guestfs_h *g, const struct image_payload *pl, struct strb
 	return 0;
 }
 
-static char *temp_overlay(struct strbuf *err)
+static char *temp_file(const char *what, const char *suffix, struct strbuf *err)
 {
 	char *dir = xasprintf("%s/tmp", lab_cache_dir());
-	char *path = xasprintf("%s/overlay-XXXXXX.qcow2", dir);
+	char *path = xasprintf("%s/%s-XXXXXX%s", dir, what, suffix);
 	int fd;
 
-	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemps(path, 6)) < 0) {
-		strbuf_addf(err, "cannot create an overlay in '%s': %s", dir, strerror(errno));
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemps(path, (int)strlen(suffix))) < 0) {
+		strbuf_addf(err, "cannot create a temporary %s in '%s': %s", what, dir,
+			    strerror(errno));
 		free(dir);
 		free(path);
 		return NULL;
@@ -224,13 +244,112 @@ static char *temp_overlay(struct strbuf *err)
 	return path;
 }
 
+/* A separate /boot (from inspection) is mounted too, read-only. */
+static int mount_boot(guestfs_h *g, struct image *im, struct strbuf *err)
+{
+	char **mp = guestfs_inspect_get_mountpoints(g, im->root);
+	int ret = 0;
+
+	for (size_t i = 0; mp && mp[i] && mp[i + 1]; i += 2) {
+		if (strcmp(mp[i], "/boot"))
+			continue;
+		if (guestfs_mount_ro(g, mp[i + 1], "/boot") < 0) {
+			gerr(g, err, "cannot mount /boot of", im->path);
+			ret = -1;
+		}
+		break;
+	}
+	free_strings(mp);
+	return ret;
+}
+
+/* Where the link at path leads inside the image, when that is a file. */
+static char *link_target(guestfs_h *g, const char *path)
+{
+	char *real;
+
+	if (guestfs_is_symlink(g, path) <= 0)
+		return NULL;
+	real = guestfs_realpath(g, path);
+	if (real && guestfs_is_file(g, real) > 0)
+		return real;
+	free(real);
+	return NULL;
+}
+
+static char **boot_files(guestfs_h *g)
+{
+	char **names = guestfs_is_dir(g, "/boot") > 0 ? guestfs_ls(g, "/boot") : NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		char *path = xasprintf("/boot/%s", names[i]);
+
+		if (guestfs_is_file(g, path) > 0)
+			names[n++] = names[i];
+		else
+			free(names[i]);
+		free(path);
+	}
+	if (names)
+		names[n] = NULL;
+	return names;
+}
+
+static int fetch_file(guestfs_h *g, const char *remote, const char *what, char **local,
+		      struct strbuf *err)
+{
+	*local = temp_file(what, "", err);
+	if (!*local)
+		return -1;
+	if (guestfs_download(g, remote, *local) < 0) {
+		gerr(g, err, "cannot copy out of the image", remote);
+		return -1;
+	}
+	return 0;
+}
+
+/* The image's default kernel and initramfs, copied out of the overlay. */
+static int fetch_boot(guestfs_h *g, struct image *im, struct strbuf *err)
+{
+	char *kernel = NULL, *initrd = NULL, **names;
+	struct strbuf why = STRBUF_INIT;
+	int ret = -1;
+
+	if (mount_boot(g, im, err) < 0)
+		return -1;
+	kernel = link_target(g, "/vmlinuz");
+	if (!kernel)
+		kernel = link_target(g, "/boot/vmlinuz");
+	initrd = link_target(g, "/initrd.img");
+	if (!initrd)
+		initrd = link_target(g, "/boot/initrd.img");
+	names = boot_files(g);
+	if (image_boot_choose(kernel, initrd, (const char *const *)names, &im->boot, &why) < 0) {
+		strbuf_addf(err, "image '%s' cannot boot its own kernel: %s", im->path, why.buf);
+		goto out;
+	}
+	if (fetch_file(g, im->boot.kernel, "image-kernel", &im->kernel_file, err) < 0 ||
+	    fetch_file(g, im->boot.initrd, "image-initrd", &im->initrd_file, err) < 0 ||
+	    (im->boot.config &&
+	     fetch_file(g, im->boot.config, "image-config", &im->config_file, err) < 0))
+		goto out;
+	ret = 0;
+out:
+	free(kernel);
+	free(initrd);
+	free_strings(names);
+	strbuf_release(&why);
+	return ret;
+}
+
 int image_prepare(struct image *im, const struct image_payload *pl, struct strbuf *err)
 {
 	uint64_t t0 = now_ns();
 	guestfs_h *g;
 	int ret = -1;
 
-	im->overlay = temp_overlay(err);
+	im->overlay = temp_file("overlay", ".qcow2", err);
 	if (!im->overlay)
 		return -1;
 	im->overlay_is_temp = 1;
@@ -255,6 +374,11 @@ int image_prepare(struct image *im, const struct image_payload *pl, struct strbu
 		gerr(g, err, "root filesystem cannot be written (read-only?) in", im->path);
 		goto out;
 	}
+	im->uuid = guestfs_vfs_uuid(g, im->root);
+	if (!im->uuid)
+		im->uuid = xstrdup("");
+	if (im->own_kernel && fetch_boot(g, im, err) < 0)
+		goto out;
 	if (put_payload(g, pl, err) < 0)
 		goto out;
 	if (guestfs_shutdown(g) < 0) {
@@ -270,17 +394,30 @@ out:
 	return ret;
 }
 
-int image_adopt_overlay(struct image *im, const char *dir, struct strbuf *err)
+static int adopt(char **file, const char *dir, const char *name, struct strbuf *err)
 {
-	char *to = xasprintf("%s/image.qcow2", dir);
+	char *to;
 
-	if (rename(im->overlay, to) < 0) {
-		strbuf_addf(err, "cannot move '%s' to '%s': %s", im->overlay, to, strerror(errno));
+	if (!*file)
+		return 0;
+	to = xasprintf("%s/%s", dir, name);
+	if (rename(*file, to) < 0) {
+		strbuf_addf(err, "cannot move '%s' to '%s': %s", *file, to, strerror(errno));
 		free(to);
 		return -1;
 	}
-	free(im->overlay);
-	im->overlay = to;
+	free(*file);
+	*file = to;
+	return 0;
+}
+
+int image_adopt_overlay(struct image *im, const char *dir, struct strbuf *err)
+{
+	if (adopt(&im->kernel_file, dir, "kernel-image", err) < 0 ||
+	    adopt(&im->initrd_file, dir, "initrd-image", err) < 0 ||
+	    adopt(&im->config_file, dir, "config-image", err) < 0 ||
+	    adopt(&im->overlay, dir, "image.qcow2", err) < 0)
+		return -1;
 	im->overlay_is_temp = 0;
 	return 0;
 }
@@ -635,6 +772,27 @@ out:
 	return ret;
 }
 
+/* What the kernel needs (y or m) to mount an ext root from a virtio disk;
+ * rootfs_modules[] names the modules of the first three. */
+static const char *const rootfs_opts[] = {
+	"VIRTIO_PCI", "VIRTIO_BLK", "EXT4_FS", "BLOCK", "MSDOS_PARTITION",
+};
+
+int image_config_missing(const char *config, struct strbuf *missing)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(rootfs_opts); i++) {
+		if (config_value(config, rootfs_opts[i]))
+			continue;
+		strbuf_addf(missing, "%sCONFIG_%s", n ? ", " : "", rootfs_opts[i]);
+		n++;
+	}
+	if (n)
+		strbuf_addstr(missing, n == 1 ? " is" : " are");
+	return n;
+}
+
 int image_initrd_add(const char *release, const char *config, struct cpio *c,
 		     struct strbuf *err)
 {
@@ -645,6 +803,7 @@ int image_initrd_add(const char *release, const char *config, struct cpio *c,
 	char *stage1_path = xasprintf("%s/guest/image/stage1", lab_root());
 	size_t stage1_len;
 	char *stage1 = read_file(stage1_path, &stage1_len);
+	struct strbuf missing = STRBUF_INIT;
 	int ret = -1;
 
 	if (!stage1) {
@@ -653,17 +812,15 @@ int image_initrd_add(const char *release, const char *config, struct cpio *c,
 	}
 	/* Without a config, assume the drivers are built in: a kernel that
 	 * lacks them fails in stage1, which is a verdict, not a lab error. */
-	for (size_t i = 0; text && i < ARRAY_SIZE(opts); i++) {
-		int v = config_value(text, opts[i]);
-
-		if (!v) {
-			strbuf_addf(err, "kernel %s cannot boot a disk image: CONFIG_%s is not set "
-				    "(VIRTIO_PCI, VIRTIO_BLK and EXT4_FS are needed)", release, opts[i]);
-			goto out;
-		}
-		if (v == 'm')
-			want[nr_want++] = rootfs_modules[i];
+	if (text && image_config_missing(text, &missing) > 0) {
+		strbuf_addf(err, "kernel %s cannot boot a disk image: %s not set (build it with "
+			    "the 'image' config fragment: lab kernel build --config image)",
+			    release, missing.buf);
+		goto out;
 	}
+	for (size_t i = 0; text && i < ARRAY_SIZE(opts); i++)
+		if (config_value(text, opts[i]) == 'm')
+			want[nr_want++] = rootfs_modules[i];
 	if (nr_want && config_value(text, "EXT4_FS") == 'm' &&
 	    config_value(text, "CRYPTO_CRC32C") == 'm')
 		want[nr_want++] = rootfs_modules[3];
@@ -679,5 +836,88 @@ out:
 	free(text);
 	free(stage1);
 	free(stage1_path);
+	strbuf_release(&missing);
 	return ret;
+}
+
+static int has_name(const char *const *names, const char *name)
+{
+	for (size_t i = 0; names && names[i]; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+/* "6.1.0-57-amd64" from "/boot/vmlinuz-6.1.0-57-amd64", NULL otherwise. */
+static const char *kernel_version_of(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (strncmp(base, "vmlinuz-", 8) || !base[8])
+		return NULL;
+	return base + 8;
+}
+
+/* The newest vmlinuz-<v> in /boot, by version (strverscmp: 6.1.0-10 > 6.1.0-9). */
+static const char *newest_kernel(const char *const *names)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; names && names[i]; i++) {
+		const char *v = kernel_version_of(names[i]);
+
+		if (v && !strchr(names[i], '/') && (!best || strverscmp(v, best) > 0))
+			best = v;
+	}
+	return best;
+}
+
+int image_boot_choose(const char *vmlinuz_link, const char *initrd_link,
+		      const char *const *boot_names, struct image_boot *out,
+		      struct strbuf *err)
+{
+	const char *v;
+	char *name;
+
+	memset(out, 0, sizeof(*out));
+	if (vmlinuz_link) {
+		out->kernel = xstrdup(vmlinuz_link);
+		out->how = xstrdup("/vmlinuz");
+		v = kernel_version_of(vmlinuz_link);
+	} else {
+		v = newest_kernel(boot_names);
+		if (!v) {
+			strbuf_addstr(err, "no kernel found (looked for /vmlinuz, /boot/vmlinuz and "
+				      "/boot/vmlinuz-*)");
+			return -1;
+		}
+		out->kernel = xasprintf("/boot/vmlinuz-%s", v);
+		out->how = xstrdup("newest /boot/vmlinuz-*");
+	}
+	if (initrd_link) {
+		out->initrd = xstrdup(initrd_link);
+	} else if (v) {
+		name = xasprintf("initrd.img-%s", v);
+		if (has_name(boot_names, name))
+			out->initrd = xasprintf("/boot/%s", name);
+		free(name);
+	}
+	if (!out->initrd) {
+		if (v)
+			strbuf_addf(err, "no initramfs found for kernel %s (looked for /initrd.img, "
+				    "/boot/initrd.img and /boot/initrd.img-%s)", out->kernel, v);
+		else
+			strbuf_addf(err, "no initramfs found for kernel %s (looked for /initrd.img "
+				    "and /boot/initrd.img)", out->kernel);
+		image_boot_release(out);
+		return -1;
+	}
+	if (v) {
+		name = xasprintf("config-%s", v);
+		if (has_name(boot_names, name))
+			out->config = xasprintf("/boot/%s", name);
+		free(name);
+	}
+	return 0;
 }

@@ -10,6 +10,14 @@
 
 struct cpio;
 
+/* The image's own kernel (--kernel image): paths inside the image. */
+struct image_boot {
+	char *kernel;             /* "/boot/vmlinuz-6.1.0-57-amd64" */
+	char *initrd;             /* "/boot/initrd.img-6.1.0-57-amd64" */
+	char *config;             /* "/boot/config-6.1.0-57-amd64", NULL when absent */
+	char *how;                /* "/vmlinuz" (the link) or "newest /boot/vmlinuz-*" */
+};
+
 /*
  * One image run.  image_init() then set path (and the inputs); everything
  * else is filled by the calls below; image_release() frees it all and
@@ -19,6 +27,7 @@ struct image {
 	/* in */
 	const char *path;         /* the user's image: never opened for writing */
 	int force_tcg;            /* libguestfs appliance without KVM */
+	int own_kernel;           /* --kernel image: copy the image's kernel out too */
 
 	/* resolved */
 	char *abspath;            /* realpath of path: the overlay's backing file */
@@ -29,14 +38,21 @@ struct image {
 	char *os;                 /* "debian 12" or "unknown linux" */
 	char *overlay;            /* qcow2 backed by abspath; moves into the run dir */
 	int overlay_is_temp;
+	char *uuid;               /* the root filesystem's UUID, "" when it has none */
+	struct image_boot boot;   /* with own_kernel */
+	/* with own_kernel: copies of the image's kernel, initramfs and config
+	 * (NULL when it has none); temporary files until the run dir adopts
+	 * them as kernel-image, initrd-image and config-image */
+	char *kernel_file, *initrd_file, *config_file;
 	double prepare_s, collect_s; /* wall time of the two appliance sessions */
 	uint64_t guest_records;   /* records in the image's results file */
 };
 
 void image_init(struct image *im);
 void image_release(struct image *im);
-/* Deletes the overlay while it is still a temporary file (not yet adopted
- * by a run directory): callers that die() on an error call it first. */
+/* Deletes the overlay (and the copies of the image's kernel) while they
+ * are still temporary files (not yet adopted by a run directory): callers
+ * that die() on an error call it first. */
 void image_drop_overlay(struct image *im);
 
 /*
@@ -63,13 +79,32 @@ struct image_payload {
 /*
  * Inspects the image with libguestfs (read-only), finds its root
  * filesystem, creates a qcow2 overlay in <cache>/tmp backed by it and
- * copies the payload into /schedlab of the overlay.  -1 with one line in
- * err when there is no usable root filesystem or the overlay cannot be
- * written; the user's image is only ever read.
+ * copies the payload into /schedlab of the overlay.  With own_kernel, also
+ * finds the image's default kernel and initramfs (image_boot_choose()) and
+ * copies them out into <cache>/tmp.  -1 with one line in err when there is
+ * no usable root filesystem, no kernel or initramfs (with own_kernel), or
+ * the overlay cannot be written; the user's image is only ever read.
  */
 int image_prepare(struct image *im, const struct image_payload *pl, struct strbuf *err);
 
-/* Moves the overlay into dir (image.qcow2): the run keeps its disk. */
+/*
+ * The default boot entry of a Debian-like image, from what its links
+ * resolve to and what /boot holds:
+ *   vmlinuz_link  where /vmlinuz (or /boot/vmlinuz) leads in the image,
+ *                 an absolute path to a regular file; NULL when absent
+ *   initrd_link   the same for /initrd.img (or /boot/initrd.img)
+ *   boot_names    the names of the regular files in /boot, NULL-terminated
+ * The link wins; without it, the newest /boot/vmlinuz-<v> (version order)
+ * with /boot/initrd.img-<v>.  Fills out (free with image_boot_release()),
+ * or returns -1 with one line in err saying what was looked for.
+ */
+int image_boot_choose(const char *vmlinuz_link, const char *initrd_link,
+		      const char *const *boot_names, struct image_boot *out,
+		      struct strbuf *err);
+void image_boot_release(struct image_boot *b);
+
+/* Moves the overlay into dir (image.qcow2), and the copies of the image's
+ * kernel as kernel-image, initrd-image, config-image: the run keeps them. */
 int image_adopt_overlay(struct image *im, const char *dir, struct strbuf *err);
 
 /*
@@ -98,6 +133,14 @@ int image_records_compare(const void *a, size_t alen, const void *b, size_t blen
  */
 int image_modules_order(const char *dep, size_t len, const char *const *want,
 			struct strvec *out, struct strbuf *err);
+
+/*
+ * The options (CONFIG_VIRTIO_PCI, CONFIG_VIRTIO_BLK, CONFIG_EXT4_FS,
+ * CONFIG_BLOCK, CONFIG_MSDOS_PARTITION) a .config text lacks: appends
+ * "CONFIG_A, CONFIG_B are" (or "CONFIG_A is") to missing and returns how
+ * many; 0 when the kernel can mount an image's root.
+ */
+int image_config_missing(const char *config, struct strbuf *missing);
 
 /*
  * Adds to c what turns the lab's initrd into one that boots the image:

@@ -262,14 +262,32 @@ static void tcg_cmdline(struct lab_run *r)
 	strbuf_release(&hz);
 }
 
+/* --kernel image: the image's own kernel and initramfs (labrun.h). */
+static int kernel_is_image(const char *spec)
+{
+	return spec && !strcmp(spec, "image");
+}
+
+static void image_payload_fill(struct image_payload *pl, char *runner, char **hook,
+			       const struct lab_run *r)
+{
+	const char *bb = getenv("LAB_BUSYBOX");
+
+	pl->plan = r->plan_text;
+	pl->plan_len = r->plan_len;
+	*hook = xasprintf("%s/guest/image/init", lab_root());
+	pl->runner = runner;
+	pl->busybox = bb && *bb ? bb : "/bin/busybox";
+	pl->hook = *hook;
+}
+
 /* The initrd for an image: the base one plus stage1 (and the disk and
  * filesystem modules); the image gets the runner, the plan and our hook. */
 static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
 {
-	struct image_payload pl = { .plan = r->plan_text, .plan_len = r->plan_len };
+	struct image_payload pl;
 	struct cpio cpio = CPIO_INIT;
 	char runner[PATH_MAX], *hook, *stage1;
-	const char *bb = getenv("LAB_BUSYBOX");
 	int ret = -1;
 
 	if (image_initrd_add(r->kp.release, r->kp.config, &cpio, err) < 0) {
@@ -283,10 +301,7 @@ static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
 		return -1;
 	if (initrd_find_runner(runner, err) < 0)
 		goto out;
-	hook = xasprintf("%s/guest/image/init", lab_root());
-	pl.runner = runner;
-	pl.busybox = bb && *bb ? bb : "/bin/busybox";
-	pl.hook = hook;
+	image_payload_fill(&pl, runner, &hook, r);
 	r->image.force_tcg = r->accel_kind == ACCEL_TCG;
 	if (isatty(STDERR_FILENO))
 		fprintf(stderr, "lab: preparing an overlay of '%s' (libguestfs)\n", r->image.path);
@@ -306,9 +321,76 @@ out:
 	return ret;
 }
 
+static int set_field(char *dst, size_t size, const char *src, struct strbuf *err)
+{
+	if (strlen(src) >= size) {
+		strbuf_addf(err, "path too long: '%s'", src);
+		return -1;
+	}
+	strcpy(dst, src);
+	return 0;
+}
+
+/* After the image's kernel and initramfs moved (temporary file, run dir). */
+static int image_kernel_paths(struct lab_run *r, struct strbuf *err)
+{
+	const struct image *im = &r->image;
+
+	free(r->initrd);
+	r->initrd = xstrdup(im->initrd_file);
+	r->initrd_is_temp = 0;
+	return set_field(r->kp.bzimage, sizeof(r->kp.bzimage), im->kernel_file, err) |
+	       set_field(r->kp.config, sizeof(r->kp.config),
+			 im->config_file ? im->config_file : "", err);
+}
+
+/*
+ * The image boots itself: its kernel and initramfs, copied out of the
+ * overlay, mount its root and run our hook as init.  No lab initrd; the
+ * plan travels in the image, as with the lab's kernel.
+ */
+static int image_setup_own(struct lab_run *r, struct strbuf *err)
+{
+	struct image_payload pl;
+	struct kernel_info ki;
+	char runner[PATH_MAX], *hook = NULL;
+	int ret = -1;
+
+	if (initrd_find_runner(runner, err) < 0)
+		return -1;
+	image_payload_fill(&pl, runner, &hook, r);
+	r->image.force_tcg = r->accel_kind == ACCEL_TCG;
+	r->image.own_kernel = 1;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "lab: preparing an overlay of '%s' and copying its kernel out "
+			"(libguestfs)\n", r->image.path);
+	if (image_prepare(&r->image, &pl, err) < 0)
+		goto out;
+	if (kernel_check_bzimage(r->image.kernel_file, &ki, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "the image's kernel %s: %s", r->image.boot.kernel, why);
+		free(why);
+		goto drop;
+	}
+	memset(&r->kp, 0, sizeof(r->kp));
+	snprintf(r->kp.release, sizeof(r->kp.release), "%s", ki.release[0] ? ki.release : "unknown");
+	snprintf(r->kp.source, sizeof(r->kp.source), "image");
+	snprintf(r->image_kernel_version, sizeof(r->image_kernel_version), "%s", ki.version);
+	if (image_kernel_paths(r, err) < 0)
+		goto drop;
+	ret = 0;
+	goto out;
+drop:
+	image_drop_overlay(&r->image);
+out:
+	free(hook);
+	return ret;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
-	const char *base;
+	const char *base = NULL;
 
 	if (topo_parse(r->spec, &r->topo, err) < 0) {
 		char *why = strbuf_detach(err);
@@ -331,6 +413,11 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	if (r->image_path && r->ops != &backend_qemu) {
 		strbuf_addstr(err, "--image needs the qemu backend (the libvirt one has no disk yet)");
+		return -1;
+	}
+	if (kernel_is_image(r->kernel_spec) && !r->image_path) {
+		strbuf_addstr(err, "--kernel image boots a disk image's own kernel: give the "
+			      "image with --image FILE");
 		return -1;
 	}
 	if (r->image_path) {
@@ -359,13 +446,16 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addstr(err, "--append must be one line");
 		return -1;
 	}
-	if (kernel_resolve(r->kernel_spec, &r->kp, err) < 0)
+	if (kernel_is_image(r->kernel_spec)) {
+		if (image_setup_own(r, err) < 0)
+			return -1;
+	} else if (kernel_resolve(r->kernel_spec, &r->kp, err) < 0) {
 		return -1;
-	base = initrd_cached(err);
-	if (!base)
+	} else if (!(base = initrd_cached(err))) {
 		return -1;
-	if (r->image_path && image_setup(r, base, err) < 0)
+	} else if (r->image_path && image_setup(r, base, err) < 0) {
 		return -1;
+	}
 	if (r->image_path) {
 		/* r->initrd is set: the plan travels in the image */
 	} else if (r->initrd_extra) {
@@ -387,7 +477,12 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (r->smt_off)
 		strbuf_addstr(&r->cmdline, " nosmt");
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
-	if (r->image_path)
+	if (kernel_is_image(r->kernel_spec) && *r->image.uuid)
+		/* the image's initramfs finds its root as the distro's boot would */
+		strbuf_addf(&r->cmdline, " root=UUID=%s rw init=/schedlab/init", r->image.uuid);
+	else if (kernel_is_image(r->kernel_spec))
+		strbuf_addf(&r->cmdline, " root=%s rw init=/schedlab/init", r->image.root_guest);
+	else if (r->image_path)
 		strbuf_addf(&r->cmdline, " lab.root=%s lab.rootfstype=%s",
 			    r->image.root_guest, r->image.fstype);
 	if (r->append)
@@ -415,11 +510,14 @@ static char *qemu_version_string(void)
 	return strbuf_detach(&out);
 }
 
-static unsigned default_timeout_s(const struct topo *t, enum lab_accel accel)
+static unsigned default_timeout_s(const struct lab_run *r)
 {
 	/* TCG brings vCPUs up one by one on 2 host cores: ~0.2 s each, with
-	 * a wide margin; a timeout is a HANG verdict, so be generous. */
-	return accel == ACCEL_KVM ? 60 : 60 + topo_nr_cpus(t) / 2;
+	 * a wide margin; a timeout is a HANG verdict, so be generous.  An
+	 * image's own initramfs (udev, module loading, fsck) takes longer. */
+	unsigned own = kernel_is_image(r->kernel_spec) ? LAB_IMAGE_KERNEL_EXTRA_S : 0;
+
+	return own + (r->accel_kind == ACCEL_KVM ? 60 : 60 + topo_nr_cpus(&r->topo) / 2);
 }
 
 /* A HANG before the guest's /init ran, under TCG: see lab_run_start(). */
@@ -477,6 +575,22 @@ static void image_check_results(struct lab_run *r)
 	strbuf_release(&why);
 }
 
+/* Where the image's kernel came from, for run.json. */
+static struct json_object *image_kernel_json(const struct lab_run *r)
+{
+	const struct image_boot *b = &r->image.boot;
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "source", "image");
+	add_str(o, "path", b->kernel);
+	add_str(o, "initrd", b->initrd);
+	json_object_object_add(o, "config", b->config ? json_object_new_string(b->config) : NULL);
+	add_str(o, "found_by", b->how);
+	add_str(o, "version", r->image_kernel_version);
+	add_str(o, "release", r->kp.release);
+	return o;
+}
+
 int lab_run_start(struct lab_run *r, struct json_object *extra)
 {
 	struct backend_conf conf = { 0 };
@@ -486,6 +600,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
+	if (kernel_is_image(r->kernel_spec))
+		printf("image kernel: %s, initramfs %s (found by %s)\n", r->image.boot.kernel,
+		       r->image.boot.initrd, r->image.boot.how);
 	if (r->accel_kind == ACCEL_KVM)
 		printf("accel: kvm\n");
 	else
@@ -498,6 +615,15 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 
 	if (results_create_run(r->results_root ? r->results_root : results_root(),
 			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+		if (extra)
+			json_object_put(extra);
+		return -1;
+	}
+	/* the run keeps its disk (and the image's kernel): run.json names them */
+	if (r->image_path && (image_adopt_overlay(&r->image, r->dir.buf, &err) < 0 ||
+			      (kernel_is_image(r->kernel_spec) && image_kernel_paths(r, &err) < 0))) {
+		error("%s", err.buf);
+		strbuf_release(&err);
 		if (extra)
 			json_object_put(extra);
 		return -1;
@@ -521,7 +647,11 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "kernel", r->kp.release);
 	add_str(run, "kernel_source", r->kp.source);
 	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
+	if (kernel_is_image(r->kernel_spec))
+		json_object_object_add(run, "image_kernel", image_kernel_json(r));
 	add_str(run, "cmdline", r->cmdline.buf);
+	if (kernel_is_image(r->kernel_spec))
+		add_str(run, "initrd_image", r->initrd);
 	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
 	if (r->label)
 		add_str(run, "label", r->label);
@@ -540,11 +670,6 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_write_json(r->dir.buf, "run.json", run);
 	json_object_put(run);
 	free(qver);
-	if (r->image_path && image_adopt_overlay(&r->image, r->dir.buf, &err) < 0) {
-		error("%s", err.buf);
-		strbuf_release(&err);
-		return -1;
-	}
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
 	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
@@ -569,7 +694,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
-					: default_timeout_s(&r->topo, r->accel_kind)) * 1000;
+					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
 		r->s.end_grace_ms = r->image_path ? 60000 : 0;
 		if (session_run(&r->s, &err) < 0) {

@@ -11,11 +11,14 @@
 
 struct json_object;
 
+/* Seconds more a boot may take with the image's own initramfs. */
+#define LAB_IMAGE_KERNEL_EXTRA_S 60
+
 struct lab_run {
 	/* options, set by the command before lab_run_resolve() */
 	const char *command;      /* "boot", "run": recorded in run.json */
 	const char *spec;
-	const char *kernel_spec;
+	const char *kernel_spec;  /* kernel_resolve()'s spec, or "image": the image's own */
 	const char *accel;
 	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */
 	const char *backend;      /* "qemu" (default) or "libvirt" */
@@ -51,6 +54,7 @@ struct lab_run {
 	char reason[512];
 	int attempts;             /* boots it took (a stuck TCG boot is retried once) */
 	struct image image;       /* with image_path */
+	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
 };
 

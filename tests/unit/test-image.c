@@ -173,6 +173,109 @@ static void test_modules_missing(void **state)
 	strbuf_release(&err);
 }
 
+/* The links win, with their own initramfs link. */
+static void test_boot_links(void **state)
+{
+	static const char *const names[] = { "vmlinuz-6.1.0-57-amd64", "initrd.img-6.1.0-57-amd64",
+					     "config-6.1.0-57-amd64", "System.map-6.1.0-57-amd64",
+					     "vmlinuz-6.1.0-9-amd64", "initrd.img-6.1.0-9-amd64", NULL };
+	struct strbuf err = STRBUF_INIT;
+	struct image_boot b;
+
+	(void)state;
+	/* a link to the older kernel is the default entry, not the newest file */
+	assert_int_equal(image_boot_choose("/boot/vmlinuz-6.1.0-9-amd64",
+					   "/boot/initrd.img-6.1.0-9-amd64", names, &b, &err), 0);
+	assert_string_equal(b.kernel, "/boot/vmlinuz-6.1.0-9-amd64");
+	assert_string_equal(b.initrd, "/boot/initrd.img-6.1.0-9-amd64");
+	assert_null(b.config);
+	assert_string_equal(b.how, "/vmlinuz");
+	image_boot_release(&b);
+
+	/* a kernel link without an initramfs link: the initramfs of its version */
+	assert_int_equal(image_boot_choose("/boot/vmlinuz-6.1.0-57-amd64", NULL, names, &b, &err), 0);
+	assert_string_equal(b.initrd, "/boot/initrd.img-6.1.0-57-amd64");
+	assert_string_equal(b.config, "/boot/config-6.1.0-57-amd64");
+	image_boot_release(&b);
+
+	/* a link to a file that is not named vmlinuz-<v> needs an initrd link */
+	assert_int_equal(image_boot_choose("/opt/kernel", "/opt/initrd", names, &b, &err), 0);
+	assert_string_equal(b.kernel, "/opt/kernel");
+	assert_null(b.config);
+	image_boot_release(&b);
+	assert_int_equal(image_boot_choose("/opt/kernel", NULL, names, &b, &err), -1);
+	assert_non_null(strstr(err.buf, "no initramfs found for kernel /opt/kernel"));
+	assert_null(b.kernel);
+	strbuf_release(&err);
+}
+
+/* Without links: the newest kernel by version order, not by name. */
+static void test_boot_newest(void **state)
+{
+	static const char *const names[] = { "vmlinuz-6.1.0-9-amd64", "initrd.img-6.1.0-9-amd64",
+					     "vmlinuz-6.1.0-10-amd64", "initrd.img-6.1.0-10-amd64",
+					     "vmlinuz-", "initrd.img-6.1.0-11-amd64", NULL };
+	struct strbuf err = STRBUF_INIT;
+	struct image_boot b;
+
+	(void)state;
+	assert_int_equal(image_boot_choose(NULL, NULL, names, &b, &err), 0);
+	assert_string_equal(b.kernel, "/boot/vmlinuz-6.1.0-10-amd64");
+	assert_string_equal(b.initrd, "/boot/initrd.img-6.1.0-10-amd64");
+	assert_string_equal(b.how, "newest /boot/vmlinuz-*");
+	image_boot_release(&b);
+	strbuf_release(&err);
+}
+
+static void test_boot_missing(void **state)
+{
+	static const char *const nokernel[] = { "initrd.img-6.1.0-9-amd64", "grub", NULL };
+	static const char *const noinitrd[] = { "vmlinuz-6.1.0-9-amd64", "vmlinuz-6.1.0-10-amd64",
+						"initrd.img-6.1.0-9-amd64", NULL };
+	struct strbuf err = STRBUF_INIT;
+	struct image_boot b;
+
+	(void)state;
+	assert_int_equal(image_boot_choose(NULL, NULL, NULL, &b, &err), -1);
+	assert_string_equal(err.buf, "no kernel found (looked for /vmlinuz, /boot/vmlinuz and "
+			    "/boot/vmlinuz-*)");
+	strbuf_reset(&err);
+	assert_int_equal(image_boot_choose(NULL, NULL, nokernel, &b, &err), -1);
+	assert_non_null(strstr(err.buf, "no kernel found"));
+	strbuf_reset(&err);
+	/* the newest kernel is the default; an older one's initramfs is not its */
+	assert_int_equal(image_boot_choose(NULL, NULL, noinitrd, &b, &err), -1);
+	assert_string_equal(err.buf, "no initramfs found for kernel /boot/vmlinuz-6.1.0-10-amd64 "
+			    "(looked for /initrd.img, /boot/initrd.img and "
+			    "/boot/initrd.img-6.1.0-10-amd64)");
+	assert_null(b.kernel);
+	assert_null(b.initrd);
+	strbuf_release(&err);
+}
+
+static void test_config_missing(void **state)
+{
+	static const char debian[] = "# comment\nCONFIG_BLOCK=y\nCONFIG_MSDOS_PARTITION=y\n"
+		"CONFIG_VIRTIO_PCI=m\nCONFIG_VIRTIO_BLK=m\nCONFIG_EXT4_FS=m\n";
+	static const char base[] = "# comment\nCONFIG_PCI=y\n# CONFIG_BLOCK is not set\n"
+		"CONFIG_EXT4_FS_SECURITY=y\n";
+	static const char one[] = "#\nCONFIG_BLOCK=y\nCONFIG_MSDOS_PARTITION=y\n"
+		"CONFIG_VIRTIO_PCI=y\nCONFIG_VIRTIO_BLK=y\nCONFIG_EXT4_FS=n\n";
+	struct strbuf m = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(image_config_missing(debian, &m), 0);
+	assert_string_equal(m.buf, "");
+	/* an option whose name starts like a missing one does not count */
+	assert_int_equal(image_config_missing(base, &m), 5);
+	assert_string_equal(m.buf, "CONFIG_VIRTIO_PCI, CONFIG_VIRTIO_BLK, CONFIG_EXT4_FS, "
+			    "CONFIG_BLOCK, CONFIG_MSDOS_PARTITION are");
+	strbuf_reset(&m);
+	assert_int_equal(image_config_missing(one, &m), 1);
+	assert_string_equal(m.buf, "CONFIG_EXT4_FS is");
+	strbuf_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -181,6 +284,10 @@ int main(void)
 		cmocka_unit_test(test_compare_differs),
 		cmocka_unit_test(test_modules_order),
 		cmocka_unit_test(test_modules_missing),
+		cmocka_unit_test(test_boot_links),
+		cmocka_unit_test(test_boot_newest),
+		cmocka_unit_test(test_boot_missing),
+		cmocka_unit_test(test_config_missing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
