@@ -339,9 +339,11 @@ static int image_kernel_paths(struct lab_run *r, struct strbuf *err)
 	free(r->initrd);
 	r->initrd = xstrdup(im->initrd_file);
 	r->initrd_is_temp = 0;
-	return set_field(r->kp.bzimage, sizeof(r->kp.bzimage), im->kernel_file, err) |
-	       set_field(r->kp.config, sizeof(r->kp.config),
-			 im->config_file ? im->config_file : "", err);
+	if (set_field(r->kp.bzimage, sizeof(r->kp.bzimage), im->kernel_file, err) < 0 ||
+	    set_field(r->kp.config, sizeof(r->kp.config), im->config_file ? im->config_file : "",
+		      err) < 0)
+		return -1;
+	return 0;
 }
 
 /*

@@ -199,7 +199,7 @@ static void test_shipped_fragments(void **state)
 {
 	static const char *const names[] = {
 		"lab-base", "sched-debug", "faults", "core-sched", "lockdep", "kasan",
-		"numa-balancing",
+		"numa-balancing", "image",
 	};
 	struct strbuf err = STRBUF_INIT;
 
