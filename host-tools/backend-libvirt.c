@@ -1,8 +1,10 @@
 /* backend-libvirt.c - the libvirt backend: a transient domain from the
- * topology's XML, console and records over unix sockets the lab listens on. */
+ * topology's XML; console and records over unix sockets the lab listens on
+ * (local hypervisor) or over console streams (remote, libvirt-remote.c). */
 #define _GNU_SOURCE
 #include "backend.h"
 #include "daemon.h"
+#include "libvirt-remote.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +44,9 @@ struct libvirt_priv {
 	char dir[PATH_MAX];  /* the private directory, "" when none */
 	int listen_fd[2];    /* console, records */
 	int destroyed;
+	int streams;         /* remote mode: pool uploads and console streams */
+	struct lv_pool pool;
+	struct lv_pump pump[2];
 };
 
 const char *libvirt_uri(const char *want)
@@ -53,8 +58,8 @@ const char *libvirt_uri(const char *want)
 	return env && *env ? env : "qemu:///system";
 }
 
-/* The sockets and files are on this host: the hypervisor must be too,
- * so no host in the URI and no network transport. */
+/* No host in the URI and no network transport: the hypervisor is here,
+ * and QEMU can open our sockets and files. */
 static int uri_is_local(const char *uri)
 {
 	static const char *const remote[] = { "+ssh:", "+libssh", "+tcp:", "+tls:" };
@@ -64,6 +69,20 @@ static int uri_is_local(const char *uri)
 		if (strstr(uri, remote[i]))
 			return 0;
 	return p && p[3] == '/';
+}
+
+/*
+ * Remote mode (files through a storage pool, serial ports through console
+ * streams) for every URI whose hypervisor may be elsewhere; LIBVIRT_REMOTE=1
+ * forces it on a local URI, so that it can be tested on one machine.
+ */
+int libvirt_uri_remote(const char *uri)
+{
+	const char *force = getenv("LIBVIRT_REMOTE");
+
+	if (force && !strcmp(force, "1"))
+		return 1;
+	return !uri_is_local(uri);
 }
 
 static void quiet_libvirt(void *opaque, virErrorPtr e)
@@ -282,6 +301,12 @@ char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
 	/* libvirt adds a USB controller to q35 unless told not to */
 	strbuf_addstr(&dev, "    <controller type='usb' model='none'/>\n");
 	for (unsigned i = 0; i < 2; i++) {
+		if (!sock[i]) {
+			/* remote: a pty on the hypervisor, read via virDomainOpenConsole */
+			strbuf_addf(&dev, "    <serial type='pty'>\n      <target port='%u'/>\n"
+				    "    </serial>\n", i);
+			continue;
+		}
 		strbuf_addstr(&dev, "    <serial type='unix'>\n      <source mode='connect' path='");
 		topo_xml_escape(&dev, sock[i]);
 		strbuf_addf(&dev, "'/>\n      <target port='%u'/>\n    </serial>\n", i);
@@ -334,8 +359,19 @@ static void set_version(struct libvirt_priv *p, struct backend *b)
 		 lib / 1000000, lib / 1000 % 1000, lib % 1000);
 }
 
-static int create_domain(struct libvirt_priv *p, struct backend *b,
-			 const struct backend_conf *conf, struct strbuf *err)
+static void save_domain_xml(const struct backend_conf *conf, const char *xml)
+{
+	char *dst;
+
+	if (!conf->run_dir)
+		return;
+	dst = xasprintf("%s/domain.xml", conf->run_dir);
+	write_file_atomic(dst, xml, strlen(xml));
+	free(dst);
+}
+
+static int create_local(struct libvirt_priv *p, struct backend *b,
+			const struct backend_conf *conf, struct strbuf *err)
 {
 	gid_t gid = qemu_gid(p->conn);
 	char *path[NR_STAGED] = { NULL };
@@ -358,12 +394,7 @@ static int create_domain(struct libvirt_priv *p, struct backend *b,
 	xml = libvirt_domain_xml(conf, conf->kernel ? path[ST_KERNEL] : NULL,
 				 conf->initrd ? path[ST_INITRD] : NULL,
 				 path[ST_CONSOLE], path[ST_RECORDS]);
-	if (conf->run_dir) {
-		char *dst = xasprintf("%s/domain.xml", conf->run_dir);
-
-		write_file_atomic(dst, xml, strlen(xml));
-		free(dst);
-	}
+	save_domain_xml(conf, xml);
 	/* AUTODESTROY: libvirtd destroys the domain when this connection
 	 * closes, so a lab killed by any signal leaves no guest behind. */
 	p->dom = virDomainCreateXML(p->conn, xml, VIR_DOMAIN_START_AUTODESTROY);
@@ -379,13 +410,55 @@ out:
 	return ret;
 }
 
-static int check_uri(const char *uri, struct strbuf *err)
+/*
+ * The hypervisor's host shares nothing with ours but the connection: the
+ * kernel and initrd are uploaded into a pool of ours there, removed as soon
+ * as QEMU has loaded them (and at release, and by the next lab's sweep when
+ * we were killed before that).  The domain starts paused, so that both
+ * console streams are open before the guest prints its first byte.
+ */
+static int create_remote(struct libvirt_priv *p, struct backend *b,
+			 const struct backend_conf *conf, struct strbuf *err)
 {
-	if (uri_is_local(uri))
-		return 0;
-	strbuf_addf(err, "libvirt URI '%s' is remote: the console and record sockets need "
-		    "the hypervisor on this host (remote URIs are not supported yet)", uri);
-	return -1;
+	static const char *const dev[2] = { "serial0", "serial1" };
+	int *fd[2] = { &b->console_fd, &b->record_fd };
+	char *kernel = NULL, *initrd = NULL, *xml = NULL;
+	int ret = -1;
+
+	lv_pool_sweep(p->conn);
+	if (lv_pool_create(p->conn, p->name, &p->pool, err) < 0 ||
+	    (conf->kernel && lv_pool_upload(p->conn, &p->pool, "kernel", conf->kernel, &kernel, err) < 0) ||
+	    (conf->initrd && lv_pool_upload(p->conn, &p->pool, "initrd", conf->initrd, &initrd, err) < 0))
+		goto out;
+	xml = libvirt_domain_xml(conf, kernel, initrd, NULL, NULL);
+	save_domain_xml(conf, xml);
+	p->dom = virDomainCreateXML(p->conn, xml, VIR_DOMAIN_START_AUTODESTROY |
+				    VIR_DOMAIN_START_PAUSED);
+	if (!p->dom) {
+		add_lv_error(err, "cannot create the libvirt domain");
+		goto out;
+	}
+	/* QEMU has read both files into guest memory: they can go */
+	lv_pool_remove(&p->pool);
+	for (unsigned i = 0; i < 2; i++)
+		if (lv_pump_start(p->conn, p->dom, dev[i], &p->pump[i], fd[i], err) < 0)
+			goto out;
+	if (virDomainResume(p->dom) < 0) {
+		add_lv_error(err, "cannot resume the domain");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(kernel);
+	free(initrd);
+	free(xml);
+	return ret;
+}
+
+static int create_domain(struct libvirt_priv *p, struct backend *b,
+			 const struct backend_conf *conf, struct strbuf *err)
+{
+	return p->streams ? create_remote(p, b, conf, err) : create_local(p, b, conf, err);
 }
 
 static int ensure_daemons(const char *uri, struct strbuf *err)
@@ -404,7 +477,7 @@ int libvirt_check(const char *want, struct strbuf *err)
 	const char *uri = libvirt_uri(want);
 	virConnectPtr conn;
 
-	if (check_uri(uri, err) < 0 || ensure_daemons(uri, err) < 0)
+	if (ensure_daemons(uri, err) < 0)
 		return -1;
 	virSetErrorFunc(NULL, quiet_libvirt);
 	conn = virConnectOpen(uri);
@@ -421,11 +494,13 @@ static int libvirt_start(struct backend *b, const struct backend_conf *conf, str
 	struct libvirt_priv *p = xcalloc(1, sizeof(*p));
 
 	p->listen_fd[0] = p->listen_fd[1] = -1;
+	p->pump[0].fd = p->pump[1].fd = -1;
 	p->uri = xstrdup(libvirt_uri(conf->uri));
 	p->name = xstrdup(conf->name ? conf->name : "schedlab");
 	p->run_dir = conf->run_dir ? xstrdup(conf->run_dir) : NULL;
 	b->priv = p;
-	if (check_uri(p->uri, err) < 0 || ensure_daemons(p->uri, err) < 0)
+	p->streams = libvirt_uri_remote(p->uri);
+	if (ensure_daemons(p->uri, err) < 0)
 		return -1;
 	virSetErrorFunc(NULL, quiet_libvirt);
 	p->conn = virConnectOpen(p->uri);
@@ -571,6 +646,9 @@ static int libvirt_stop(struct backend *b, int timeout_ms)
 		ret = -1;
 	}
 	p->destroyed = 1;
+	/* the ptys are gone with QEMU: the streams end, else we end them */
+	if (p->streams && lv_pumps_stop(p->pump, 2, 3000, timeout_ms > 3000 ? timeout_ms : 3000))
+		error("a console stream of '%s' did not end; its thread is left behind", p->name);
 	keep_qemu_log(p);
 	return ret;
 }
@@ -590,6 +668,9 @@ static void libvirt_release(struct backend *b)
 		if (p->listen_fd[i] >= 0)
 			close(p->listen_fd[i]);
 	remove_private_dir(p);
+	for (unsigned i = 0; i < 2; i++)
+		lv_pump_release(&p->pump[i]);
+	lv_pool_remove(&p->pool);
 	free(p->uri);
 	free(p->name);
 	free(p->run_dir);

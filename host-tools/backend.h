@@ -64,6 +64,11 @@ const struct backend_ops *backend_find(const char *name);
 /* want, else $LIBVIRT_URI, else qemu:///system. */
 const char *libvirt_uri(const char *want);
 
+/* 1 when the backend uploads kernel and initrd into a storage pool and
+ * reads the serial ports through console streams: a URI whose hypervisor
+ * may be on another host, or any URI with LIBVIRT_REMOTE=1. */
+int libvirt_uri_remote(const char *uri);
+
 /* A reply of virDomainQemuMonitorCommand(): 0 with its "return" member in
  * *reply (when not NULL; caller puts it), or -1 with "cmd: why" in err. */
 int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
