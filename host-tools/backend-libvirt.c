@@ -500,6 +500,7 @@ static int libvirt_start(struct backend *b, const struct backend_conf *conf, str
 	p->run_dir = conf->run_dir ? xstrdup(conf->run_dir) : NULL;
 	b->priv = p;
 	p->streams = libvirt_uri_remote(p->uri);
+	b->remote = !uri_is_local(p->uri);
 	if (ensure_daemons(p->uri, err) < 0)
 		return -1;
 	virSetErrorFunc(NULL, quiet_libvirt);
@@ -611,6 +612,32 @@ static int libvirt_qmp(struct backend *b, const char *cmd, struct json_object *a
 	return ret;
 }
 
+/*
+ * libvirt's own vCPU hotplug: the vCPU must be hotpluggable='yes' in the
+ * domain XML (topo-libvirt.c's <vcpus> for hotplug=N).  An unplug waits
+ * for the guest's eject for a few seconds; when that times out the request
+ * stands, and the caller watches query-cpus-fast as for the QEMU backend.
+ */
+static int libvirt_vcpu_set(struct backend *b, unsigned vcpu, int online, struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+	char map[16];
+	virErrorPtr e;
+
+	if (!p || !p->dom || p->destroyed) {
+		strbuf_addstr(err, "the domain is not running");
+		return -1;
+	}
+	snprintf(map, sizeof(map), "%u", vcpu);
+	if (virDomainSetVcpu(p->dom, map, online, VIR_DOMAIN_AFFECT_LIVE) == 0)
+		return 0;
+	e = virGetLastError();
+	if (!online && e && e->code == VIR_ERR_OPERATION_TIMEOUT)
+		return 0;
+	add_lv_error(err, online ? "virDomainSetVcpu (plug)" : "virDomainSetVcpu (unplug)");
+	return -1;
+}
+
 /* libvirt sends QEMU's stderr to virtlogd; the run keeps a copy, as the
  * QEMU backend's qemu.log, and libvirt's log of a transient domain goes. */
 static void keep_qemu_log(struct libvirt_priv *p)
@@ -698,6 +725,7 @@ const struct backend_ops backend_libvirt = {
 	.nmi = libvirt_nmi,
 	.dump_vcpus = libvirt_dump_vcpus,
 	.qmp = libvirt_qmp,
+	.vcpu_set = libvirt_vcpu_set,
 	.stop = libvirt_stop,
 	.release = libvirt_release,
 };

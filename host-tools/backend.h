@@ -33,6 +33,8 @@ struct backend {
 	int console_fd;
 	int record_fd;
 	char version[64];      /* hypervisor version, e.g. "QEMU 7.2.22" */
+	int remote;            /* the hypervisor runs on another host: its
+	                        * processes and cgroups are not ours */
 	void *priv;
 };
 
@@ -49,6 +51,11 @@ struct backend_ops {
 	 * asked for, gets the "return" member (caller puts it). */
 	int (*qmp)(struct backend *b, const char *cmd, struct json_object *args,
 		   struct json_object **reply, struct strbuf *err);
+	/* Plugs (online) or asks the guest to unplug vCPU number vcpu (its
+	 * rank among all slots) through the hypervisor's own API, so that its
+	 * idea of the domain stays right.  NULL: QMP device_add/device_del.
+	 * An unplug may return before the guest has ejected the vCPU. */
+	int (*vcpu_set)(struct backend *b, unsigned vcpu, int online, struct strbuf *err);
 	/* Graceful end when possible (QMP quit), then kill; always reaps.
 	 * Returns the hypervisor's exit status, or -1. */
 	int (*stop)(struct backend *b, int timeout_ms);

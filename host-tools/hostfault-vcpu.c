@@ -1,5 +1,6 @@
-/* hostfault-vcpu.c - vCPU hot-add and hot-remove through QMP: a free slot
- * from query-hotpluggable-cpus gets a device_add, a hot-added one a device_del. */
+/* hostfault-vcpu.c - vCPU hot-add and hot-remove: a free slot from
+ * query-hotpluggable-cpus gets a device_add, a hot-added one a device_del
+ * (QMP), or the backend's own vcpu_set (libvirt's virDomainSetVcpu). */
 #define _GNU_SOURCE
 #include "hostfault.h"
 #include "backend.h"
@@ -149,6 +150,7 @@ int hostfault_vcpu_add(struct hostfault *h, struct backend *b, const struct plan
 {
 	struct json_object *reply = NULL, *args;
 	struct hostfault_slot s;
+	uint64_t t0 = 0;
 	int ret;
 
 	if (query_slots(b, &reply, err) < 0)
@@ -158,10 +160,18 @@ int hostfault_vcpu_add(struct hostfault *h, struct backend *b, const struct plan
 	if (ret < 0)
 		return -1;
 	snprintf(s.dev_id, sizeof(s.dev_id), "schedlab-vcpu%u", s.index);
-	args = hostfault_slot_device_args(&s);
-	ret = b->ops->qmp(b, "device_add", args, NULL, err);
-	json_object_put(args);
+	if (b->ops->vcpu_set) {
+		t0 = now_ns();
+		ret = b->ops->vcpu_set(b, s.index, 1, err);
+	} else {
+		args = hostfault_slot_device_args(&s);
+		ret = b->ops->qmp(b, "device_add", args, NULL, err);
+		json_object_put(args);
+	}
 	slot_describe(&s, detail);
+	if (b->ops->vcpu_set)
+		strbuf_addf(detail, " through %s in %.1f s", b->ops->name,
+			    (double)(now_ns() - t0) / 1e9);
 	if (ret < 0)
 		return -1;
 	if (h->nr_added < ARRAY_SIZE(h->added))
@@ -192,6 +202,7 @@ int hostfault_vcpu_remove(struct hostfault *h, struct backend *b, const struct p
 {
 	struct json_object *reply = NULL, *args;
 	struct hostfault_slot s;
+	uint64_t t0 = 0;
 	int ret;
 
 	if (query_slots(b, &reply, err) < 0)
@@ -202,10 +213,18 @@ int hostfault_vcpu_remove(struct hostfault *h, struct backend *b, const struct p
 		return -1;
 	slot_describe(&s, detail);
 	/* device_del only asks: the guest's ACPI eject makes it happen */
-	args = json_object_new_object();
-	json_object_object_add(args, "id", json_object_new_string(s.qom_path));
-	ret = b->ops->qmp(b, "device_del", args, NULL, err);
-	json_object_put(args);
+	if (b->ops->vcpu_set) {
+		/* libvirt waits a few seconds for the eject itself */
+		t0 = now_ns();
+		ret = b->ops->vcpu_set(b, s.index, 0, err);
+		strbuf_addf(detail, " through %s in %.1f s", b->ops->name,
+			    (double)(now_ns() - t0) / 1e9);
+	} else {
+		args = json_object_new_object();
+		json_object_object_add(args, "id", json_object_new_string(s.qom_path));
+		ret = b->ops->qmp(b, "device_del", args, NULL, err);
+		json_object_put(args);
+	}
 	if (ret < 0)
 		return -1;
 	snprintf(h->removing, sizeof(h->removing), "%s", s.qom_path);

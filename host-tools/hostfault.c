@@ -261,6 +261,11 @@ static int throttle(struct hostfault *h, struct backend *b, const struct plan_fa
 	const char *q = opt(f, "quota");
 	char orig[HOSTFAULT_CG_PATH] = "/";
 
+	if (b->remote) {
+		strbuf_addstr(err, "vcpu_throttle needs the hypervisor on this host (a remote "
+			      "host's vCPU threads are in its own cgroups)");
+		return -1;
+	}
 	if (q && hostfault_parse_quota(q, &pct) < 0) {
 		strbuf_addf(err, "quota must be 1..100 (percent of one CPU), not '%s'", q);
 		return -1;
