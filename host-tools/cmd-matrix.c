@@ -1,6 +1,7 @@
 /* cmd-matrix.c - `lab matrix`: kernels x topologies x suites as `lab run`
  * jobs with bounded parallelism and a deadline each, resumable from DIR. */
 #define _GNU_SOURCE
+#include "backend.h"
 #include "kernel.h"
 #include "lab.h"
 #include "matrix.h"
@@ -21,18 +22,28 @@
 
 static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--jobs N] [--dir DIR] "
-	"(or only --dir DIR: resume a stopped matrix)";
+	"[--backend libvirt --uri URI1 --uri URI2...] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
 #define POLL_MS 250
 
+/* A hypervisor the jobs go to: one per --uri, or one for lab run's default. */
+struct mx_host {
+	const char *uri;	/* NULL: lab run's own default */
+	unsigned running;
+	int dead;		/* could not be reached: its jobs go elsewhere */
+};
+
 struct mx_run {
 	struct matrix m;
 	const char *dir;
-	const char *backend, *uri;	/* passed to every lab run */
-	unsigned parallel;
+	const char *backend;		/* passed to every lab run */
+	unsigned parallel;		/* per host */
 	unsigned *deadline_s;		/* per job */
 	struct lab_child_run *child;	/* per job, while it runs */
+	struct mx_host *host;
+	size_t nr_hosts;
+	size_t *job_host;		/* per job, while it runs */
 };
 
 static int lists_equal(const struct strvec *a, const struct strvec *b)
@@ -108,34 +119,61 @@ static char *job_root(const struct mx_run *r, const struct mx_job *j)
  * left is moved to aside/, never reused: a half-written run directory is
  * evidence, not a result.
  */
+static void set_aside_job(struct mx_run *r, struct mx_job *j, const char *why)
+{
+	char *root = job_root(r, j), *aside, *asides;
+	struct stat st;
+
+	if (stat(root, &st) < 0) {
+		j->state = MX_PENDING;
+		free(root);
+		return;
+	}
+	asides = xasprintf("%s/aside", r->dir);
+	aside = xasprintf("%s/%s-attempt-%u", asides, j->id, j->attempts);
+	if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
+		die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
+	free(asides);
+	fprintf(stderr, "matrix: job %s %s; its remains are in %s, running it again\n",
+		j->id, why, aside);
+	j->state = MX_PENDING;
+	free(j->verdict);
+	j->verdict = xstrdup("");
+	free(j->run);
+	j->run = xstrdup("");
+	free(root);
+	free(aside);
+}
+
 static void set_aside(struct mx_run *r)
 {
-	for (size_t i = 0; i < r->m.nr_jobs; i++) {
-		struct mx_job *j = &r->m.jobs[i];
-		char *root = job_root(r, j), *aside, *asides;
-		struct stat st;
+	for (size_t i = 0; i < r->m.nr_jobs; i++)
+		if (r->m.jobs[i].state != MX_DONE)
+			set_aside_job(r, &r->m.jobs[i], "was cut short");
+}
 
-		if (j->state == MX_DONE || stat(root, &st) < 0) {
-			if (j->state == MX_RUNNING)
-				j->state = MX_PENDING;
-			free(root);
-			continue;
-		}
-		asides = xasprintf("%s/aside", r->dir);
-		aside = xasprintf("%s/%s-attempt-%u", asides, j->id, j->attempts);
-		if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
-			die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
-		free(asides);
-		fprintf(stderr, "matrix: job %s was cut short; its remains are in %s, running it again\n",
-			j->id, aside);
-		j->state = MX_PENDING;
-		free(j->verdict);
-		j->verdict = xstrdup("");
-		free(j->run);
-		j->run = xstrdup("");
-		free(root);
-		free(aside);
+/*
+ * A job that produced no verdict on a host that no longer answers did not
+ * fail: the host did.  The host is dropped (said once) and the job goes
+ * back to the queue for the others.  1 when that happened.
+ */
+static int host_lost(struct mx_run *r, size_t i, const char *verdict)
+{
+	struct mx_host *h = &r->host[r->job_host[i]];
+	struct strbuf err = STRBUF_INIT;
+
+	if (strcmp(verdict, "ERROR") || !h->uri || r->nr_hosts < 2 || h->dead)
+		return 0;
+	if (libvirt_check(h->uri, &err) == 0) {
+		strbuf_release(&err);
+		return 0;
 	}
+	h->dead = 1;
+	fprintf(stderr, "matrix: %s stopped answering (%s); its jobs go to the other URIs\n",
+		h->uri, err.buf);
+	strbuf_release(&err);
+	set_aside_job(r, &r->m.jobs[i], "lost its hypervisor");
+	return 1;
 }
 
 static void save(const struct mx_run *r)
@@ -144,7 +182,28 @@ static void save(const struct mx_run *r)
 		die(LAB_EXIT_FAIL, "cannot save the matrix state in '%s'", r->dir);
 }
 
-static int start_job(struct mx_run *r, size_t i, struct strbuf *err)
+/* The live host with the fewest jobs running and a free slot, or -1. */
+static long pick_host(const struct mx_run *r)
+{
+	long best = -1;
+
+	for (size_t h = 0; h < r->nr_hosts; h++)
+		if (!r->host[h].dead && r->host[h].running < r->parallel &&
+		    (best < 0 || r->host[h].running < r->host[best].running))
+			best = (long)h;
+	return best;
+}
+
+static size_t hosts_alive(const struct mx_run *r)
+{
+	size_t n = 0;
+
+	for (size_t h = 0; h < r->nr_hosts; h++)
+		n += !r->host[h].dead;
+	return n;
+}
+
+static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 {
 	struct mx_job *j = &r->m.jobs[i];
 	struct lab_child_run *c = &r->child[i];
@@ -155,7 +214,10 @@ static int start_job(struct mx_run *r, size_t i, struct strbuf *err)
 	c->topo = j->topo;
 	c->suite = j->suite;
 	c->backend = r->backend;
-	c->uri = r->uri;
+	c->uri = r->host[h].uri;
+	r->job_host[i] = h;
+	free(j->uri);
+	j->uri = xstrdup(c->uri ? c->uri : "");
 	c->results_root = job_root(r, j);
 	c->log_path = xasprintf("%s/jobs/%s.log", r->dir, j->id);
 	c->deadline_s = r->deadline_s[i];
@@ -173,7 +235,7 @@ static int start_job(struct mx_run *r, size_t i, struct strbuf *err)
 	return 0;
 }
 
-static void finish_job(struct mx_run *r, size_t i, int status)
+static int finish_job(struct mx_run *r, size_t i, int status)
 {
 	struct mx_job *j = &r->m.jobs[i];
 	struct lab_child_run *c = &r->child[i];
@@ -190,14 +252,20 @@ static void finish_job(struct mx_run *r, size_t i, int status)
 		snprintf(verdict, sizeof(verdict), "HANG");
 	else if (!verdict[0])
 		snprintf(verdict, sizeof(verdict), "ERROR");
-	free(j->verdict);
-	j->verdict = xstrdup(verdict);
-	j->state = MX_DONE;
-	save(r);
 	free((char *)c->results_root);
 	free((char *)c->log_path);
 	memset(c, 0, sizeof(*c));
 	strbuf_release(&run);
+	r->host[r->job_host[i]].running--;
+	if (host_lost(r, i, verdict)) {
+		save(r);
+		return 0;
+	}
+	free(j->verdict);
+	j->verdict = xstrdup(verdict);
+	j->state = MX_DONE;
+	save(r);
+	return 1;
 }
 
 static void show(struct mx_run *r, struct progress *pr, const char *detail)
@@ -219,7 +287,8 @@ static void run_jobs(struct mx_run *r)
 	uint64_t last_show = 0;
 
 	r->child = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->child));
-	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, r->parallel);
+	r->job_host = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->job_host));
+	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, r->parallel * (unsigned)hosts_alive(r));
 	for (size_t i = 0; i < r->m.nr_jobs; i++)
 		if (r->m.jobs[i].state == MX_DONE) {
 			/* the durations of the earlier session still tell the ETA */
@@ -233,23 +302,26 @@ static void run_jobs(struct mx_run *r)
 		fprintf(stderr, "matrix: resuming: %u of %zu jobs were done before\n", done, r->m.nr_jobs);
 	for (;;) {
 		size_t next = r->m.nr_jobs;
+		long h = pick_host(r);
 
 		for (size_t i = 0; i < r->m.nr_jobs; i++)
 			if (r->m.jobs[i].state == MX_PENDING) {
 				next = i;
 				break;
 			}
-		if (next < r->m.nr_jobs && running < r->parallel) {
+		if (next < r->m.nr_jobs && h >= 0) {
 			strbuf_reset(&err);
-			if (start_job(r, next, &err) < 0) {
+			if (start_job(r, next, (size_t)h, &err) < 0) {
 				progress_break(&pr);
 				error("job %s: %s", r->m.jobs[next].id, err.buf);
 				progress_item_skipped(&pr);
 				continue;
 			}
 			running++;
+			r->host[h].running++;
 			strbuf_reset(&d);
-			strbuf_addf(&d, "job %s started (%u running, %u/%zu done)", r->m.jobs[next].id,
+			strbuf_addf(&d, "job %s started%s%s (%u running, %u/%zu done)", r->m.jobs[next].id,
+				    r->nr_hosts > 1 ? " on " : "", r->nr_hosts > 1 ? r->host[h].uri : "",
 				    running, pr.done, r->m.nr_jobs);
 			show(r, &pr, d.buf);
 			last_show = now_ns();
@@ -263,8 +335,9 @@ static void run_jobs(struct mx_run *r)
 			if (r->m.jobs[i].state != MX_RUNNING || !r->child[i].t_start_ns ||
 			    !lab_child_poll(&r->child[i], &status))
 				continue;
-			finish_job(r, i, status);
 			running--;
+			if (!finish_job(r, i, status))
+				continue;
 			progress_item_done(&pr, r->m.jobs[i].seconds);
 			strbuf_reset(&d);
 			strbuf_addf(&d, "job %s: %s in %.0f s (%u/%zu done)", r->m.jobs[i].id,
@@ -285,7 +358,9 @@ static void run_jobs(struct mx_run *r)
 	}
 	progress_break(&pr);
 	free(r->child);
+	free(r->job_host);
 	r->child = NULL;
+	r->job_host = NULL;
 	strbuf_release(&err);
 	strbuf_release(&d);
 }
@@ -298,10 +373,16 @@ static int summary(const struct mx_run *r)
 	printf("matrix: %zu jobs in %s (state: matrix.json)\n", r->m.nr_jobs, r->dir);
 	for (size_t i = 0; i < r->m.nr_jobs; i++) {
 		const struct mx_job *j = &r->m.jobs[i];
+		const char *v = j->state == MX_DONE ? j->verdict : "NOTRUN";
 
-		printf("  %-6s %-44s %s\n", j->verdict, j->id, *j->run ? j->run : "(no run directory)");
-		bad |= strcmp(j->verdict, "PASS") != 0;
+		printf("  %-6s %-44s %s", v, j->id, *j->run ? j->run : "(no run directory)");
+		if (r->nr_hosts > 1 && *j->uri)
+			printf(" on %s", j->uri);
+		printf("\n");
+		bad |= strcmp(v, "PASS") != 0;
 	}
+	if (!hosts_alive(r))
+		printf("matrix: no hypervisor is left; resume with lab matrix --dir %s\n", r->dir);
 	if (r->m.kernels.nr < 2)
 		return bad;
 	for (size_t g = 0; g < r->m.nr_jobs; g += r->m.kernels.nr) {
@@ -318,11 +399,59 @@ static int summary(const struct mx_run *r)
 	return bad;
 }
 
+/*
+ * The hypervisors: the --uri list, else the one a resumed matrix was
+ * given, else lab run's default.  Several URIs mean libvirt.  Each is
+ * connected to once now: one that cannot be reached is said once and gets
+ * no job; when none can, the matrix stops before it writes anything.
+ */
+static void choose_hosts(struct mx_run *r, struct strvec *uris)
+{
+	const char *env = getenv("BACKEND");
+	const char *backend = r->backend ? r->backend : env && *env ? env : "qemu";
+	struct strbuf err = STRBUF_INIT;
+	size_t alive = 0;
+
+	if (uris->nr) {
+		strvec_clear(&r->m.uris);
+		for (size_t i = 0; i < uris->nr; i++)
+			strvec_push(&r->m.uris, uris->v[i]);
+	}
+	for (size_t i = 0; i < r->m.uris.nr; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(r->m.uris.v[i], r->m.uris.v[k]))
+				die(LAB_EXIT_USAGE, "--uri '%s' is given twice", r->m.uris.v[i]);
+	if (r->m.uris.nr > 1 && !r->backend && strcmp(backend, "libvirt"))
+		r->backend = backend = "libvirt";
+	if (r->m.uris.nr > 1 && strcmp(backend, "libvirt"))
+		die(LAB_EXIT_USAGE, "several --uri need the libvirt backend, not '%s'", backend);
+	r->nr_hosts = r->m.uris.nr ? r->m.uris.nr : 1;
+	r->host = xcalloc(r->nr_hosts, sizeof(*r->host));
+	for (size_t i = 0; i < r->m.uris.nr; i++)
+		r->host[i].uri = r->m.uris.v[i];
+	if (strcmp(backend, "libvirt") || r->m.uris.nr < 2)
+		return;
+	for (size_t i = 0; i < r->nr_hosts; i++) {
+		strbuf_reset(&err);
+		if (libvirt_check(r->host[i].uri, &err) < 0) {
+			r->host[i].dead = 1;
+			fprintf(stderr, "matrix: cannot use %s (%s); its jobs go to the other URIs\n",
+				r->host[i].uri, err.buf);
+			continue;
+		}
+		alive++;
+	}
+	if (!alive)
+		die(LAB_EXIT_FAIL, "matrix: none of the %zu libvirt URIs can be reached", r->nr_hosts);
+	strbuf_release(&err);
+}
+
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
 	struct matrix given = MATRIX_INIT;
+	struct strvec uris = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
 	char *state;
 	struct stat st;
@@ -334,7 +463,8 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time (default 1)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
-		OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
+		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
+			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
 	};
 
@@ -368,6 +498,7 @@ int cmd_matrix(int argc, const char **argv)
 		matrix_expand(&r.m);
 	}
 	mx_validate(&r);
+	choose_hosts(&r, &uris);
 
 	if (!dir) {
 		if (results_create_run(results_root(), "matrix", &newdir) < 0)
@@ -381,16 +512,21 @@ int cmd_matrix(int argc, const char **argv)
 	if (resume)
 		set_aside(&r);
 	save(&r);
-	printf("matrix: %zu kernel%s x %zu topolog%s x %zu suite%s = %zu jobs, %u at a time, in %s\n",
+	printf("matrix: %zu kernel%s x %zu topolog%s x %zu suite%s = %zu jobs, %u at a time",
 	       r.m.kernels.nr, r.m.kernels.nr == 1 ? "" : "s", r.m.topos.nr,
 	       r.m.topos.nr == 1 ? "y" : "ies", r.m.suites.nr, r.m.suites.nr == 1 ? "" : "s",
-	       r.m.nr_jobs, r.parallel, dir);
+	       r.m.nr_jobs, r.parallel);
+	if (r.nr_hosts > 1)
+		printf(" on each of %zu URIs", r.nr_hosts);
+	printf(", in %s\n", dir);
 	fflush(stdout);
 
 	run_jobs(&r);
 	ret = summary(&r) ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
 	free(state);
 	free(r.deadline_s);
+	free(r.host);
+	strvec_clear(&uris);
 	matrix_release(&r.m);
 	matrix_release(&given);
 	strbuf_release(&err);

@@ -48,6 +48,7 @@ static void job_release(struct mx_job *j)
 	free(j->suite);
 	free(j->verdict);
 	free(j->run);
+	free(j->uri);
 }
 
 void matrix_release(struct matrix *m)
@@ -58,6 +59,7 @@ void matrix_release(struct matrix *m)
 	strvec_clear(&m->kernels);
 	strvec_clear(&m->topos);
 	strvec_clear(&m->suites);
+	strvec_clear(&m->uris);
 	m->jobs = NULL;
 	m->nr_jobs = 0;
 }
@@ -180,6 +182,7 @@ void matrix_expand(struct matrix *m)
 				j->state = MX_PENDING;
 				j->verdict = xstrdup("");
 				j->run = xstrdup("");
+				j->uri = xstrdup("");
 				m->nr_jobs++;
 			}
 	strbuf_release(&label);
@@ -204,6 +207,7 @@ struct json_object *matrix_state_json(const struct matrix *m)
 	json_object_object_add(o, "kernels", strvec_json(&m->kernels));
 	json_object_object_add(o, "topos", strvec_json(&m->topos));
 	json_object_object_add(o, "suites", strvec_json(&m->suites));
+	json_object_object_add(o, "uris", strvec_json(&m->uris));
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -218,6 +222,7 @@ struct json_object *matrix_state_json(const struct matrix *m)
 		json_object_object_add(x, "run", json_object_new_string(j->run));
 		json_object_object_add(x, "seconds", json_object_new_double(j->seconds));
 		json_object_object_add(x, "attempts", json_object_new_int((int)j->attempts));
+		json_object_object_add(x, "uri", json_object_new_string(j->uri));
 		json_object_array_add(jobs, x);
 	}
 	json_object_object_add(o, "jobs", jobs);
@@ -240,7 +245,7 @@ static int get_str(struct json_object *o, const char *key, const char **out)
 	return 0;
 }
 
-static int parse_list(struct json_object *o, const char *key, struct strvec *out)
+static int parse_list_n(struct json_object *o, const char *key, size_t min, struct strvec *out)
 {
 	struct json_object *a;
 	size_t n;
@@ -248,7 +253,7 @@ static int parse_list(struct json_object *o, const char *key, struct strvec *out
 	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
 		return -1;
 	n = json_object_array_length(a);
-	if (!n || n > MX_MAX_ITEMS)
+	if (n < min || n > MX_MAX_ITEMS)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *v = json_object_array_get_idx(a, i);
@@ -261,9 +266,14 @@ static int parse_list(struct json_object *o, const char *key, struct strvec *out
 	return 0;
 }
 
+static int parse_list(struct json_object *o, const char *key, struct strvec *out)
+{
+	return parse_list_n(o, key, 1, out);
+}
+
 static int parse_job(struct mx_job *j, struct json_object *x)
 {
-	const char *id, *kernel, *label, *topo, *suite, *state, *verdict, *run;
+	const char *id, *kernel, *label, *topo, *suite, *state, *verdict, *run, *uri = "";
 	struct json_object *v;
 	double secs;
 	int64_t att;
@@ -272,6 +282,9 @@ static int parse_job(struct mx_job *j, struct json_object *x)
 	    get_str(x, "kernel", &kernel) || get_str(x, "label", &label) || get_str(x, "topo", &topo) ||
 	    get_str(x, "suite", &suite) || get_str(x, "state", &state) ||
 	    get_str(x, "verdict", &verdict) || get_str(x, "run", &run))
+		return -1;
+	/* "uri" came later: a state file without it is an older matrix's */
+	if (json_object_object_get_ex(x, "uri", &v) && get_str(x, "uri", &uri))
 		return -1;
 	if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..") || !*kernel ||
 	    !*topo || !*suite)
@@ -302,6 +315,7 @@ static int parse_job(struct mx_job *j, struct json_object *x)
 	j->suite = xstrdup(suite);
 	j->verdict = xstrdup(verdict);
 	j->run = xstrdup(run);
+	j->uri = xstrdup(uri);
 	j->seconds = secs;
 	j->attempts = (unsigned)att;
 	return 0;
@@ -344,6 +358,10 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 	if (parse_list(o, "kernels", &m->kernels) || parse_list(o, "topos", &m->topos) ||
 	    parse_list(o, "suites", &m->suites)) {
 		strbuf_addstr(err, "matrix.json: bad kernels, topos or suites list");
+		goto out;
+	}
+	if (json_object_object_get_ex(o, "uris", &v) && parse_list_n(o, "uris", 0, &m->uris)) {
+		strbuf_addstr(err, "matrix.json: bad list of URIs");
 		goto out;
 	}
 	if (!json_object_object_get_ex(o, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array) ||

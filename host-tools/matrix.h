@@ -46,14 +46,16 @@ struct mx_job {
 	char *run;		/* its run directory once known, else "" */
 	double seconds;		/* wall time of the finished attempt */
 	unsigned attempts;	/* started attempts, the killed ones included */
+	char *uri;		/* libvirt URI of its last attempt, "" when none was named */
 };
 
 struct matrix {
 	struct strvec kernels, topos, suites;	/* as given: "debian", "tip=KEY" */
 	struct mx_job *jobs;
 	size_t nr_jobs;
+	struct strvec uris;	/* libvirt URIs the jobs are spread over (may be empty) */
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0 }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT }
 void matrix_release(struct matrix *m);
 
 /*

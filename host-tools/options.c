@@ -13,7 +13,7 @@ static void print_help(const struct lab_option *opts, const char *usage)
 		char left[64];
 
 		snprintf(left, sizeof(left), "--%s%s", o->name,
-			 o->type == OPT_STRING ? " <value>" : o->type == OPT_UINT ? " <n>" : "");
+			 o->type == OPT_STRING || o->type == OPT_STRVEC ? " <value>" : o->type == OPT_UINT ? " <n>" : "");
 		printf("    %-24s %s\n", left, o->help);
 	}
 }
@@ -77,6 +77,8 @@ int parse_options(int argc, const char **argv, const struct lab_option *opts,
 		}
 		if (o->type == OPT_STRING) {
 			*(const char **)o->value = val;
+		} else if (o->type == OPT_STRVEC) {
+			strvec_push((struct strvec *)o->value, val);
 		} else if (parse_uint(val, o->min, o->max, (unsigned *)o->value) < 0) {
 			error("option '--%s' wants a number in %u..%u, not '%s'", o->name,
 			      o->min, o->max, val);

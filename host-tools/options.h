@@ -8,6 +8,7 @@ enum lab_opt_type {
 	OPT_STRING, /* --name VALUE or --name=VALUE into *(const char **)value */
 	OPT_BOOL,   /* --name sets *(int *)value to 1 */
 	OPT_UINT,   /* --name N into *(unsigned *)value, within [min, max] */
+	OPT_STRVEC, /* --name VALUE, repeatable: appended to *(struct strvec *)value */
 };
 
 struct lab_option {
@@ -21,6 +22,7 @@ struct lab_option {
 #define OPT_STRING(n, v, h) { OPT_STRING, (n), (v), (h), 0, 0 }
 #define OPT_BOOL(n, v, h) { OPT_BOOL, (n), (v), (h), 0, 0 }
 #define OPT_UINT(n, v, lo, hi, h) { OPT_UINT, (n), (v), (h), (lo), (hi) }
+#define OPT_STRVEC(n, v, h) { OPT_STRVEC, (n), (v), (h), 0, 0 }
 #define OPT_END() { OPT_END, NULL, NULL, NULL, 0, 0 }
 
 /*

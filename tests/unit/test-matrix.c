@@ -162,6 +162,10 @@ static void test_state_round_trip(void **state)
 	m.jobs[0].attempts = 1;
 	m.jobs[1].state = MX_RUNNING;
 	m.jobs[1].attempts = 2;
+	free(m.jobs[1].uri);
+	m.jobs[1].uri = xstrdup("qemu+ssh://root@h:22/system?keyfile=/k&no_tty=1");
+	strvec_push(&m.uris, "qemu:///system");
+	strvec_push(&m.uris, m.jobs[1].uri);
 	a = state_text(&m);
 	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
 	assert_int_equal(back.nr_jobs, 4);
@@ -173,6 +177,10 @@ static void test_state_round_trip(void **state)
 	assert_int_equal(back.jobs[1].attempts, 2);
 	assert_string_equal(back.jobs[1].label, "base");
 	assert_string_equal(back.topos.v[1], "2s1c,mem=1G");
+	assert_string_equal(back.jobs[0].uri, "");
+	assert_string_equal(back.jobs[1].uri, m.jobs[1].uri);
+	assert_int_equal(back.uris.nr, 2);
+	assert_string_equal(back.uris.v[1], m.jobs[1].uri);
 	b = state_text(&back);
 	assert_string_equal(a, b);
 	free(a);
@@ -233,6 +241,43 @@ static void test_state_bad(void **state)
 		       "do not match the lists");
 	parse_bad_edit("\"seconds\":0.0", "\"seconds\":-1", "job 1 is damaged");
 	parse_bad_edit("\"attempts\":0", "\"attempts\":\"0\"", "job 1 is damaged");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[1]", "bad list of URIs");
+	parse_bad_edit("\"uris\":[]", "\"uris\":\"qemu:///system\"", "bad list of URIs");
+	parse_bad_edit("\"uri\":\"\"", "\"uri\":7", "job 1 is damaged");
+}
+
+/* A state file from before URIs were recorded still resumes. */
+static void test_state_without_uris(void **state)
+{
+	struct matrix m = MATRIX_INIT, back = MATRIX_INIT;
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	char *a, *p;
+
+	(void)state;
+	make_matrix(&m);
+	a = state_text(&m);
+	for (p = a; *p; p++) {
+		/* drop ,"uris":[] and every ,"uri":"" */
+		if (!strncmp(p, ",\"uris\":[]", 10)) {
+			p += 9;
+			continue;
+		}
+		if (!strncmp(p, ",\"uri\":\"\"", 9)) {
+			p += 8;
+			continue;
+		}
+		strbuf_addch(&sb, *p);
+	}
+	assert_null(strstr(sb.buf, "uri"));
+	assert_int_equal(matrix_state_parse(sb.buf, sb.len, &back, &err), 0);
+	assert_int_equal(back.nr_jobs, 4);
+	assert_int_equal(back.uris.nr, 0);
+	assert_string_equal(back.jobs[3].uri, "");
+	free(a);
+	strbuf_release(&sb);
+	strbuf_release(&err);
+	matrix_release(&m);
+	matrix_release(&back);
 }
 
 static void test_eta(void **state)
@@ -283,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_bad),
+		cmocka_unit_test(test_state_without_uris),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_duration),
 	};
