@@ -6,6 +6,7 @@
 #include "topo.h"
 
 #include <errno.h>
+#include <libvirt/virterror.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>

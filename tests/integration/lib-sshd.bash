@@ -1,4 +1,4 @@
-# sshd.sh - sourced by tests that need a "remote" libvirt URI: starts a
+# lib-sshd.bash - sourced (after lib.sh) by tests that need a "remote" libvirt URI: starts a
 # private sshd on 127.0.0.1 (own config, host key, authorized key and pid
 # file under $TMP; nothing in /etc/ssh or ~/.ssh changes), and sets
 # SSH_URI to a qemu+ssh:// URI that reaches this machine's libvirtd
@@ -54,4 +54,34 @@ CFG
 	chmod 755 "$d/ssh"
 	SSH_URI="qemu+ssh://root@127.0.0.1:$port/system?keyfile=$d/id&no_verify=1&no_tty=1&command=$d/ssh"
 	echo "sshd on 127.0.0.1:$port (pid $SSHD_PID); URI $SSH_URI"
+}
+
+# The hypervisor side of the URI is this machine's libvirtd: started here
+# (as the lab does for qemu:///system) when it is not running, and stopped
+# again by libvirtd_down when this test started it and no domain is left.
+LV_STARTED=
+sock_alive() {
+	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1])' "$1" 2>/dev/null
+}
+libvirtd_up() {
+	local i
+	command -v libvirtd >/dev/null || skip "libvirtd is not installed (libvirt-daemon-system)"
+	sock_alive /run/libvirt/virtlogd-sock || { virtlogd -d && LV_STARTED="$LV_STARTED virtlogd"; }
+	sock_alive /run/libvirt/libvirt-sock || { libvirtd -d && LV_STARTED="$LV_STARTED libvirtd"; }
+	for i in $(seq 60); do
+		sock_alive /run/libvirt/libvirt-sock && return 0
+		sleep 0.5
+	done
+	skip "libvirtd did not start"
+}
+libvirtd_down() {
+	local d n
+	[ -n "$LV_STARTED" ] || return 0
+	n=$(virsh -c qemu:///system list --name 2>/dev/null | grep -c . || true)
+	[ "${n:-0}" -eq 0 ] || return 0
+	for d in $LV_STARTED; do
+		[ -s /run/$d.pid ] && kill "$(cat /run/$d.pid)" 2>/dev/null
+	done
+	LV_STARTED=
+	return 0
 }

@@ -18,6 +18,7 @@
 
 #include "backend.h"
 #include "daemon.h"
+#include "libvirt-remote.h"
 #include "topo.h"
 
 static char *domain_for(const char *spec, enum lab_accel accel, const char *cmdline)
@@ -183,16 +184,6 @@ static void test_check(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	/* remote: refused at once, no network touched */
-	assert_int_equal(libvirt_check("qemu+ssh://host/system", &err), -1);
-	assert_non_null(strstr(err.buf, "is remote"));
-	assert_null(strchr(err.buf, '\n'));
-	strbuf_reset(&err);
-	assert_int_equal(libvirt_check("qemu+tcp:///system", &err), -1);
-	strbuf_reset(&err);
-	assert_int_equal(libvirt_check("qemu://host.example/system", &err), -1);
-	assert_non_null(strstr(err.buf, "is remote"));
-	strbuf_reset(&err);
 	/* libvirt's own in-process test driver: a real connection, no daemon */
 	if (libvirt_check("test:///default", &err))
 		fail_msg("test:///default: %s", err.buf);
@@ -200,6 +191,137 @@ static void test_check(void **state)
 	assert_int_equal(libvirt_check("test:///nonexistent/file.xml", &err), -1);
 	assert_non_null(strstr(err.buf, "test:///nonexistent/file.xml: "));
 	strbuf_release(&err);
+}
+
+/* Which URIs take the pool-and-streams path. */
+static void test_uri_remote(void **state)
+{
+	unsetenv("LIBVIRT_REMOTE");
+	assert_false(libvirt_uri_remote("qemu:///system"));
+	assert_false(libvirt_uri_remote("qemu:///session"));
+	assert_false(libvirt_uri_remote("test:///default"));
+	assert_true(libvirt_uri_remote("qemu+ssh://root@127.0.0.1:2222/system?keyfile=/k"));
+	assert_true(libvirt_uri_remote("qemu+ssh:///system"));
+	assert_true(libvirt_uri_remote("qemu+libssh2://h/system"));
+	assert_true(libvirt_uri_remote("qemu+tcp:///system"));
+	assert_true(libvirt_uri_remote("qemu+tls://h/system"));
+	assert_true(libvirt_uri_remote("qemu://host.example/system"));
+	setenv("LIBVIRT_REMOTE", "1", 1);
+	assert_true(libvirt_uri_remote("qemu:///system"));
+	setenv("LIBVIRT_REMOTE", "0", 1);
+	assert_false(libvirt_uri_remote("qemu:///system"));
+	unsetenv("LIBVIRT_REMOTE");
+}
+
+/* Remote mode: pty serial ports, the volumes' paths, nothing local. */
+static void test_xml_streams(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct backend_conf conf = { 0 };
+	struct topo t;
+	char *x;
+
+	assert_int_equal(topo_parse("2s2c,llc=1", &t, &err), 0);
+	conf.topo = &t;
+	conf.accel = ACCEL_TCG;
+	conf.name = "schedlab-42";
+	conf.kernel = "/cache/vmlinux";
+	conf.initrd = "/cache/initrd";
+	x = libvirt_domain_xml(&conf, "/var/lib/libvirt/images/p/kernel",
+			       "/var/lib/libvirt/images/p/initrd", NULL, NULL);
+	assert_non_null(strstr(x, "<kernel>/var/lib/libvirt/images/p/kernel</kernel>"));
+	assert_non_null(strstr(x, "<serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
+			       "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n"));
+	assert_null(strstr(x, "type='unix'"));
+	assert_null(strstr(x, "/cache/"));
+	if (have("virt-xml-validate")) {
+		char dir[] = "/tmp/test-backend-libvirt-XXXXXX";
+		char *path;
+
+		assert_non_null(mkdtemp(dir));
+		path = xasprintf("%s/domain.xml", dir);
+		assert_int_equal(write_file_atomic(path, x, strlen(x)), 0);
+		if (validate(path))
+			fail_msg("virt-xml-validate rejects the stream-mode domain:\n%s", x);
+		unlink(path);
+		free(path);
+		rmdir(dir);
+	}
+	free(x);
+	strbuf_release(&err);
+}
+
+static void test_pool_names(void **state)
+{
+	char *name = lv_pool_name("schedlab-1234"), *x;
+	char host[256] = "";
+
+	gethostname(host, sizeof(host) - 1);
+	assert_int_equal(strncmp(name, "schedlab-1234-files-", 20), 0);
+	assert_int_equal(lv_pool_name_pid(name), 1234);
+	/* another host's pool, another program's pool, no pid: never ours */
+	assert_int_equal(lv_pool_name_pid("schedlab-1234-files-some.other.host"), host[0] &&
+			 !strcmp(host, "some.other.host") ? 1234 : 0);
+	assert_int_equal(lv_pool_name_pid("default"), 0);
+	assert_int_equal(lv_pool_name_pid("schedlab--files-x"), 0);
+	assert_int_equal(lv_pool_name_pid("schedlab-0-files-x"), 0);
+	x = lv_pool_xml(name);
+	assert_non_null(strstr(x, "<pool type='dir'>"));
+	assert_non_null(strstr(x, "<path>" LV_POOL_BASE "/schedlab-1234-files-"));
+	assert_non_null(strstr(x, "<mode>0755</mode>"));
+	free(x);
+	x = lv_vol_xml("kernel", 12345);
+	assert_non_null(strstr(x, "<capacity unit='bytes'>12345</capacity>"));
+	assert_non_null(strstr(x, "<mode>0644</mode>"));
+	free(x);
+	free(name);
+}
+
+/* The sweep against libvirt's in-process test driver: a pool of a dead
+ * lab on this host goes, a live one's and foreign ones stay. */
+static void test_pool_sweep(void **state)
+{
+	virConnectPtr conn = virConnectOpen("test:///default");
+	char *dead, *live, *x;
+	pid_t child;
+	virStoragePoolPtr p;
+
+	assert_non_null(conn);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	dead = xasprintf("schedlab-%ld", (long)child);
+	live = xasprintf("schedlab-%ld", (long)getppid());
+	for (int i = 0; i < 3; i++) {
+		char *name = i == 0 ? lv_pool_name(dead) : i == 1 ? lv_pool_name(live) :
+			     xstrdup("schedlab-1-files-elsewhere.example");
+
+		x = lv_pool_xml(name);
+		p = virStoragePoolDefineXML(conn, x, 0);
+		assert_non_null(p);
+		virStoragePoolFree(p);
+		free(x);
+		free(name);
+	}
+	lv_pool_sweep(conn);
+	x = lv_pool_name(dead);
+	assert_null(virStoragePoolLookupByName(conn, x));
+	free(x);
+	x = lv_pool_name(live);
+	p = virStoragePoolLookupByName(conn, x);
+	assert_non_null(p);
+	virStoragePoolUndefine(p);
+	virStoragePoolFree(p);
+	free(x);
+	p = virStoragePoolLookupByName(conn, "schedlab-1-files-elsewhere.example");
+	assert_non_null(p);
+	virStoragePoolUndefine(p);
+	virStoragePoolFree(p);
+	free(dead);
+	free(live);
+	virConnectClose(conn);
 }
 
 static void test_qmp_reply(void **state)
@@ -267,6 +389,10 @@ int main(void)
 		cmocka_unit_test(test_xml_escapes),
 		cmocka_unit_test(test_xml_validates),
 		cmocka_unit_test(test_uri_and_backend),
+		cmocka_unit_test(test_uri_remote),
+		cmocka_unit_test(test_xml_streams),
+		cmocka_unit_test(test_pool_names),
+		cmocka_unit_test(test_pool_sweep),
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_qmp_reply),
 		cmocka_unit_test(test_daemons),
