@@ -31,6 +31,7 @@ static const char matrix_usage[] =
 struct mx_host {
 	const char *uri;	/* NULL: lab run's own default */
 	unsigned running;
+	unsigned started;	/* jobs started on it: ties go to the least used */
 	int dead;		/* could not be reached: its jobs go elsewhere */
 };
 
@@ -39,6 +40,8 @@ struct mx_run {
 	const char *dir;
 	const char *backend;		/* passed to every lab run */
 	unsigned parallel;		/* per host */
+	unsigned max_total;		/* over all hosts; 0: no bound */
+	unsigned running;
 	unsigned *deadline_s;		/* per job */
 	struct lab_child_run *child;	/* per job, while it runs */
 	struct mx_host *host;
@@ -170,7 +173,7 @@ static int host_lost(struct mx_run *r, size_t i, const char *verdict)
 	}
 	h->dead = 1;
 	fprintf(stderr, "matrix: %s stopped answering (%s); its jobs go to the other URIs\n",
-		h->uri, err.buf);
+		h->uri, strncmp(err.buf, h->uri, strlen(h->uri)) ? err.buf : err.buf + strlen(h->uri) + 2);
 	strbuf_release(&err);
 	set_aside_job(r, &r->m.jobs[i], "lost its hypervisor");
 	return 1;
@@ -182,15 +185,23 @@ static void save(const struct mx_run *r)
 		die(LAB_EXIT_FAIL, "cannot save the matrix state in '%s'", r->dir);
 }
 
-/* The live host with the fewest jobs running and a free slot, or -1. */
+/* The live host with the fewest jobs running (then started) and a free
+ * slot, or -1. */
 static long pick_host(const struct mx_run *r)
 {
 	long best = -1;
 
-	for (size_t h = 0; h < r->nr_hosts; h++)
-		if (!r->host[h].dead && r->host[h].running < r->parallel &&
-		    (best < 0 || r->host[h].running < r->host[best].running))
+	if (r->max_total && r->running >= r->max_total)
+		return -1;
+	for (size_t h = 0; h < r->nr_hosts; h++) {
+		const struct mx_host *x = &r->host[h], *b = best >= 0 ? &r->host[best] : NULL;
+
+		if (x->dead || x->running >= r->parallel)
+			continue;
+		if (!b || x->running < b->running ||
+		    (x->running == b->running && x->started < b->started))
 			best = (long)h;
+	}
 	return best;
 }
 
@@ -208,6 +219,7 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	struct mx_job *j = &r->m.jobs[i];
 	struct lab_child_run *c = &r->child[i];
 
+	r->host[h].started++;
 	memset(c, 0, sizeof(*c));
 	c->kernel = j->kernel;
 	c->label = j->label;
@@ -283,12 +295,15 @@ static void run_jobs(struct mx_run *r)
 {
 	struct progress pr;
 	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
-	unsigned running = 0, done = 0;
+	unsigned done = 0, slots;
 	uint64_t last_show = 0;
 
 	r->child = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->child));
 	r->job_host = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->job_host));
-	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, r->parallel * (unsigned)hosts_alive(r));
+	slots = r->parallel * (unsigned)hosts_alive(r);
+	if (r->max_total && r->max_total < slots)
+		slots = r->max_total;
+	progress_init(&pr, "matrix", (unsigned)r->m.nr_jobs, slots);
 	for (size_t i = 0; i < r->m.nr_jobs; i++)
 		if (r->m.jobs[i].state == MX_DONE) {
 			/* the durations of the earlier session still tell the ETA */
@@ -317,17 +332,17 @@ static void run_jobs(struct mx_run *r)
 				progress_item_skipped(&pr);
 				continue;
 			}
-			running++;
+			r->running++;
 			r->host[h].running++;
 			strbuf_reset(&d);
 			strbuf_addf(&d, "job %s started%s%s (%u running, %u/%zu done)", r->m.jobs[next].id,
 				    r->nr_hosts > 1 ? " on " : "", r->nr_hosts > 1 ? r->host[h].uri : "",
-				    running, pr.done, r->m.nr_jobs);
+				    r->running, pr.done, r->m.nr_jobs);
 			show(r, &pr, d.buf);
 			last_show = now_ns();
 			continue;
 		}
-		if (!running)
+		if (!r->running)
 			break;
 		for (size_t i = 0; i < r->m.nr_jobs; i++) {
 			int status;
@@ -335,7 +350,7 @@ static void run_jobs(struct mx_run *r)
 			if (r->m.jobs[i].state != MX_RUNNING || !r->child[i].t_start_ns ||
 			    !lab_child_poll(&r->child[i], &status))
 				continue;
-			running--;
+			r->running--;
 			if (!finish_job(r, i, status))
 				continue;
 			progress_item_done(&pr, r->m.jobs[i].seconds);
@@ -350,7 +365,7 @@ static void run_jobs(struct mx_run *r)
 		/* on a terminal the line ticks; a log gets lines only on events */
 		if (pr.tty && now_ns() - last_show > 1000000000ull) {
 			strbuf_reset(&d);
-			strbuf_addf(&d, "%u running, %u/%zu done", running, pr.done, r->m.nr_jobs);
+			strbuf_addf(&d, "%u running, %u/%zu done", r->running, pr.done, r->m.nr_jobs);
 			show(r, &pr, d.buf);
 			last_show = now_ns();
 		}
@@ -409,7 +424,7 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 {
 	const char *env = getenv("BACKEND");
 	const char *backend = r->backend ? r->backend : env && *env ? env : "qemu";
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, said = STRBUF_INIT;
 	size_t alive = 0;
 
 	if (uris->nr) {
@@ -435,15 +450,19 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 		strbuf_reset(&err);
 		if (libvirt_check(r->host[i].uri, &err) < 0) {
 			r->host[i].dead = 1;
-			fprintf(stderr, "matrix: cannot use %s (%s); its jobs go to the other URIs\n",
-				r->host[i].uri, err.buf);
+			/* err is "URI: why" */
+			strbuf_addf(&said, "matrix: cannot use %s; its jobs go to the other URIs\n",
+				    err.buf);
 			continue;
 		}
 		alive++;
 	}
 	if (!alive)
-		die(LAB_EXIT_FAIL, "matrix: none of the %zu libvirt URIs can be reached", r->nr_hosts);
+		die(LAB_EXIT_FAIL, "matrix: none of the %zu libvirt URIs can be reached (%s)",
+		    r->nr_hosts, err.buf);
+	fputs(said.buf, stderr);
 	strbuf_release(&err);
+	strbuf_release(&said);
 }
 
 int cmd_matrix(int argc, const char **argv)
@@ -460,7 +479,9 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
-		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time (default 1)"),
+		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time on each URI (default 1)"),
+		OPT_UINT("max-jobs", &r.max_total, 1, MX_MAX_PARALLEL * MX_MAX_ITEMS,
+			 "guests at a time over all URIs (default: no bound but --jobs)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
@@ -518,6 +539,8 @@ int cmd_matrix(int argc, const char **argv)
 	       r.m.nr_jobs, r.parallel);
 	if (r.nr_hosts > 1)
 		printf(" on each of %zu URIs", r.nr_hosts);
+	if (r.nr_hosts > 1 && r.max_total)
+		printf(" (at most %u in all)", r.max_total);
 	printf(", in %s\n", dir);
 	fflush(stdout);
 
