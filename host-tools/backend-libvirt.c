@@ -426,9 +426,13 @@ static int create_remote(struct libvirt_priv *p, struct backend *b,
 	int ret = -1;
 
 	lv_pool_sweep(p->conn);
-	if (lv_pool_create(p->conn, p->name, &p->pool, err) < 0 ||
-	    (conf->kernel && lv_pool_upload(p->conn, &p->pool, "kernel", conf->kernel, &kernel, err) < 0) ||
-	    (conf->initrd && lv_pool_upload(p->conn, &p->pool, "initrd", conf->initrd, &initrd, err) < 0))
+	if (lv_pool_create(p->conn, p->name, &p->pool, err) < 0)
+		goto out;
+	if (conf->kernel && lv_pool_upload(p->conn, &p->pool, "kernel", conf->kernel,
+					   &kernel, err) < 0)
+		goto out;
+	if (conf->initrd && lv_pool_upload(p->conn, &p->pool, "initrd", conf->initrd,
+					   &initrd, err) < 0)
 		goto out;
 	xml = libvirt_domain_xml(conf, kernel, initrd, NULL, NULL);
 	save_domain_xml(conf, xml);

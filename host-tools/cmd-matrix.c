@@ -135,7 +135,8 @@ static void set_aside_job(struct mx_run *r, struct mx_job *j, const char *why)
 	asides = xasprintf("%s/aside", r->dir);
 	aside = xasprintf("%s/%s-attempt-%u", asides, j->id, j->attempts);
 	if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
-		die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
+		die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside,
+		    strerror(errno));
 	free(asides);
 	fprintf(stderr, "matrix: job %s %s; its remains are in %s, running it again\n",
 		j->id, why, aside);
@@ -164,6 +165,8 @@ static int host_lost(struct mx_run *r, size_t i, const char *verdict)
 {
 	struct mx_host *h = &r->host[r->job_host[i]];
 	struct strbuf err = STRBUF_INIT;
+	size_t ulen = h->uri ? strlen(h->uri) : 0;
+	const char *why;
 
 	if (strcmp(verdict, "ERROR") || !h->uri || r->nr_hosts < 2 || h->dead)
 		return 0;
@@ -172,8 +175,10 @@ static int host_lost(struct mx_run *r, size_t i, const char *verdict)
 		return 0;
 	}
 	h->dead = 1;
+	/* err is "URI: why" */
+	why = strncmp(err.buf, h->uri, ulen) || !err.buf[ulen] ? err.buf : err.buf + ulen + 2;
 	fprintf(stderr, "matrix: %s stopped answering (%s); its jobs go to the other URIs\n",
-		h->uri, strncmp(err.buf, h->uri, strlen(h->uri)) ? err.buf : err.buf + strlen(h->uri) + 2);
+		h->uri, why);
 	strbuf_release(&err);
 	set_aside_job(r, &r->m.jobs[i], "lost its hypervisor");
 	return 1;
@@ -335,9 +340,11 @@ static void run_jobs(struct mx_run *r)
 			r->running++;
 			r->host[h].running++;
 			strbuf_reset(&d);
-			strbuf_addf(&d, "job %s started%s%s (%u running, %u/%zu done)", r->m.jobs[next].id,
-				    r->nr_hosts > 1 ? " on " : "", r->nr_hosts > 1 ? r->host[h].uri : "",
-				    r->running, pr.done, r->m.nr_jobs);
+			strbuf_addf(&d, "job %s started", r->m.jobs[next].id);
+			if (r->nr_hosts > 1)
+				strbuf_addf(&d, " on %s", r->host[h].uri);
+			strbuf_addf(&d, " (%u running, %u/%zu done)", r->running, pr.done,
+				    r->m.nr_jobs);
 			show(r, &pr, d.buf);
 			last_show = now_ns();
 			continue;
@@ -365,7 +372,8 @@ static void run_jobs(struct mx_run *r)
 		/* on a terminal the line ticks; a log gets lines only on events */
 		if (pr.tty && now_ns() - last_show > 1000000000ull) {
 			strbuf_reset(&d);
-			strbuf_addf(&d, "%u running, %u/%zu done", r->running, pr.done, r->m.nr_jobs);
+			strbuf_addf(&d, "%u running, %u/%zu done", r->running, pr.done,
+				    r->m.nr_jobs);
 			show(r, &pr, d.buf);
 			last_show = now_ns();
 		}
@@ -479,7 +487,8 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
-		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL, "guests at a time on each URI (default 1)"),
+		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL,
+			 "guests at a time on each URI (default 1)"),
 		OPT_UINT("max-jobs", &r.max_total, 1, MX_MAX_PARALLEL * MX_MAX_ITEMS,
 			 "guests at a time over all URIs (default: no bound but --jobs)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),

@@ -638,8 +638,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	add_str(run, "spec_resolved", r->topo.spec);
 	add_str(run, "topology", r->desc.buf);
 	add_str(run, "backend", r->ops->name);
-	if (r->ops == &backend_libvirt)
+	if (r->ops == &backend_libvirt) {
 		add_str(run, "libvirt_uri", libvirt_uri(r->uri));
+		/* how kernel, initrd and the serial ports reached the hypervisor */
+		add_str(run, "libvirt_transport", libvirt_uri_remote(libvirt_uri(r->uri)) ?
+			"pool+streams" : "local sockets");
+	}
 	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
 		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");

@@ -219,7 +219,7 @@ void lv_pool_sweep(virConnectPtr conn)
 		long pid = name ? lv_pool_name_pid(name) : 0;
 
 		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH) {
-			fprintf(stderr, "lab: removing storage pool '%s' of a lab that was killed\n", name);
+			fprintf(stderr, "lab: removing storage pool '%s' of a killed lab\n", name);
 			pool_delete(pools[i]);
 		}
 		virStoragePoolFree(pools[i]);

@@ -13,7 +13,8 @@ static void print_help(const struct lab_option *opts, const char *usage)
 		char left[64];
 
 		snprintf(left, sizeof(left), "--%s%s", o->name,
-			 o->type == OPT_STRING || o->type == OPT_STRVEC ? " <value>" : o->type == OPT_UINT ? " <n>" : "");
+			 o->type == OPT_STRING || o->type == OPT_STRVEC ? " <value>" :
+			 o->type == OPT_UINT ? " <n>" : "");
 		printf("    %-24s %s\n", left, o->help);
 	}
 }

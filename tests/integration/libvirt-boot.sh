@@ -42,6 +42,7 @@ expect_pass
 alive /run/libvirt/libvirt-sock || fail "libvirtd is not running after the boot"
 [ "$(json "$run/run.json" 'd["backend"]')" = libvirt ] || fail "run.json backend"
 [ "$(json "$run/run.json" 'd["libvirt_uri"]')" = $URI ] || fail "run.json libvirt_uri"
+[ "$(json "$run/run.json" 'd["libvirt_transport"]')" = "local sockets" ] || fail "run.json libvirt_transport"
 virt-xml-validate "$run/domain.xml" domain || fail "domain.xml does not validate"
 grep -q "<topology sockets='2' dies='2' cores='1' threads='2'/>" "$run/domain.xml" || fail "domain.xml topology"
 grep -q "<sibling id='1' value='30'/>" "$run/domain.xml" || fail "domain.xml distances"

@@ -29,6 +29,7 @@ clean() {
 boot 2s2c,llc=1 --backend libvirt --uri "$U" --accel tcg --timeout 120 </dev/null
 expect_pass
 [ "$(json "$run/run.json" 'd["libvirt_uri"]')" = "$U" ] || fail "run.json libvirt_uri"
+[ "$(json "$run/run.json" 'd["libvirt_transport"]')" = "pool+streams" ] || fail "run.json libvirt_transport"
 # the remote path was taken: files are the pool's volumes, serial ports ptys
 grep -q "<kernel>/var/lib/libvirt/images/schedlab-[0-9]*-files-$host/kernel</kernel>" "$run/domain.xml" ||
 	fail "domain.xml: the kernel is not a volume of our pool: $(grep '<kernel>' "$run/domain.xml")"
@@ -102,6 +103,6 @@ virsh -c "$U" pool-build "$stale" </dev/null >/dev/null && virsh -c "$U" pool-st
 	fail "cannot start the stale pool"
 boot 1s1c --backend libvirt --uri "$U" --accel tcg --timeout 120 </dev/null
 expect_pass
-grep -q "removing storage pool '$stale' of a lab that was killed" "$TMP/err" || fail "the sweep said nothing"
+grep -q "removing storage pool '$stale' of a killed lab" "$TMP/err" || fail "the sweep said nothing"
 clean "after the sweep of $stale"
 echo ok

@@ -230,8 +230,9 @@ static void test_xml_streams(void **state)
 	x = libvirt_domain_xml(&conf, "/var/lib/libvirt/images/p/kernel",
 			       "/var/lib/libvirt/images/p/initrd", NULL, NULL);
 	assert_non_null(strstr(x, "<kernel>/var/lib/libvirt/images/p/kernel</kernel>"));
-	assert_non_null(strstr(x, "<serial type='pty'>\n      <target port='0'/>\n    </serial>\n"
-			       "    <serial type='pty'>\n      <target port='1'/>\n    </serial>\n"));
+	assert_non_null(strstr(x, "<serial type='pty'>\n      <target port='0'/>\n"
+			       "    </serial>\n    <serial type='pty'>\n"
+			       "      <target port='1'/>\n    </serial>\n"));
 	assert_null(strstr(x, "type='unix'"));
 	assert_null(strstr(x, "/cache/"));
 	if (have("virt-xml-validate")) {
