@@ -508,6 +508,9 @@ static int libvirt_start(struct backend *b, const struct backend_conf *conf, str
 	if (ensure_daemons(p->uri, err) < 0)
 		return -1;
 	virSetErrorFunc(NULL, quiet_libvirt);
+	/* the streams' event loop must exist before their connection does */
+	if (p->streams && lv_event_loop(err) < 0)
+		return -1;
 	p->conn = virConnectOpen(p->uri);
 	if (!p->conn) {
 		add_lv_error(err, p->uri);
@@ -678,8 +681,8 @@ static int libvirt_stop(struct backend *b, int timeout_ms)
 	}
 	p->destroyed = 1;
 	/* the ptys are gone with QEMU: the streams end, else we end them */
-	if (p->streams && lv_pumps_stop(p->pump, 2, 3000, timeout_ms > 3000 ? timeout_ms : 3000))
-		error("a console stream of '%s' did not end; its thread is left behind", p->name);
+	if (p->streams)
+		lv_pumps_stop(p->pump, 2, timeout_ms < 3000 ? timeout_ms : 3000, timeout_ms);
 	keep_qemu_log(p);
 	return ret;
 }

@@ -229,6 +229,53 @@ void lv_pool_sweep(virConnectPtr conn)
 
 /* ---- console streams ---- */
 
+/*
+ * Streams are non-blocking and driven by libvirt's default event loop in
+ * one thread of ours: a thread blocked in virStreamRecv() holds the
+ * connection's I/O, and another thread's RPC (an NMI on a HANG) can then
+ * wait for its reply indefinitely.  With the event loop the connection's
+ * socket is watched by that thread, RPCs from the session go and return
+ * as usual, and each stream's callback drains what arrived into its
+ * socketpair.  The loop thread lives as long as the process.
+ */
+static pthread_once_t loop_once = PTHREAD_ONCE_INIT;
+static int loop_ok;
+
+static void *loop_main(void *arg)
+{
+	for (;;)
+		if (virEventRunDefaultImpl() < 0)
+			usleep(10000);
+	return NULL;
+}
+
+static void tick(int timer, void *opaque)
+{
+	/* keeps the loop iterating: poll() never sleeps unbounded */
+}
+
+static void loop_start(void)
+{
+	pthread_t t;
+
+	if (virEventRegisterDefaultImpl() < 0 || virEventAddTimeout(1000, tick, NULL, NULL) < 0)
+		return;
+	if (pthread_create(&t, NULL, loop_main, NULL))
+		return;
+	pthread_detach(t);
+	loop_ok = 1;
+}
+
+int lv_event_loop(struct strbuf *err)
+{
+	pthread_once(&loop_once, loop_start);
+	if (!loop_ok) {
+		add_lv_error(err, "cannot start libvirt's event loop");
+		return -1;
+	}
+	return 0;
+}
+
 /* Everything, unless we are told to quit while the session does not read. */
 static int pump_write(struct lv_pump *pp, const char *buf, size_t len)
 {
@@ -245,30 +292,45 @@ static int pump_write(struct lv_pump *pp, const char *buf, size_t len)
 			continue;
 		if (n < 0 && errno != EAGAIN)
 			return -1;
-		if (pp->quit)
+		if (__atomic_load_n(&pp->quit, __ATOMIC_ACQUIRE))
 			return -1;
 		poll(&pfd, 1, 100);
 	}
 	return 0;
 }
 
-static void *pump_main(void *arg)
+/* Under pp->lock: the stream is over (eof) or broken; its end closes. */
+static void pump_end(struct lv_pump *pp, int eof)
 {
-	struct lv_pump *pp = arg;
-	char buf[16384];
-	int n;
-
-	for (;;) {
-		n = virStreamRecv(pp->st, buf, sizeof(buf));
-		if (n <= 0 || pump_write(pp, buf, (size_t)n) < 0)
-			break;
-	}
-	if (n == 0)
+	if (pp->done)
+		return;
+	virStreamEventRemoveCallback(pp->st);
+	if (eof)
 		virStreamFinish(pp->st);
+	else
+		virStreamAbort(pp->st);
 	close(pp->fd);
 	pp->fd = -1;
 	__atomic_store_n(&pp->done, 1, __ATOMIC_RELEASE);
-	return NULL;
+}
+
+static void pump_event(virStreamPtr st, int events, void *opaque)
+{
+	struct lv_pump *pp = opaque;
+	char buf[16384];
+	int n;
+
+	pthread_mutex_lock(&pp->lock);
+	while (!pp->done) {
+		n = virStreamRecv(st, buf, sizeof(buf));
+		if (n == -2)
+			break;		/* nothing more for now */
+		if (n <= 0 || pump_write(pp, buf, (size_t)n) < 0) {
+			pump_end(pp, n == 0);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&pp->lock);
 }
 
 int lv_pump_start(virConnectPtr conn, virDomainPtr dom, const char *dev, struct lv_pump *pp,
@@ -278,7 +340,9 @@ int lv_pump_start(virConnectPtr conn, virDomainPtr dom, const char *dev, struct 
 
 	memset(pp, 0, sizeof(*pp));
 	pp->fd = -1;
-	pp->st = virStreamNew(conn, 0);
+	pthread_mutex_init(&pp->lock, NULL);
+	pp->inited = 1;
+	pp->st = virStreamNew(conn, VIR_STREAM_NONBLOCK);
 	if (!pp->st) {
 		add_lv_error(err, "cannot make a stream");
 		return -1;
@@ -297,57 +361,35 @@ int lv_pump_start(virConnectPtr conn, virDomainPtr dom, const char *dev, struct 
 	fcntl(sv[1], F_SETFL, O_NONBLOCK);
 	pp->fd = sv[1];
 	*session_fd = sv[0];
-	if (pthread_create(&pp->thread, NULL, pump_main, pp)) {
-		strbuf_addf(err, "cannot start the %s pump thread", dev);
+	if (virStreamEventAddCallback(pp->st, VIR_STREAM_EVENT_READABLE | VIR_STREAM_EVENT_ERROR |
+				      VIR_STREAM_EVENT_HANGUP, pump_event, pp, NULL) < 0) {
+		add_lv_error(err, "cannot watch the console stream");
 		return -1;
 	}
 	pp->running = 1;
 	return 0;
 }
 
-static int join_until(struct lv_pump *pp, uint64_t deadline)
-{
-	struct timespec ts;
-	uint64_t now = now_ns(), left = deadline > now ? deadline - now : 0;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += (time_t)(left / 1000000000ull);
-	ts.tv_nsec += (long)(left % 1000000000ull);
-	if (ts.tv_nsec >= 1000000000L) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000L;
-	}
-	if (pthread_timedjoin_np(pp->thread, NULL, &ts))
-		return -1;
-	pp->running = 0;
-	return 0;
-}
-
 int lv_pumps_stop(struct lv_pump *pp, unsigned n, int grace_ms, int timeout_ms)
 {
-	uint64_t start = now_ns();
-	uint64_t grace = start + (uint64_t)grace_ms * 1000000ull;
-	uint64_t end = start + (uint64_t)timeout_ms * 1000000ull;
-	int stuck = 0;
+	uint64_t grace = now_ns() + (uint64_t)grace_ms * 1000000ull;
 
+	/* the domain is gone: its streams end by themselves, normally */
 	for (unsigned i = 0; i < n; i++)
-		if (pp[i].running)
-			join_until(&pp[i], grace < end ? grace : end);
+		while (pp[i].running && !__atomic_load_n(&pp[i].done, __ATOMIC_ACQUIRE) &&
+		       now_ns() < grace)
+			usleep(10000);
 	for (unsigned i = 0; i < n; i++) {
 		if (!pp[i].running)
 			continue;
-		/* still blocked in virStreamRecv, or writing to a full socket */
-		pp[i].quit = 1;
-		virStreamAbort(pp[i].st);
-		if (join_until(&pp[i], end) < 0) {
-			pthread_detach(pp[i].thread);
-			pp[i].running = 0;
-			pp[i].detached = 1;
-			pp[i].st = NULL;	/* the thread may still use it: leaked */
-			stuck++;
-		}
+		/* a callback stuck writing to a full socket gives up */
+		__atomic_store_n(&pp[i].quit, 1, __ATOMIC_RELEASE);
+		pthread_mutex_lock(&pp[i].lock);
+		pump_end(&pp[i], 0);
+		pthread_mutex_unlock(&pp[i].lock);
+		pp[i].running = 0;
 	}
-	return stuck;
+	return 0;
 }
 
 void lv_pump_release(struct lv_pump *pp)
@@ -357,8 +399,11 @@ void lv_pump_release(struct lv_pump *pp)
 	if (pp->st)
 		virStreamFree(pp->st);
 	pp->st = NULL;
-	/* a thread that never started leaves its end to us */
-	if (pp->fd >= 0 && !pp->detached && !__atomic_load_n(&pp->done, __ATOMIC_ACQUIRE))
+	/* a pump that never started leaves its end to us */
+	if (pp->fd >= 0)
 		close(pp->fd);
 	pp->fd = -1;
+	if (pp->inited)
+		pthread_mutex_destroy(&pp->lock);
+	pp->inited = 0;
 }

@@ -47,28 +47,31 @@ void lv_pool_remove(struct lv_pool *p);
 /* Pools left by labs on this host that were killed: their pid is gone. */
 void lv_pool_sweep(virConnectPtr conn);
 
+/* libvirt's default event loop, run by a thread of ours (started once;
+ * before the connection the streams use is opened). */
+int lv_event_loop(struct strbuf *err);
+
 /*
- * A console stream bridged to one end of a socketpair: a thread does
- * blocking virStreamRecv() and writes what arrives; EOF or an error of
- * the stream closes its end, so the session sees EOF on *fd.
+ * A console stream bridged to one end of a socketpair: non-blocking, its
+ * callback (in the event loop's thread) writes what arrives; EOF or an
+ * error of the stream closes its end, so the session sees EOF on *fd.
  */
 struct lv_pump {
 	virStreamPtr st;
-	int fd;			/* the thread's end; -1 once closed */
-	pthread_t thread;
-	int running;		/* the thread was started and not joined */
-	int detached;		/* it would not end: left running, fd and stream its own */
-	volatile int quit;	/* stop writing and end */
-	volatile int done;	/* the thread has finished */
+	int fd;			/* our end; -1 once closed */
+	pthread_mutex_t lock;	/* the callback against stop */
+	int inited;		/* lock is initialised */
+	int running;		/* the callback is registered and not stopped */
+	int quit;		/* stop writing to a full socket */
+	int done;		/* the stream is over and fd closed */
 };
 
-/* Opens the domain's serial port dev ("serial0") as a stream and starts
- * the pump; *session_fd gets the session's end. */
+/* Opens the domain's serial port dev ("serial0") as a stream and watches
+ * it; *session_fd gets the session's end. */
 int lv_pump_start(virConnectPtr conn, virDomainPtr dom, const char *dev, struct lv_pump *pp,
 		  int *session_fd, struct strbuf *err);
 /* Waits for the pumps to end on their own (the domain is gone) until
- * grace_ms, then aborts their streams; joined within timeout_ms in all.
- * Returns the number of pumps that could not be joined (left detached). */
+ * grace_ms, then aborts their streams.  Returns 0. */
 int lv_pumps_stop(struct lv_pump *pp, unsigned n, int grace_ms, int timeout_ms);
 void lv_pump_release(struct lv_pump *pp);
 

@@ -2,7 +2,7 @@
 # machine's libvirtd through a private sshd: there is no other host):
 # kernel and initrd go up as volumes of a storage pool of ours, console and
 # records come back through console streams, and nothing of ours stays on
-# the hypervisor - after a PASS, a CRASH, a host-fault run, a SIGTERM of
+# the hypervisor - after a PASS, a CRASH, a HANG, a host-fault run, a SIGTERM of
 # the lab, and a pool left by a killed lab, which the next start sweeps.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-sshd.bash"
@@ -73,6 +73,15 @@ boot 1s2c --backend libvirt --uri "$U" --accel tcg --timeout 60 --append lab.mod
 grep -q '^verdict: CRASH: kernel crashed at console line [0-9]*: .*Kernel panic - not syncing' "$TMP/out" ||
 	fail "crash: verdict line"
 clean "after a CRASH"
+
+# 3b. a guest that never reports is a HANG: registers through the monitor
+# passthrough, the NMI's backtraces through the console stream
+boot 1s2c --backend libvirt --uri "$U" --accel tcg --timeout 20 --append lab.mode=hang </dev/null
+[ "$rc" -eq 1 ] || fail "hang: exit $rc"
+grep -q '^verdict: HANG: ' "$TMP/out" || fail "hang: verdict line"
+grep -q 'RIP=' "$run/hang-vcpus.txt" || fail "hang: no vCPU registers in hang-vcpus.txt"
+grep -q 'NMI' "$run/console.log" || fail "hang: no NMI evidence on the console"
+clean "after a HANG"
 
 # 4. SIGTERM to the lab while its guest runs
 "$LAB" boot 1s2c --backend libvirt --uri "$U" --accel tcg --timeout 120 --append lab.mode=hang \
