@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib-sshd.bash"
 command -v virsh >/dev/null || skip "virsh is not installed (libvirt-clients)"
-trap 'ssh_stop; libvirtd_down; keep_on_failure' EXIT
+trap 'rc=$?; ssh_stop; libvirtd_down; (exit $rc); keep_on_failure' EXIT
 ssh_start
 libvirtd_up
 LOCAL=qemu:///system
