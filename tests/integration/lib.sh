@@ -40,3 +40,30 @@ expect_pass() {
 
 # json FILE EXPR: a value from a JSON file (python3 is only a test tool).
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
+
+# matrix_done DIR: how many jobs of the matrix in DIR are done.
+matrix_done() {
+	[ -f "$1/matrix.json" ] && json "$1/matrix.json" 'sum(j["state"] == "done" for j in d["jobs"])'
+}
+
+# matrix_kill_after DIR N PID OUT ERR: waits (5 minutes at most) until N
+# jobs of the matrix in DIR are done, kills the matrix (PID, with SIGKILL),
+# shows its OUT and ERR, and checks that no process of its jobs outlives it.
+matrix_kill_after() {
+	local m=$1 n=$2 pid=$3 out=$4 err=$5
+	for _ in $(seq 600); do
+		[ "$(matrix_done "$m")" = "$n" ] && break
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.5
+	done
+	[ "$(matrix_done "$m")" = "$n" ] || { kill -9 "$pid"; fail "$n jobs did not finish in 5 minutes: $(cat "$err")"; }
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	sed 's/^/first: /' "$out" "$err"
+	# the children die with the matrix (PR_SET_PDEATHSIG): nothing of ours runs on
+	for _ in $(seq 20); do
+		pgrep -f "$m/jobs" >/dev/null || break
+		sleep 0.5
+	done
+	! pgrep -f "$m/jobs" >/dev/null || fail "processes of the killed matrix still run: $(pgrep -af "$m/jobs")"
+}

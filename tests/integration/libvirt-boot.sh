@@ -64,15 +64,8 @@ rc=0
 cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
 run=$(sed -n 's/^results: //p' "$TMP/out")
 [ "$rc" -eq 0 ] || fail "lab run with host faults exited $rc"
-python3 - "$run/host-faults.jsonl" <<'PY' || fail "host-faults.jsonl"
-import json, sys
-acts = [json.loads(l) for l in open(sys.argv[1])]
-assert all(a["ok"] for a in acts), [a for a in acts if not a["ok"]]
-seen = {(a["kind"], a["action"]) for a in acts}
-for want in [("pause", "stop"), ("pause", "cont"), ("nmi", "nmi")]:
-    assert want in seen, (want, seen)
-print(len(acts), "host actions through libvirt:", sorted(seen))
-PY
+tests/integration/results.py host-actions "$run/host-faults.jsonl" pause:stop pause:cont nmi:nmi ||
+	fail "host-faults.jsonl"
 grep -q 'NMI received' "$run/console.log" || fail "the NMI left no trace on the console"
 gone "$(domain_of "$run")"
 

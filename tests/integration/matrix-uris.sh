@@ -44,24 +44,9 @@ echo "  a URI given twice -> $(cat "$TMP/err")"
 echo "lab matrix over $LOCAL, the ssh URI and a dead one (killed after two jobs)"
 "$LAB" matrix "${MX[@]}" --uri $LOCAL --uri "$SSH_URI" --uri "$DEAD" --jobs 1 --max-jobs 1 \
 	--dir "$m" </dev/null >"$TMP/out1" 2>"$TMP/err1" &
-pid=$!
-done_jobs() { [ -f "$m/matrix.json" ] && json "$m/matrix.json" 'sum(j["state"] == "done" for j in d["jobs"])'; }
-for _ in $(seq 600); do
-	[ "$(done_jobs)" = 2 ] && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.5
-done
-[ "$(done_jobs)" = 2 ] || { kill -9 $pid; fail "two jobs did not finish in 5 minutes: $(cat "$TMP/err1")"; }
-kill -9 $pid
-wait $pid 2>/dev/null
-sed 's/^/first: /' "$TMP/out1" "$TMP/err1"
+matrix_kill_after "$m" 2 $! "$TMP/out1" "$TMP/err1"
 [ "$(grep -c "cannot use $DEAD" "$TMP/err1")" = 1 ] || fail "the dead URI was not reported exactly once"
 grep -q 'at a time on each of 3 URIs (at most 1 in all)' "$TMP/out1" || fail "no plan line"
-for _ in $(seq 20); do
-	pgrep -f "$m/jobs" >/dev/null || break
-	sleep 0.5
-done
-pgrep -f "$m/jobs" >/dev/null && fail "processes of the killed matrix still run"
 for u in $LOCAL "$SSH_URI"; do
 	for _ in $(seq 20); do
 		virsh -c "$u" list --name </dev/null | grep -q '^schedlab-' || break

@@ -30,23 +30,7 @@ done
 echo "lab matrix --kernels $kernels --topos 1s2c,2s1c --suites ab-tiny --dir $m (killed after one job)"
 "$LAB" matrix --kernels "$kernels" --topos 1s2c,2s1c --suites ab-tiny --dir "$m" \
 	>"$TMP/out1" 2>"$TMP/err1" &
-pid=$!
-done_jobs() { [ -f "$m/matrix.json" ] && json "$m/matrix.json" 'sum(j["state"] == "done" for j in d["jobs"])'; }
-for _ in $(seq 600); do
-	[ "$(done_jobs)" = 1 ] && break
-	kill -0 $pid 2>/dev/null || break
-	sleep 0.5
-done
-[ "$(done_jobs)" = 1 ] || { kill -9 $pid; fail "no job finished in 5 minutes: $(cat "$TMP/err1")"; }
-kill -9 $pid
-wait $pid 2>/dev/null
-sed 's/^/first: /' "$TMP/out1" "$TMP/err1"
-# the children die with the matrix (PR_SET_PDEATHSIG): nothing of ours runs on
-for _ in $(seq 20); do
-	pgrep -f "$m/jobs" >/dev/null || break
-	sleep 0.5
-done
-pgrep -f "$m/jobs" >/dev/null && fail "processes of the killed matrix still run: $(pgrep -af "$m/jobs")"
+matrix_kill_after "$m" 1 $! "$TMP/out1" "$TMP/err1"
 first=$(json "$m/matrix.json" '[j["id"] for j in d["jobs"] if j["state"] == "done"][0]')
 first_run=$(json "$m/matrix.json" "[j['run'] for j in d['jobs'] if j['id'] == '$first'][0]")
 running=$(json "$m/matrix.json" '" ".join(j["id"] for j in d["jobs"] if j["state"] == "running")')
@@ -59,7 +43,7 @@ cat "$TMP/out2"
 sed 's/^/stderr: /' "$TMP/err2"
 [ "$rc" -eq 0 ] || fail "the resumed matrix exited $rc"
 grep -q '^matrix: resuming: 1 of 4 jobs were done before' "$TMP/err2" || fail "no resume message"
-[ "$(done_jobs)" = 4 ] || fail "not every job is done"
+[ "$(matrix_done "$m")" = 4 ] || fail "not every job is done"
 for j in 0 1 2 3; do
 	[ "$(json "$m/matrix.json" "d['jobs'][$j]['verdict']")" = PASS ] || fail "job $j did not pass"
 done
