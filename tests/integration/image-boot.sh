@@ -42,21 +42,9 @@ grep -q "no usable root filesystem" "$TMP/err" || fail "empty qcow2: wrong reaso
 sum_before=$(sha256sum <"$img")
 mtime_before=$(stat -c %Y "$img")
 
-# run LABEL ARGS...: lab run of the smoke suite, run directory in $run
-run_suite() {
-	local label=$1 rc=0
-	shift
-	"$LAB" run --topo $topo --suite smoke --accel tcg "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	sed "s/^/$label: /" "$TMP/out"
-	sed "s/^/$label stderr: /" "$TMP/err"
-	[ "$rc" -eq 0 ] || fail "$label: lab run exited $rc"
-	grep -qx 'topology: PASS' "$TMP/out" || fail "$label: topology not verified"
-	run=$(sed -n 's/^results: //p' "$TMP/out")
-}
-
-run_suite initrd
+smoke_run "$topo" initrd
 initrd_run=$run
-run_suite image --image "$img"
+smoke_run "$topo" image --image "$img"
 image_run=$run
 grep -q '^image: results agree with the record channel' "$TMP/out" ||
 	fail "image: no agreement line"

@@ -44,23 +44,10 @@ grep -q "cannot boot its own kernel: no kernel found (looked for /vmlinuz, /boot
 sum_before=$(sha256sum <"$img")
 mtime_before=$(stat -c %Y "$img")
 
-# run_suite LABEL ARGS...: lab run of the smoke suite, run directory in $run
-run_suite() {
-	local label=$1 rc=0
-	shift
-	"$LAB" run --topo $topo --suite smoke --accel tcg "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	sed "s/^/$label: /" "$TMP/out"
-	sed "s/^/$label stderr: /" "$TMP/err"
-	[ "$rc" -eq 0 ] || fail "$label: lab run exited $rc"
-	grep -qx 'topology: PASS' "$TMP/out" || fail "$label: topology not verified"
-	run=$(sed -n 's/^results: //p' "$TMP/out")
-	[ -n "$run" ] && [ -s "$run/cases.json" ] || fail "$label: no results"
-}
-
-run_suite initrd
+smoke_run "$topo" initrd
 initrd_run=$run
 t1=$(date +%s)
-run_suite own-kernel --kernel image --image "$img"
+smoke_run "$topo" own-kernel --kernel image --image "$img"
 own_run=$run
 echo "own-kernel run: $(( $(date +%s) - t1 )) s for the whole lab run"
 grep -q '^image: results agree with the record channel' "$TMP/out" ||

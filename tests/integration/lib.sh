@@ -30,6 +30,21 @@ boot() {
 	run=$(sed -n 's/^results: //p' "$TMP/out")
 }
 
+# smoke_run TOPO LABEL ARGS...: lab run of the smoke suite on TOPO (under
+# TCG, with ARGS), its output prefixed with LABEL; it must exit 0 with a
+# verified topology and results.  The run directory is left in $run.
+smoke_run() {
+	local topo=$1 label=$2 rc=0
+	shift 2
+	"$LAB" run --topo "$topo" --suite smoke --accel tcg "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	sed "s/^/$label stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "$label: lab run exited $rc"
+	grep -qx 'topology: PASS' "$TMP/out" || fail "$label: topology not verified"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	[ -n "$run" ] && [ -s "$run/cases.json" ] || fail "$label: no results"
+}
+
 expect_pass() {
 	[ "$rc" -eq 0 ] || fail "lab boot exited $rc"
 	grep -qx 'topology: PASS' "$TMP/out" || fail "no 'topology: PASS'"
