@@ -82,3 +82,16 @@ matrix_kill_after() {
 	done
 	! pgrep -f "$m/jobs" >/dev/null || fail "processes of the killed matrix still run: $(pgrep -af "$m/jobs")"
 }
+
+# matrix_compare_1s2c OUT: lab compare reads the two runs that the matrix
+# summary in OUT names for 1s2c and the ab-tiny suite, and prints a table.
+matrix_compare_1s2c() {
+	local line a b rc=0
+	line=$(grep '^compare (1s2c, ab-tiny): ' "$1") || fail "no compare line for 1s2c"
+	a=$(echo "$line" | awk '{print $6}')
+	b=$(echo "$line" | awk '{print $7}')
+	"$LAB" compare "$a" "$b" >"$TMP/cmp" 2>&1 || rc=$?
+	cat "$TMP/cmp"
+	[ "$rc" -le 1 ] || fail "lab compare of two matrix results exited $rc"
+	grep -q '^Test *: smoke-exec' "$TMP/cmp" || fail "lab compare printed no table"
+}

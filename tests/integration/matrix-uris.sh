@@ -93,14 +93,7 @@ assert {j["uri"] for j in d["jobs"]} == live, "both URIs ran jobs"
 PY
 grep -q " on qemu+ssh://" "$TMP/out2" || fail "the summary does not say where jobs ran"
 
-line=$(grep '^compare (1s2c, ab-tiny): ' "$TMP/out2") || fail "no compare line for 1s2c"
-a=$(echo "$line" | awk '{print $6}')
-b=$(echo "$line" | awk '{print $7}')
-rc=0
-"$LAB" compare "$a" "$b" >"$TMP/cmp" 2>&1 || rc=$?
-cat "$TMP/cmp"
-[ "$rc" -le 1 ] || fail "lab compare of two matrix results exited $rc"
-grep -q '^Test *: smoke-exec' "$TMP/cmp" || fail "lab compare printed no table"
+matrix_compare_1s2c "$TMP/out2"
 echo "PASS: matrix over two URIs (and a dead one), killed, resumed, compared"
 
 echo "a URI that stops answering mid-matrix: its job goes to the other URI"

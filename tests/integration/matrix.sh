@@ -59,12 +59,5 @@ for id in $running; do
 done
 
 # lab compare reads the matrix's results: both kernels on 1s2c
-line=$(grep '^compare (1s2c, ab-tiny): ' "$TMP/out2") || fail "no compare line for 1s2c"
-a=$(echo "$line" | awk '{print $6}')
-b=$(echo "$line" | awk '{print $7}')
-rc=0
-"$LAB" compare "$a" "$b" >"$TMP/cmp" 2>&1 || rc=$?
-cat "$TMP/cmp"
-[ "$rc" -le 1 ] || fail "lab compare of two matrix results exited $rc"
-grep -q '^Test *: smoke-exec' "$TMP/cmp" || fail "lab compare printed no table"
+matrix_compare_1s2c "$TMP/out2"
 echo "PASS: matrix killed after one job, resumed without redoing it, compared"
