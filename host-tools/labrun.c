@@ -648,8 +648,11 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	if (r->accel_kind == ACCEL_TCG)
 		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
 	add_str(run, "qemu", qver);
-	if (r->ops == &backend_qemu)
-		add_str(run, "firmware", qemu_firmware() ? qemu_firmware() : "seabios");
+	if (r->ops == &backend_qemu) {
+		const char *fw = qemu_firmware();
+
+		add_str(run, "firmware", fw ? fw : "seabios");
+	}
 	add_str(run, "kernel", r->kp.release);
 	add_str(run, "kernel_source", r->kp.source);
 	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
