@@ -9,18 +9,6 @@ t0=$(date +%s)
 img=$(host-tools/mkimage) || fail "cannot build the test image"
 echo "test image: $img ($(( $(date +%s) - t0 )) s to build or find)"
 
-# expect_bad NAME ARGS...: exit 2, one line on stderr, no run directory
-expect_bad() {
-	local what=$1 rc=0
-	shift
-	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
-	echo "$what: exit $rc: $(cat "$TMP/err")"
-	[ "$rc" -eq 2 ] || fail "$what: exit $rc, expected 2"
-	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$what: not exactly one line on stderr"
-	[ ! -d "$TMP/results" ] || [ -z "$(ls -A "$TMP/results")" ] ||
-		fail "$what: something was written under results/"
-}
-
 echo "this is not a disk" >"$TMP/text.img"
 expect_bad "text file" "$LAB" run --topo $topo --suite smoke --image "$TMP/text.img"
 grep -q "is not a disk image" "$TMP/err" || fail "text file: wrong reason"

@@ -30,6 +30,18 @@ boot() {
 	run=$(sed -n 's/^results: //p' "$TMP/out")
 }
 
+# expect_bad NAME ARGS...: exit 2, one line on stderr, no run directory
+expect_bad() {
+	local what=$1 rc=0
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	echo "$what: exit $rc: $(cat "$TMP/err")"
+	[ "$rc" -eq 2 ] || fail "$what: exit $rc, expected 2"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$what: not exactly one line on stderr"
+	[ ! -d "$TMP/results" ] || [ -z "$(ls -A "$TMP/results")" ] ||
+		fail "$what: something was written under results/"
+}
+
 # smoke_run TOPO LABEL ARGS...: lab run of the smoke suite on TOPO (under
 # TCG, with ARGS), its output prefixed with LABEL; it must exit 0 with a
 # verified topology and results.  The run directory is left in $run.
