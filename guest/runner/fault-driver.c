@@ -3,12 +3,12 @@
 #define _GNU_SOURCE
 #include "cpu-online.h"
 #include "fault-driver.h"
-#include "journal.h"
+#include "common/journal.h"
 #include "fault-json.h"
 #include "fault-tasks.h"
 #include "fault.h"
 #include "invariant.h"
-#include "wire.h"
+#include "common/wire.h"
 #include "wlutil.h"
 
 #include <dirent.h>

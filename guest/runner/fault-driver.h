@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "out.h"
-#include "plan.h"
+#include "common/plan.h"
 #include "workload.h"
 
 /*

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "common/plan.h"
 
 enum fopt_type {
 	FOPT_INT,     /* decimal integer within [min, max] */

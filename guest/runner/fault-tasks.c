@@ -1,7 +1,7 @@
 /* fault-tasks.c - finding a run's workload tasks for faults and invariants:
  * the per-case cgroup v2 the runs join, process-group fallback, /proc task state. */
 #include "fault-tasks.h"
-#include "journal.h"
+#include "common/journal.h"
 #include "wlutil.h"
 
 #include <dirent.h>

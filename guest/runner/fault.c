@@ -1,7 +1,7 @@
 /* fault.c - the fault registry and what fault kinds share: preparing a
  * plan's fault (options, target), random CPU picks, file and task helpers. */
 #include "fault.h"
-#include "journal.h"
+#include "common/journal.h"
 #include "fault-tasks.h"
 #include "wlutil.h"
 #include "workload.h"

@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "fault-opt.h"
-#include "plan.h"
+#include "common/plan.h"
 
 /*
  * A fault's life in one measured run, driven by the fault driver

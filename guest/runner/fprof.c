@@ -3,7 +3,7 @@
 #define _GNU_SOURCE
 #include "fprof.h"
 #include "fault-json.h"
-#include "wire.h"
+#include "common/wire.h"
 #include "wlutil.h"
 
 #include <errno.h>

@@ -4,11 +4,11 @@
 #define RUNNER_FPROF_H
 
 #include "out.h"
-#include "plan.h"
+#include "common/plan.h"
 
 /*
  * The record (WIRE_COUNTERS, source "fprof", phase "run<N>"), text after
- * the first line; host-tools/fprof.c parses it:
+ * the first line; host-tools/results/fprof.c parses it:
  *
  *   fprof	1
  *   absent	<reason>			no profile was taken (nothing follows)

@@ -14,7 +14,7 @@
 #include "fault-json.h"
 #include "fault-opt.h"
 #include "fault-tasks.h"
-#include "plan.h"
+#include "common/plan.h"
 #include "workload.h"
 
 /*

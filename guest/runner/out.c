@@ -2,7 +2,7 @@
  * port in a guest, a file or stdout on bare metal) with checked writes. */
 #define _GNU_SOURCE
 #include "out.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>

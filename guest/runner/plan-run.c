@@ -8,9 +8,9 @@
 #include "fault-tasks.h"
 #include "fprof.h"
 #include "out.h"
-#include "plan.h"
+#include "common/plan.h"
 #include "probe.h"
-#include "wire.h"
+#include "common/wire.h"
 #include "wlutil.h"
 #include "workload.h"
 

@@ -1,4 +1,4 @@
-/* plan-run.h - executing a compiled plan (guest/plan.h) and checking one
+/* plan-run.h - executing a compiled plan (common/plan.h) and checking one
  * on the host before any guest boots. */
 #ifndef RUNNER_PLAN_RUN_H
 #define RUNNER_PLAN_RUN_H

@@ -2,7 +2,7 @@
  * that describe the guest's topology and sends them as SYSFS records. */
 #define _GNU_SOURCE
 #include "probe.h"
-#include "wire.h"
+#include "common/wire.h"
 
 #include <dirent.h>
 #include <errno.h>

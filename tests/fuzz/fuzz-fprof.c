@@ -1,12 +1,12 @@
 /* fuzz-fprof.c - libFuzzer target for the function-profile record parser
- * (host-tools/fprof.c): bounded, one-line errors, finite JSON numbers. */
+ * (host-tools/results/fprof.c): bounded, one-line errors, finite JSON numbers. */
 #include <json-c/json.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fprof.h"
+#include "results/fprof.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

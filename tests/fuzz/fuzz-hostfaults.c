@@ -1,12 +1,12 @@
 /* fuzz-hostfaults.c - libFuzzer target for the host-fault log reader of
- * the run report (host-tools/runreport.c): every kept action has the
+ * the run report (host-tools/results/runreport.c): every kept action has the
  * members the verdict reads, and a failure reason is one bounded line. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "runreport.h"
+#include "results/runreport.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

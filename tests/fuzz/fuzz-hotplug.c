@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hostfault.h"
+#include "fault/hostfault.h"
 #include "../../guest/runner/wlutil.c"
 #include "../../guest/runner/cpu-online.c"
 

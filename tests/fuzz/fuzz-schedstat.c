@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedstat.h"
+#include "results/schedstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -16,10 +16,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "daemon.h"
-#include "libvirt-remote.h"
-#include "topo.h"
+#include "backend/backend.h"
+#include "backend/daemon.h"
+#include "backend/libvirt-remote.h"
+#include "topo/topo.h"
 
 static char *domain_for(const char *spec, enum lab_accel accel, const char *cmdline)
 {

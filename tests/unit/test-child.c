@@ -18,8 +18,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "util.h"
+#include "lib/child.h"
+#include "lib/util.h"
 
 /*
  * The test binary doubles as the child: `test-child --child MODE ...` runs

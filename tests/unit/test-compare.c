@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "compare.h"
+#include "report/compare.h"
 
 #include <ftw.h>
 #include <json-c/json.h>

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "console.h"
+#include "results/console.h"
 
 static enum console_class cls(const char *line)
 {

@@ -18,7 +18,7 @@
 #include "../../guest/runner/workloads/schbench.c"
 #include "../../guest/runner/workloads/vector_hog.c"
 #include "../../guest/runner/workloads/coresched.c"
-#include "compare.h"
+#include "report/compare.h"
 
 static void expect_path(const char *text, int ret, const char *want)
 {

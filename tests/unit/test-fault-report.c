@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "runreport.h"
-#include "wire.h"
+#include "common/plan.h"
+#include "results/runreport.h"
+#include "common/wire.h"
 
 static void emit_sb(void *ctx, const char *s, size_t len)
 {

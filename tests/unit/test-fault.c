@@ -25,8 +25,8 @@
 #include "../../guest/runner/faults/fail_inject.c"
 #include "../../guest/runner/faults/mem_pressure.c"
 
-#include "scenario.h"
-#include "util.h"
+#include "scenario/scenario.h"
+#include "lib/util.h"
 
 /* What the driver would send: kept for the assertions. */
 static char last_event[512];

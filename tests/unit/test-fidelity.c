@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fidelity.h"
+#include "results/fidelity.h"
 
 /* cases.json with one case "c" holding time (lower, amean) and rps
  * (higher, median) */

@@ -1,4 +1,4 @@
-/* test-fprof.c - unit tests of host-tools/fprof.c: the runner's function
+/* test-fprof.c - unit tests of host-tools/results/fprof.c: the runner's function
  * profile records (trace_stat/function<cpu> lines) summed and folded. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fprof.h"
-#include "runreport.h"
-#include "util.h"
-#include "wire.h"
+#include "results/fprof.h"
+#include "results/runreport.h"
+#include "lib/util.h"
+#include "common/wire.h"
 
 /*
  * Lines as kernel/trace/ftrace.c (6.1) prints them with

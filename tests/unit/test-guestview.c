@@ -1,4 +1,4 @@
-/* test-guestview.c - unit tests of host-tools/guestview.c: cpulists, the
+/* test-guestview.c - unit tests of host-tools/topo/guestview.c: cpulists, the
  * guest view of a realistic runner snapshot, and malformed snapshots. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "guestview.h"
+#include "topo/guestview.h"
 
 #define NBITS 256
 #define LONGS ((NBITS + CHAR_BIT * sizeof(long) - 1) / (CHAR_BIT * sizeof(long)))

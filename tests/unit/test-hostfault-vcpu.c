@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "hostfault.h"
+#include "backend/backend.h"
+#include "fault/hostfault.h"
 
 /* QEMU 7.2 -smp cpus=2,maxcpus=8,sockets=2,cores=2,threads=2, as it
  * answered query-hotpluggable-cpus (slots listed highest first). */

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "backend.h"
-#include "hostfault.h"
+#include "backend/backend.h"
+#include "fault/hostfault.h"
 
 static char sent[16][32];
 static unsigned nr_sent;

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bare.h"
-#include "hosttopo.h"
+#include "backend/bare.h"
+#include "topo/hosttopo.h"
 
 /* {cpu, package, siblings, llc} per CPU, one node of 2048 MiB per socket */
 struct cpu_row {

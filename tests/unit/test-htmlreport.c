@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "htmlreport.h"
-#include "child.h"
-#include "plot.h"
+#include "report/htmlreport.h"
+#include "lib/child.h"
+#include "report/plot.h"
 
 #include <ftw.h>
 #include <stdio.h>

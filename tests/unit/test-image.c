@@ -1,4 +1,4 @@
-/* test-image.c - unit tests of the disk-image helpers in host-tools/image.c:
+/* test-image.c - unit tests of the disk-image helpers in host-tools/kernel/image.c:
  * format sniffing, record-stream agreement and module load order. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "image.h"
-#include "wire.h"
+#include "kernel/image.h"
+#include "common/wire.h"
 
 static void test_sniff(void **state)
 {

@@ -1,4 +1,4 @@
-/* test-initrd.c - unit tests of guest/initrd.c: the archive is read back
+/* test-initrd.c - unit tests of host-tools/kernel/initrd.c: the archive is read back
  * with an independent newc reader; static-binary checks and the cache. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "initrd.h"
+#include "kernel/initrd.h"
 
 static char root[64];          /* LAB_ROOT: holds guest/init */
 static char scratch[128];      /* fake binaries and outputs */

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "runner/journal.h"
-#include "util.h"
+#include "common/journal.h"
+#include "lib/util.h"
 
 static char *fmt(enum journal_op op, long pid, const char *path, const char *value)
 {

@@ -17,10 +17,10 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "child.h"
-#include "kbuild.h"
-#include "kernel.h"
-#include "util.h"
+#include "lib/child.h"
+#include "kernel/kbuild.h"
+#include "kernel/kernel.h"
+#include "lib/util.h"
 
 /* A scratch directory per test run; LAB_CACHE and LAB_ROOT point into it
  * (util caches both on first use, so they are set before anything runs). */

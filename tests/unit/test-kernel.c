@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kernel.h"
-#include "util.h"
+#include "kernel/kernel.h"
+#include "lib/util.h"
 
 #define FAKE_RELEASE "6.9.0-lab-test"
 #define FAKE_BANNER FAKE_RELEASE " (lab@test) #1 SMP PREEMPT_DYNAMIC"

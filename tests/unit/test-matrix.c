@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "matrix.h"
-#include "progress.h"
+#include "run/matrix.h"
+#include "lib/progress.h"
 
 #include <json-c/json.h>
 #include <math.h>

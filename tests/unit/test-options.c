@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
-#include "util.h"
+#include "cmd/options.h"
+#include "lib/util.h"
 
 static const char usage[] = "lab t [--uri URI]...";
 

@@ -1,4 +1,4 @@
-/* test-plan.c - unit tests of guest/plan.c, the compiled plan both sides
+/* test-plan.c - unit tests of common/plan.c, the compiled plan both sides
  * read: exact text form, write/parse round trips, and malformed plans. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "util.h"
+#include "common/plan.h"
+#include "lib/util.h"
 
 static void emit_sb(void *ctx, const char *s, size_t len)
 {

@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "compare.h"
-#include "topo.h"
+#include "report/compare.h"
+#include "topo/topo.h"
 
 #include <json-c/json.h>
 #include <math.h>

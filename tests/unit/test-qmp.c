@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "qmp.h"
+#include "backend/qmp.h"
 
 static void put(int fd, const char *s)
 {

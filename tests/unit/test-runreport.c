@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#include "runreport.h"
+#include "results/runreport.h"
 
 static void test_stats(void **state)
 {

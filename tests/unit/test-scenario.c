@@ -1,4 +1,4 @@
-/* test-scenario.c - unit tests of host-tools/scenario.c: the INI scenario
+/* test-scenario.c - unit tests of host-tools/scenario/scenario.c: the INI scenario
  * format and its errors, matrix expansion, suites, the shipped scenarios. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -20,7 +20,7 @@
 #include "runner/fault.h"
 #include "runner/invariant.h"
 #include "runner/workload.h"
-#include "scenario.h"
+#include "scenario/scenario.h"
 
 int cmd_scenarios(int argc, const char **argv);
 

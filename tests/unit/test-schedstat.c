@@ -1,4 +1,4 @@
-/* test-schedstat.c - unit tests of host-tools/schedstat.c: the column layouts
+/* test-schedstat.c - unit tests of host-tools/results/schedstat.c: the column layouts
  * of /proc/schedstat versions 15, 16 and 17, deltas, summaries, bad input. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedstat.h"
+#include "results/schedstat.h"
 
 /*
  * The texts below are built by hand from the layouts documented in the

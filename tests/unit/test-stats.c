@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stats.h"
+#include "report/stats.h"
 
 #include <math.h>
 #include <string.h>

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "lab.h"
-#include "topo.h"
+#include "cmd/lab.h"
+#include "topo/topo.h"
 
 /*
  * Golden files live in tests/golden/topo/.  After an intended change of

@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <string.h>
 
-#include "verify.h"
+#include "topo/verify.h"
 
 /* Two sockets, each one node with one LLC of 2 SMT cores (4 CPUs). */
 static const char view[] =

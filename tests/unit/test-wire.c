@@ -1,4 +1,4 @@
-/* test-wire.c - unit tests of the record framing in guest/wire.c: CRC,
+/* test-wire.c - unit tests of the record framing in common/wire.c: CRC,
  * round trips, chunking, corruption, resync and end-of-stream accounting. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "wire.h"
+#include "common/wire.h"
 
 #define MAX_RECS 16
 

@@ -1,0 +1,114 @@
+/* backend.h - one interface for everything that can run the lab's guest
+ * side: direct QEMU, libvirt (and bare metal) implement the same ops. */
+#ifndef LAB_BACKEND_H
+#define LAB_BACKEND_H
+
+#include "topo/topo.h"
+#include "lib/util.h"
+
+struct json_object;
+
+struct backend_conf {
+	const struct topo *topo;
+	enum lab_accel accel;
+	int host_is_amd;
+	int tcg_single;        /* TCG: one host thread runs every vCPU */
+	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
+	const char *initrd;
+	const char *cmdline;
+	const char *disk;      /* a qcow2 root disk (virtio-blk), or NULL */
+	const char *run_dir;   /* results/<run>/; the backend may write qemu.log there */
+	const char *name;      /* unique per run: QEMU -name, libvirt domain name */
+	const char *uri;       /* libvirt connection URI; NULL: libvirt_uri(NULL) */
+};
+
+/*
+ * A started backend hands the session two byte streams: the guest's
+ * console and the framed record channel.  Either becomes -1 once it is
+ * closed.  stop() must end and reap everything the backend started,
+ * within timeout_ms, whatever state the guest is in.
+ */
+struct backend {
+	const struct backend_ops *ops;
+	int console_fd;
+	int record_fd;
+	char version[64];      /* hypervisor version, e.g. "QEMU 7.2.22" */
+	int remote;            /* the hypervisor runs on another host: its
+	                        * processes and cgroups are not ours */
+	void *priv;
+};
+
+struct backend_ops {
+	const char *name;
+	int (*start)(struct backend *b, const struct backend_conf *conf, struct strbuf *err);
+	/* Ask the guest kernel for backtraces (NMI to every vCPU). */
+	int (*nmi)(struct backend *b, struct strbuf *err);
+	/* Hypervisor-side state of every vCPU (registers), for a HANG's
+	 * post-mortem when the guest cannot answer; appended to out. */
+	int (*dump_vcpus)(struct backend *b, struct strbuf *out, struct strbuf *err);
+	/* A QMP command for host-side faults (stop, cont, query-cpus-fast);
+	 * NULL where the backend has no monitor (bare metal).  *reply, when
+	 * asked for, gets the "return" member (caller puts it). */
+	int (*qmp)(struct backend *b, const char *cmd, struct json_object *args,
+		   struct json_object **reply, struct strbuf *err);
+	/* Plugs (online) or asks the guest to unplug vCPU number vcpu (its
+	 * rank among all slots) through the hypervisor's own API, so that its
+	 * idea of the domain stays right.  NULL: QMP device_add/device_del.
+	 * An unplug may return before the guest has ejected the vCPU. */
+	int (*vcpu_set)(struct backend *b, unsigned vcpu, int online, struct strbuf *err);
+	/* Graceful end when possible (QMP quit), then kill; always reaps.
+	 * Returns the hypervisor's exit status, or -1. */
+	int (*stop)(struct backend *b, int timeout_ms);
+	void (*release)(struct backend *b);
+};
+
+extern const struct backend_ops backend_qemu;
+extern const struct backend_ops backend_libvirt;
+
+/* "qemu" or "libvirt"; NULL for an unknown name. */
+const struct backend_ops *backend_find(const char *name);
+
+/* want, else $LIBVIRT_URI, else qemu:///system. */
+const char *libvirt_uri(const char *want);
+
+/* 1 when the backend uploads kernel and initrd into a storage pool and
+ * reads the serial ports through console streams: a URI whose hypervisor
+ * may be on another host, or any URI with LIBVIRT_REMOTE=1. */
+int libvirt_uri_remote(const char *uri);
+
+/* A reply of virDomainQemuMonitorCommand(): 0 with its "return" member in
+ * *reply (when not NULL; caller puts it), or -1 with "cmd: why" in err. */
+int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
+		      struct strbuf *err);
+
+/* Before a libvirt run: the URI is usable from here, the daemons run
+ * (started when local, absent and we are root), a connection opens.
+ * -1 with one line in err. */
+int libvirt_check(const char *want, struct strbuf *err);
+
+/* The domain XML the libvirt backend creates (caller frees): the topology's
+ * domain with kernel, initrd and cmdline at the given paths and the two
+ * serial ports connecting to con_sock (ttyS0) and rec_sock (ttyS1). */
+char *libvirt_domain_xml(const struct backend_conf *conf, const char *kernel,
+			 const char *initrd, const char *con_sock, const char *rec_sock);
+
+/* The firmware file the QEMU backend boots (qboot), or NULL for QEMU's
+ * default (SeaBIOS); $LAB_FIRMWARE overrides ("seabios" or a file). */
+const char *qemu_firmware(void);
+
+/* Builds the complete QEMU argv (binary first) for conf, with the given
+ * fds for console, records and QMP; exposed for `lab topo --qemu` and tests. */
+void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
+		     int qmp_fd, struct strvec *argv);
+
+/* Resolves ACCEL=auto|tcg|kvm.  kvm (or auto) probes /dev/kvm by starting
+ * a paused QEMU, since an openable /dev/kvm does not mean KVM works. */
+int accel_resolve(const char *want, enum lab_accel *out, struct strbuf *err);
+int host_cpu_is_amd(void);
+
+/* The host's TSC rate in Hz, measured against CLOCK_MONOTONIC_RAW over
+ * 20 ms (to 0.2 %); 0 when the host has no constant, non-stop TSC or is
+ * not x86-64.  Under TCG the guest's TSC is the host's. */
+uint64_t host_tsc_hz(void);
+
+#endif

@@ -1,0 +1,221 @@
+/* cmd-run.c - `lab run --topo SPEC --suite NAME`: compile the scenarios,
+ * check them with the runner itself, boot, run them, and report per case. */
+#define _GNU_SOURCE
+#include "lib/child.h"
+#include "kernel/initrd.h"
+#include "cmd/lab.h"
+#include "run/labrun.h"
+#include "cmd/options.h"
+#include "common/plan.h"
+#include "results/runreport.h"
+#include "scenario/scenario.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char run_usage[] =
+	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L] [--image FILE]";
+
+/* The runner validates workloads and options with the very code that
+ * will run them; its one-line error names the scenario file and line. */
+static int check_plan_on_host(const char *plan_path, struct strbuf *err)
+{
+	char runner[PATH_MAX];
+	const char *argv[4];
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	int rc;
+
+	if (initrd_find_runner(runner, err) < 0)
+		return -1;
+	argv[0] = runner;
+	argv[1] = "--check-plan";
+	argv[2] = plan_path;
+	argv[3] = NULL;
+	rc = run_command_capture(argv, 30000, &out, &errout);
+	if (rc != 0) {
+		char *nl = strchr(errout.buf, '\n');
+
+		if (nl)
+			*nl = '\0';
+		strbuf_addstr(err, errout.len ? errout.buf : "the runner rejected the plan");
+	}
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return rc == 0 ? 0 : -1;
+}
+
+static unsigned plan_deadline_s(const char *text, size_t len)
+{
+	struct plan p = { 0 };
+	char err[256];
+	unsigned total = 0;
+
+	if (plan_parse(text, len, &p, err, sizeof(err)) < 0)
+		return 0;
+	for (unsigned i = 0; i < p.nr_cases; i++)
+		total += p.cases[i].deadline_s;
+	plan_release(&p);
+	return total;
+}
+
+static char *write_temp(const char *what, const void *data, size_t len, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
+	int fd;
+
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0 ||
+	    write(fd, data, len) != (ssize_t)len || close(fd) < 0) {
+		strbuf_addf(err, "cannot write a temporary %s in '%s': %s", what, dir, strerror(errno));
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	return path;
+}
+
+int cmd_run(int argc, const char **argv)
+{
+	const char *suite = NULL, *scenario = NULL, *smt = NULL;
+	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT;
+	struct cpio cpio = CPIO_INIT;
+	struct json_object *extra, *cases = NULL, *vx;
+	char *plan_path = NULL, *cpio_path = NULL, *p;
+	struct lab_run r;
+	struct plan parsed = { 0 };
+	char perr[256];
+	int nr_pos, ret, bad;
+
+	lab_run_init(&r);
+	r.command = "run";
+	r.mode = "run";
+	r.accel = getenv("ACCEL");
+	r.tcg_threads = getenv("TCG_THREADS");
+	r.backend = getenv("BACKEND");
+	{
+		const struct lab_option opts[] = {
+			OPT_STRING("topo", &r.spec, "topology spec or preset (required)"),
+			OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
+			OPT_STRING("scenario", &scenario, "one scenario file"),
+			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
+			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
+			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
+			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
+			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
+			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
+			OPT_STRING("append", &r.append, "extra kernel command line"),
+			OPT_STRING("image", &r.image_path, "run inside this qcow2/raw distro image (an overlay; never written)"),
+			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
+			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
+			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
+			OPT_END(),
+		};
+
+		ret = parse_options(argc, argv, opts, run_usage, NULL, 0, &nr_pos);
+	}
+	if (ret)
+		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
+		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
+	r.smt_off = smt && !strcmp(smt, "off");
+	if (!r.spec)
+		die(LAB_EXIT_USAGE, "--topo is required (usage: %s)", run_usage);
+	if (!suite == !scenario)
+		die(LAB_EXIT_USAGE, "give exactly one of --suite and --scenario (usage: %s)", run_usage);
+
+	/* Scenarios first: a typo must not cost a boot. */
+	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	plan_path = write_temp("plan", plan.buf, plan.len, &err);
+	if (!plan_path)
+		die(LAB_EXIT_FAIL, "%s", err.buf);
+	if (check_plan_on_host(plan_path, &err) < 0) {
+		unlink(plan_path);
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
+	unlink(plan_path);
+	free(plan_path);
+
+	cpio_add_file(&cpio, "plan", 0644, plan.buf, plan.len);
+	cpio_finish(&cpio);
+	cpio_path = write_temp("plan-cpio", cpio.buf.buf, cpio.buf.len, &err);
+	cpio_release(&cpio);
+	if (!cpio_path)
+		die(LAB_EXIT_FAIL, "%s", err.buf);
+	r.initrd_extra = cpio_path;
+	if (!r.timeout_s) {
+		struct topo t;
+		struct strbuf e2 = STRBUF_INIT;
+		unsigned boot = 120;
+
+		if (topo_parse(r.spec, &t, &e2) == 0)
+			boot = 60 + topo_nr_cpus(&t) / 2;
+		strbuf_release(&e2);
+		/* an image also loads modules and mounts its root; its own
+		 * initramfs takes longer still */
+		if (r.image_path)
+			boot += 30;
+		if (r.kernel_spec && !strcmp(r.kernel_spec, "image"))
+			boot += LAB_IMAGE_KERNEL_EXTRA_S;
+		r.timeout_s = boot + plan_deadline_s(plan.buf, plan.len);
+	}
+	r.plan_text = plan.buf;
+	r.plan_len = plan.len;
+	/* the host's own faults (QMP) run from the same plan */
+	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) == 0) {
+		r.plan = &parsed;
+		for (unsigned i = 0; i < parsed.nr_cases; i++)
+			for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++)
+				if (parsed.cases[i].faults[k].side == PLAN_SIDE_HOST &&
+				    !strcmp(parsed.cases[i].faults[k].kind, "nmi"))
+					r.nmi_is_a_fault = 1;
+	}
+	if (lab_run_resolve(&r, &err) < 0) {
+		unlink(cpio_path);
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
+	unlink(cpio_path);
+	free(cpio_path);
+
+	extra = json_object_new_object();
+	json_object_object_add(extra, suite ? "suite" : "scenario",
+			       json_object_new_string(suite ? suite : scenario));
+	if (lab_run_start(&r, extra) < 0)
+		return LAB_EXIT_FAIL;
+	p = xasprintf("%s/plan.txt", r.dir.buf);
+	write_file_atomic(p, plan.buf, plan.len);
+	free(p);
+	lab_run_verify(&r);
+
+	bad = run_report_build(r.dir.buf, &cases, &err);
+	if (bad < 0) {
+		error("%s", err.buf);
+	} else {
+		run_report_print(cases);
+		if (bad && r.verdict == VERDICT_PASS) {
+			r.verdict = VERDICT_FAIL;
+			snprintf(r.reason, sizeof(r.reason), "%d case%s did not pass", bad, bad == 1 ? "" : "s");
+		}
+	}
+	vx = json_object_new_object();
+	json_object_object_add(vx, "cases", json_object_new_int(cases ? (int)json_object_array_length(cases) : 0));
+	json_object_object_add(vx, "cases_failed", json_object_new_int(bad));
+	lab_run_report(&r, vx);
+	printf("verdict: %s: %s\n", verdict_name(r.verdict), r.reason);
+	printf("results: %s\n", r.dir.buf);
+	ret = verdict_exit_code(r.verdict);
+	if (cases)
+		json_object_put(cases);
+	lab_run_release(&r);
+	plan_release(&parsed);
+	strbuf_release(&plan);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,18 @@
+/* lab.h - the subcommands of ./lab; each lives in host-tools/cmd/cmd-<name>.c
+ * and is dispatched from the table in lab.c. */
+#ifndef LAB_LAB_H
+#define LAB_LAB_H
+
+int cmd_topo(int argc, const char **argv);
+int cmd_boot(int argc, const char **argv);
+int cmd_kernel(int argc, const char **argv);
+int cmd_initrd(int argc, const char **argv);
+int cmd_run(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
+int cmd_ab(int argc, const char **argv);
+int cmd_matrix(int argc, const char **argv);
+int cmd_scenarios(int argc, const char **argv);
+int cmd_bare(int argc, const char **argv);
+
+#endif

@@ -1,0 +1,2313 @@
+/* kbuild.c - builds guest kernels from a tree (git, plain or tarball), patches
+ * and Kconfig fragments, out of tree, cached under a key hashed from all four. */
+#define _GNU_SOURCE
+#include "kernel/kbuild.h"
+#include "lib/child.h"
+#include "kernel/kernel.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Bumped whenever the recipe changes (base config, make targets, ARCH), so
+ * kernels built by an older recipe are not mistaken for new ones. */
+#define KBUILD_RECIPE "schedlab-kbuild 1 x86_64 tinyconfig+merge_config+olddefconfig bzImage"
+
+/* Deadlines: configuring takes seconds; a KASAN build on 2 cores takes hours. */
+#define STEP_TIMEOUT_MS (20 * 60 * 1000)
+#define BUILD_TIMEOUT_MS (6 * 3600 * 1000)
+#define GIT_TIMEOUT_MS (60 * 1000)
+
+/* How many error lines of a failed build are shown on stderr. */
+#define ERROR_LINES 12
+
+/* ---- SHA-256 (FIPS 180-4) ---- */
+
+static const uint32_t sha_k[64] = {
+	0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+	0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+	0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+	0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+	0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+	0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+	0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+	0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+};
+
+static uint32_t ror32(uint32_t x, unsigned n)
+{
+	return x >> n | x << (32 - n);
+}
+
+static void sha256_block(struct kbuild_sha256 *c, const uint8_t *p)
+{
+	uint32_t w[64], a, b, d, e, f, g, h, cc;
+
+	for (int i = 0; i < 16; i++)
+		w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 |
+		       (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
+	for (int i = 16; i < 64; i++) {
+		uint32_t s0 = ror32(w[i - 15], 7) ^ ror32(w[i - 15], 18) ^ (w[i - 15] >> 3);
+		uint32_t s1 = ror32(w[i - 2], 17) ^ ror32(w[i - 2], 19) ^ (w[i - 2] >> 10);
+
+		w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+	}
+	a = c->h[0]; b = c->h[1]; cc = c->h[2]; d = c->h[3];
+	e = c->h[4]; f = c->h[5]; g = c->h[6]; h = c->h[7];
+	for (int i = 0; i < 64; i++) {
+		uint32_t s1 = ror32(e, 6) ^ ror32(e, 11) ^ ror32(e, 25);
+		uint32_t ch = (e & f) ^ (~e & g);
+		uint32_t t1 = h + s1 + ch + sha_k[i] + w[i];
+		uint32_t s0 = ror32(a, 2) ^ ror32(a, 13) ^ ror32(a, 22);
+		uint32_t maj = (a & b) ^ (a & cc) ^ (b & cc);
+		uint32_t t2 = s0 + maj;
+
+		h = g; g = f; f = e; e = d + t1;
+		d = cc; cc = b; b = a; a = t1 + t2;
+	}
+	c->h[0] += a; c->h[1] += b; c->h[2] += cc; c->h[3] += d;
+	c->h[4] += e; c->h[5] += f; c->h[6] += g; c->h[7] += h;
+}
+
+void kbuild_sha256_init(struct kbuild_sha256 *c)
+{
+	static const uint32_t iv[8] = {
+		0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+		0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+	};
+
+	memcpy(c->h, iv, sizeof(iv));
+	c->len = 0;
+	c->nbuf = 0;
+}
+
+void kbuild_sha256_update(struct kbuild_sha256 *c, const void *data, size_t len)
+{
+	const uint8_t *p = data;
+
+	c->len += len;
+	if (c->nbuf) {
+		size_t take = 64 - c->nbuf < len ? 64 - c->nbuf : len;
+
+		memcpy(c->buf + c->nbuf, p, take);
+		c->nbuf += take;
+		p += take;
+		len -= take;
+		if (c->nbuf < 64)
+			return;
+		sha256_block(c, c->buf);
+		c->nbuf = 0;
+	}
+	for (; len >= 64; p += 64, len -= 64)
+		sha256_block(c, p);
+	memcpy(c->buf, p, len);
+	c->nbuf = len;
+}
+
+void kbuild_sha256_final(struct kbuild_sha256 *c, char hex[65])
+{
+	uint64_t bits = c->len * 8;
+	uint8_t pad[72] = { 0x80 };
+	size_t padlen = c->nbuf < 56 ? 56 - c->nbuf : 120 - c->nbuf;
+
+	for (int i = 0; i < 8; i++)
+		pad[padlen + i] = (uint8_t)(bits >> (56 - 8 * i));
+	kbuild_sha256_update(c, pad, padlen + 8);
+	for (int i = 0; i < 8; i++)
+		snprintf(hex + 8 * i, 9, "%08x", c->h[i]);
+}
+
+void kbuild_sha256_hex(const void *data, size_t len, char hex[65])
+{
+	struct kbuild_sha256 c;
+
+	kbuild_sha256_init(&c);
+	kbuild_sha256_update(&c, data, len);
+	kbuild_sha256_final(&c, hex);
+}
+
+int kbuild_sha256_file(const char *path, char hex[65], struct strbuf *err)
+{
+	struct kbuild_sha256 c;
+	static uint8_t buf[1 << 16];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	kbuild_sha256_init(&c);
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		kbuild_sha256_update(&c, buf, (size_t)n);
+	}
+	close(fd);
+	kbuild_sha256_final(&c, hex);
+	return 0;
+}
+
+/* ---- fragments and .config ---- */
+
+void kbuild_config_release(struct kbuild_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr; i++) {
+		free(cfg->opt[i].name);
+		free(cfg->opt[i].value);
+		free(cfg->opt[i].origin);
+	}
+	free(cfg->opt);
+	cfg->opt = NULL;
+	cfg->nr = cfg->alloc = 0;
+}
+
+static int is_sym_char(int c)
+{
+	return isalnum(c) || c == '_';
+}
+
+/* Length of the symbol at s (letters, digits, '_'). */
+static size_t sym_len(const char *s)
+{
+	size_t n = 0;
+
+	while (is_sym_char((unsigned char)s[n]))
+		n++;
+	return n;
+}
+
+static const char *strip_config(const char *name)
+{
+	return strncmp(name, "CONFIG_", 7) ? name : name + 7;
+}
+
+const struct kbuild_option *kbuild_config_find(const struct kbuild_config *cfg,
+					       const char *name)
+{
+	name = strip_config(name);
+	for (size_t i = 0; i < cfg->nr; i++)
+		if (!strcmp(cfg->opt[i].name, name))
+			return &cfg->opt[i];
+	return NULL;
+}
+
+static void config_set(struct kbuild_config *cfg, const char *name, size_t nlen,
+		       const char *value, size_t vlen, const char *origin, unsigned line)
+{
+	struct kbuild_option *o = NULL;
+
+	for (size_t i = 0; i < cfg->nr; i++)
+		if (strlen(cfg->opt[i].name) == nlen && !strncmp(cfg->opt[i].name, name, nlen))
+			o = &cfg->opt[i];
+	if (!o) {
+		if (cfg->nr == cfg->alloc) {
+			cfg->alloc = cfg->alloc ? 2 * cfg->alloc : 32;
+			cfg->opt = xrealloc(cfg->opt, cfg->alloc * sizeof(*cfg->opt));
+		}
+		o = &cfg->opt[cfg->nr++];
+		o->name = strndup(name, nlen);
+		if (!o->name)
+			die(LAB_EXIT_FAIL, "out of memory");
+	} else {
+		free(o->value);
+		free(o->origin);
+	}
+	o->value = strndup(value, vlen);
+	if (!o->value)
+		die(LAB_EXIT_FAIL, "out of memory");
+	o->origin = xstrdup(origin);
+	o->line = line;
+}
+
+int kbuild_config_add(struct kbuild_config *cfg, const char *text, const char *name,
+		      struct strbuf *err)
+{
+	static const char unset_tail[] = " is not set";
+	unsigned lineno = 0;
+
+	for (const char *line = text; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+		const char *p = line;
+
+		lineno++;
+		while (len && isspace((unsigned char)line[len - 1]))
+			len--;
+		while (len && (*p == ' ' || *p == '\t')) {
+			p++;
+			len--;
+		}
+		if (!len) {
+			/* blank */
+		} else if (!strncmp(p, "# CONFIG_", 9)) {
+			size_t n = sym_len(p + 9);
+			size_t tail = sizeof(unset_tail) - 1;
+
+			if (n && 9 + n + tail == len && !strncmp(p + 9 + n, unset_tail, tail))
+				config_set(cfg, p + 9, n, "n", 1, name, lineno);
+			else if (n && p[9 + n] == '=')
+				goto bad; /* a commented-out assignment is a mistake, not a comment */
+		} else if (*p == '#') {
+			/* a comment: the reason for the option below it */
+		} else if (!strncmp(p, "CONFIG_", 7)) {
+			size_t n = sym_len(p + 7);
+			const char *v = p + 7 + n;
+			size_t vlen = len - 7 - n;
+
+			if (!n || *v != '=' || vlen < 2) {
+				strbuf_addf(err, "fragment '%s' line %u: expected CONFIG_NAME=value, "
+					    "got '%.*s'", name, lineno, (int)len, p);
+				return -1;
+			}
+			/* A string is one quoted token; anything else has no spaces
+			 * and no '#': comments go on their own line. */
+			if (v[1] == '"' ? (vlen < 3 || v[vlen - 1] != '"')
+					: (memchr(v, '#', vlen) || memchr(v, ' ', vlen) ||
+					   memchr(v, '\t', vlen))) {
+				strbuf_addf(err, "fragment '%s' line %u: text after the value in "
+					    "'%.*s' (comments go on their own line)",
+					    name, lineno, (int)len, p);
+				return -1;
+			}
+			config_set(cfg, p + 7, n, v + 1, vlen - 1, name, lineno);
+		} else {
+			goto bad;
+		}
+		line = nl ? nl + 1 : NULL;
+		continue;
+bad:
+		strbuf_addf(err, "fragment '%s' line %u: not an option or a comment: '%.*s'",
+			    name, lineno, (int)len, p);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_option(const void *a, const void *b)
+{
+	const struct kbuild_option *x = *(const struct kbuild_option *const *)a;
+	const struct kbuild_option *y = *(const struct kbuild_option *const *)b;
+
+	return strcmp(x->name, y->name);
+}
+
+void kbuild_config_canonical(const struct kbuild_config *cfg, struct strbuf *out)
+{
+	const struct kbuild_option **v = xcalloc(cfg->nr ? cfg->nr : 1, sizeof(*v));
+
+	for (size_t i = 0; i < cfg->nr; i++)
+		v[i] = &cfg->opt[i];
+	qsort(v, cfg->nr, sizeof(*v), cmp_option);
+	for (size_t i = 0; i < cfg->nr; i++)
+		strbuf_addf(out, "CONFIG_%s=%s\n", v[i]->name, v[i]->value);
+	free(v);
+}
+
+void kbuild_dotconfig_value(const char *dotconfig, const char *name, struct strbuf *value)
+{
+	size_t n;
+
+	name = strip_config(name);
+	n = strlen(name);
+	for (const char *line = dotconfig; line && *line; ) {
+		const char *nl = strchr(line, '\n');
+		size_t len = nl ? (size_t)(nl - line) : strlen(line);
+
+		if (len > 7 + n && !strncmp(line, "CONFIG_", 7) && !strncmp(line + 7, name, n) &&
+		    line[7 + n] == '=') {
+			strbuf_add(value, line + 8 + n, len - 8 - n);
+			return;
+		}
+		if (len > 9 + n && !strncmp(line, "# CONFIG_", 9) && !strncmp(line + 9, name, n) &&
+		    !strncmp(line + 9 + n, " is not set", len - 9 - n)) {
+			strbuf_addstr(value, "n");
+			return;
+		}
+		line = nl ? nl + 1 : NULL;
+	}
+	strbuf_addstr(value, "n");
+}
+
+/* ---- Kconfig "depends on", and which part of it is unmet ---- */
+
+/*
+ * The Kconfig files of one tree, read once per process (an explanation may
+ * look up several symbols) with continuation lines already joined.
+ */
+static struct {
+	char *root;
+	struct strvec texts;
+} kdb = { NULL, STRVEC_INIT };
+
+static int kdb_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	const char *base = path + ftw->base;
+	char *text;
+
+	if (flag == FTW_D) {
+		/* Other architectures define the same symbols differently. */
+		if (ftw->level == 2 && base - path >= 5 && !strncmp(base - 5, "arch/", 5) &&
+		    strcmp(base, "x86"))
+			return FTW_SKIP_SUBTREE;
+		if (ftw->level == 1 && (!strcmp(base, "Documentation") || !strcmp(base, "tools") ||
+					!strcmp(base, ".git")))
+			return FTW_SKIP_SUBTREE;
+		return FTW_CONTINUE;
+	}
+	if (flag != FTW_F || strncmp(base, "Kconfig", 7))
+		return FTW_CONTINUE;
+	text = read_file(path, NULL);
+	if (text) {
+		for (char *q = text; (q = strstr(q, "\\\n")); )
+			q[0] = q[1] = ' ';
+		strvec_push(&kdb.texts, text);
+		free(text);
+	}
+	return FTW_CONTINUE;
+}
+
+static int kdb_load(const char *srctree)
+{
+	if (kdb.root && !strcmp(kdb.root, srctree))
+		return 0;
+	free(kdb.root);
+	strvec_clear(&kdb.texts);
+	kdb.root = xstrdup(srctree);
+	if (nftw(srctree, kdb_add, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
+		free(kdb.root);
+		kdb.root = NULL;
+		strvec_clear(&kdb.texts);
+		return -1;
+	}
+	return 0;
+}
+
+/* Appends expr to deps joined by " && ", without doubling one already there. */
+static void add_dep(struct strbuf *deps, const char *expr, size_t len)
+{
+	struct strbuf one = STRBUF_INIT;
+
+	while (len && isspace((unsigned char)expr[len - 1]))
+		len--;
+	while (len && isspace((unsigned char)*expr)) {
+		expr++;
+		len--;
+	}
+	if (!len)
+		return;
+	/* one space for every run of blanks (continuation lines leave several) */
+	for (size_t i = 0; i < len; i++) {
+		if (isspace((unsigned char)expr[i])) {
+			if (one.len && one.buf[one.len - 1] != ' ')
+				strbuf_addch(&one, ' ');
+		} else {
+			strbuf_addch(&one, expr[i]);
+		}
+	}
+	if (!strstr(deps->buf, one.buf)) {
+		int paren = 0, depth = 0;
+
+		for (const char *q = one.buf; *q; q++) {
+			depth += *q == '(' ? 1 : *q == ')' ? -1 : 0;
+			if (!depth && !strncmp(q, "||", 2))
+				paren = 1;
+		}
+
+		if (deps->len)
+			strbuf_addstr(deps, " && ");
+		/* keep "A || B" one term when the result is split at "&&" */
+		strbuf_addf(deps, paren ? "(%s)" : "%s", one.buf);
+	}
+	strbuf_release(&one);
+}
+
+static int first_word_is(const char *p, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(p, word, n) && (p[n] == '\0' || isspace((unsigned char)p[n]));
+}
+
+/* Keywords that start an entry and so end the attributes of the one before. */
+static int starts_entry(const char *p)
+{
+	static const char *const words[] = {
+		"config", "menuconfig", "choice", "endchoice", "comment", "menu",
+		"endmenu", "if", "endif", "source", "mainmenu",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (first_word_is(p, words[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Adds to deps the "depends on" of `config name` in one Kconfig text and the
+ * conditions of the "if" blocks around it.  Help texts are skipped by
+ * indentation, as Kconfig does, so prose starting with "if" is not a block.
+ */
+static int scan_kconfig_text(const char *text, const char *name, struct strbuf *deps)
+{
+	struct strvec ifs = STRVEC_INIT;
+	struct strbuf line = STRBUF_INIT;
+	int in_entry = 0, in_help = 0, found = 0;
+	size_t help_indent = 0, nlen = strlen(name);
+
+	for (const char *l = text; l && *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l), indent = 0;
+		const char *p;
+
+		strbuf_reset(&line);
+		strbuf_add(&line, l, len);
+		l = nl ? nl + 1 : NULL;
+		p = line.buf;
+		while (*p == ' ' || *p == '\t') {
+			indent += *p == '\t' ? 8 - indent % 8 : 1;
+			p++;
+		}
+		if (in_help) {
+			if (!*p)
+				continue;
+			if (!help_indent)
+				help_indent = indent;  /* the first line sets the help's indent */
+			if (indent >= help_indent)
+				continue;
+			in_help = 0;
+		}
+		if (!*p || *p == '#')
+			continue;
+		if (starts_entry(p)) {
+			in_entry = 0;
+			if (first_word_is(p, "if")) {
+				strvec_push(&ifs, p + 2);
+			} else if (first_word_is(p, "endif")) {
+				if (ifs.nr) {
+					free((char *)ifs.v[ifs.nr - 1]);
+					ifs.v[--ifs.nr] = NULL;
+				}
+			} else if (first_word_is(p, "config") || first_word_is(p, "menuconfig")) {
+				const char *sym = p + strcspn(p, " \t");
+
+				sym += strspn(sym, " \t");
+				if (sym_len(sym) == nlen && !strncmp(sym, name, nlen)) {
+					in_entry = 1;
+					found = 1;
+					for (size_t i = 0; i < ifs.nr; i++)
+						add_dep(deps, ifs.v[i], strlen(ifs.v[i]));
+				}
+			}
+		} else if (first_word_is(p, "help") || first_word_is(p, "---help---")) {
+			in_help = 1;
+			help_indent = 0;
+		} else if (in_entry && first_word_is(p, "depends")) {
+			const char *e = p + 7;
+
+			e += strspn(e, " \t");
+			if (first_word_is(e, "on"))
+				add_dep(deps, e + 2, strlen(e + 2));
+		}
+	}
+	strvec_clear(&ifs);
+	strbuf_release(&line);
+	return found;
+}
+
+int kbuild_kconfig_depends(const char *srctree, const char *name, struct strbuf *deps)
+{
+	int found = 0;
+
+	if (kdb_load(srctree) < 0)
+		return -1;
+	name = strip_config(name);
+	for (size_t i = 0; i < kdb.texts.nr; i++)
+		found |= scan_kconfig_text(kdb.texts.v[i], name, deps);
+	return found;
+}
+
+/*
+ * A small evaluator for Kconfig expressions against a .config: n=0, m=1,
+ * y=2; a symbol the .config does not set is n, as Kconfig treats it.
+ */
+struct expr_ctx {
+	const char *p;
+	const char *dotconfig;
+	int error;
+};
+
+static void expr_space(struct expr_ctx *x)
+{
+	while (isspace((unsigned char)*x->p))
+		x->p++;
+}
+
+/* The value of the atom at x->p as a string (a symbol's value, a constant). */
+static void expr_atom(struct expr_ctx *x, struct strbuf *val)
+{
+	expr_space(x);
+	if (*x->p == '"' || *x->p == '\'') {
+		char q = *x->p++;
+		const char *end = strchr(x->p, q);
+
+		if (!end) {
+			x->error = 1;
+			return;
+		}
+		strbuf_add(val, x->p, (size_t)(end - x->p));
+		x->p = end + 1;
+		return;
+	}
+	size_t n = sym_len(x->p);
+
+	if (!n) {
+		x->error = 1;
+		return;
+	}
+	if ((n == 1 && strchr("ynm", *x->p)) || isdigit((unsigned char)*x->p)) {
+		strbuf_add(val, x->p, n);
+	} else {
+		struct strbuf sym = STRBUF_INIT;
+
+		strbuf_add(&sym, x->p, n);
+		kbuild_dotconfig_value(x->dotconfig, sym.buf, val);
+		strbuf_release(&sym);
+		/* A string option's value is quoted in .config; compare it bare. */
+		if (val->len >= 2 && val->buf[0] == '"' && val->buf[val->len - 1] == '"') {
+			memmove(val->buf, val->buf + 1, val->len - 2);
+			val->len -= 2;
+			val->buf[val->len] = '\0';
+		}
+	}
+	x->p += n;
+}
+
+static int tristate(const char *v)
+{
+	return !strcmp(v, "y") ? 2 : !strcmp(v, "m") ? 1 : 0;
+}
+
+static int expr_or(struct expr_ctx *x);
+
+static int expr_unary(struct expr_ctx *x)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int r;
+
+	expr_space(x);
+	if (*x->p == '!' && x->p[1] != '=') {
+		x->p++;
+		return 2 - expr_unary(x);
+	}
+	if (*x->p == '(') {
+		x->p++;
+		r = expr_or(x);
+		expr_space(x);
+		if (*x->p == ')')
+			x->p++;
+		else
+			x->error = 1;
+		return r;
+	}
+	expr_atom(x, &a);
+	expr_space(x);
+	if (!strncmp(x->p, "!=", 2) || *x->p == '=') {
+		int neg = *x->p == '!';
+
+		x->p += neg ? 2 : 1;
+		expr_atom(x, &b);
+		r = (strcmp(a.buf, b.buf) == 0) != neg ? 2 : 0;
+	} else if (*x->p == '<' || *x->p == '>') {
+		/* Numeric comparisons: evaluated on integers. */
+		int lt = *x->p == '<', eq = x->p[1] == '=';
+		long long l, rr;
+
+		x->p += eq ? 2 : 1;
+		expr_atom(x, &b);
+		l = strtoll(a.buf, NULL, 0);
+		rr = strtoll(b.buf, NULL, 0);
+		r = (lt ? (eq ? l <= rr : l < rr) : (eq ? l >= rr : l > rr)) ? 2 : 0;
+	} else {
+		r = tristate(a.buf);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return r;
+}
+
+static int expr_and(struct expr_ctx *x)
+{
+	int r = expr_unary(x);
+
+	for (;;) {
+		expr_space(x);
+		if (strncmp(x->p, "&&", 2))
+			return r;
+		x->p += 2;
+		int s = expr_unary(x);
+
+		r = s < r ? s : r;
+	}
+}
+
+static int expr_or(struct expr_ctx *x)
+{
+	int r = expr_and(x);
+
+	for (;;) {
+		expr_space(x);
+		if (strncmp(x->p, "||", 2))
+			return r;
+		x->p += 2;
+		int s = expr_and(x);
+
+		r = s > r ? s : r;
+	}
+}
+
+/* Splits deps at its top-level "&&" and pushes each term that evaluates to
+ * n (or cannot be evaluated) to unmet. */
+static void unmet_terms(const char *deps, const char *dotconfig, struct strvec *unmet)
+{
+	const char *start = deps;
+	int depth = 0;
+
+	for (const char *p = deps; ; p++) {
+		if (*p == '(')
+			depth++;
+		else if (*p == ')')
+			depth--;
+		if (*p && !(depth == 0 && !strncmp(p, "&&", 2)))
+			continue;
+
+		struct strbuf term = STRBUF_INIT;
+		struct expr_ctx x;
+		int v;
+
+		strbuf_add(&term, start, (size_t)(p - start));
+		x.p = term.buf;
+		x.dotconfig = dotconfig;
+		x.error = 0;
+		v = expr_or(&x);
+		expr_space(&x);
+		if (x.error || *x.p || v == 0) {
+			const char *t = term.buf;
+			size_t len = term.len;
+
+			while (len && isspace((unsigned char)t[len - 1]))
+				len--;
+			while (len && isspace((unsigned char)*t)) {
+				t++;
+				len--;
+			}
+			strvec_pushf(unmet, "%.*s", (int)len, t);
+		}
+		strbuf_release(&term);
+		if (!*p)
+			break;
+		start = ++p + 1;
+	}
+}
+
+/* How deep an explanation follows unmet dependencies (A needs B needs C). */
+#define EXPLAIN_DEPTH 3
+
+/*
+ * Why option name is not set: "depends on EXPR; unmet: B (depends on ...;
+ * unmet: C)".  Returns 1 when name is defined in srctree, 0 when not, -1
+ * when srctree cannot be read.
+ */
+static int explain(const char *srctree, const char *dotconfig, const char *name, int depth,
+		   struct strbuf *out)
+{
+	struct strbuf deps = STRBUF_INIT;
+	struct strvec unmet = STRVEC_INIT;
+	int found = kbuild_kconfig_depends(srctree, name, &deps);
+
+	if (found <= 0 || !deps.len)
+		goto out;
+	strbuf_addf(out, "depends on %s", deps.buf);
+	unmet_terms(deps.buf, dotconfig, &unmet);
+	for (size_t i = 0; i < unmet.nr; i++) {
+		const char *t = unmet.v[i];
+
+		strbuf_addstr(out, i ? ", " : "; unmet: ");
+		strbuf_addstr(out, t);
+		if (depth < EXPLAIN_DEPTH && sym_len(t) == strlen(t) && !isdigit((unsigned char)*t)) {
+			struct strbuf sub = STRBUF_INIT;
+
+			if (explain(srctree, dotconfig, t, depth + 1, &sub) > 0 && sub.len)
+				strbuf_addf(out, " (%s)", sub.buf);
+			strbuf_release(&sub);
+		}
+	}
+out:
+	strbuf_release(&deps);
+	strvec_clear(&unmet);
+	return found;
+}
+
+size_t kbuild_config_check(const struct kbuild_config *want, const char *dotconfig,
+			   const char *srctree, struct strvec *problems)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < want->nr; i++) {
+		const struct kbuild_option *o = &want->opt[i];
+		struct strbuf got = STRBUF_INIT, line = STRBUF_INIT, why = STRBUF_INIT;
+		int found;
+
+		kbuild_dotconfig_value(dotconfig, o->name, &got);
+		if (!strcmp(got.buf, o->value)) {
+			strbuf_release(&got);
+			continue;
+		}
+		bad++;
+		strbuf_addf(&line, "CONFIG_%s=%s (%s line %u) is %s after olddefconfig",
+			    o->name, o->value, o->origin, o->line, got.buf);
+		found = srctree ? explain(srctree, dotconfig, o->name, 1, &why) : -1;
+		if (found == 0)
+			strbuf_addstr(&line, ": no such option in this tree");
+		else if (found > 0 && why.len)
+			strbuf_addf(&line, ": %s", why.buf);
+		else if (found > 0)
+			strbuf_addstr(&line, ": it has no \"depends on\" (a choice, a range, a "
+				      "def_bool or another option's select decides it)");
+		strvec_push(problems, line.buf);
+		strbuf_release(&got);
+		strbuf_release(&line);
+		strbuf_release(&why);
+	}
+	return bad;
+}
+
+/* ---- sources ---- */
+
+const char *kbuild_source_kind_name(enum kbuild_source_kind kind)
+{
+	switch (kind) {
+	case KBUILD_SOURCE_GIT: return "git";
+	case KBUILD_SOURCE_TREE: return "tree";
+	case KBUILD_SOURCE_TARBALL: return "tarball";
+	default: return "none";
+	}
+}
+
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+static int exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+static int has_make_var(const char *makefile, const char *var)
+{
+	size_t n = strlen(var);
+
+	for (const char *l = makefile; l && *l; ) {
+		if (!strncmp(l, var, n) && (l[n] == ' ' || l[n] == '='))
+			return 1;
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	return 0;
+}
+
+int kbuild_check_tree(const char *dir, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	const char *missing = NULL;
+	char *mk;
+
+	strbuf_addf(&p, "%s/Makefile", dir);
+	mk = read_file(p.buf, NULL);
+	if (!is_dir(dir))
+		missing = "not a directory";
+	else if (!mk || !has_make_var(mk, "VERSION") || !has_make_var(mk, "PATCHLEVEL"))
+		missing = "no top-level Makefile with VERSION and PATCHLEVEL";
+	if (!missing) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/scripts/kconfig/merge_config.sh", dir);
+		if (!is_file(p.buf))
+			missing = "no scripts/kconfig/merge_config.sh";
+	}
+	if (!missing) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/arch/x86/Kconfig", dir);
+		if (!is_file(p.buf))
+			missing = "no arch/x86/Kconfig";
+	}
+	free(mk);
+	strbuf_release(&p);
+	if (missing) {
+		strbuf_addf(err, "'%s' is not a kernel tree (%s)", dir, missing);
+		return -1;
+	}
+	return 0;
+}
+
+struct listing {
+	char **v;
+	size_t nr, alloc;
+	size_t root_len;
+};
+
+static struct listing *listing_ctx;
+
+static int list_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	struct listing *l = listing_ctx;
+	const char *rel = path + l->root_len;
+	char target[PATH_MAX];
+	char *entry;
+
+	if (ftw->level == 0)
+		return FTW_CONTINUE;
+	if (*rel == '/')
+		rel++;
+	if (ftw->level == 1 && !strcmp(path + ftw->base, ".git"))
+		return flag == FTW_D ? FTW_SKIP_SUBTREE : FTW_CONTINUE;
+	if (flag == FTW_SL) {
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+		target[n < 0 ? 0 : n] = '\0';
+		entry = xasprintf("%s\tl\t%s", rel, target);
+	} else if (flag == FTW_D || flag == FTW_DP) {
+		entry = xasprintf("%s\td", rel);
+	} else if (flag == FTW_F) {
+		entry = xasprintf("%s\tf\t%llu\t%lld.%09ld\t%o", rel,
+				  (unsigned long long)st->st_size, (long long)st->st_mtim.tv_sec,
+				  st->st_mtim.tv_nsec, (unsigned)(st->st_mode & 0111));
+	} else {
+		entry = xasprintf("%s\t?", rel);
+	}
+	if (l->nr == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 4096;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->nr++] = entry;
+	return FTW_CONTINUE;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kbuild_tree_hash(const char *dir, char hex[65], struct strbuf *err)
+{
+	struct listing l = { NULL, 0, 0, strlen(dir) };
+	struct kbuild_sha256 c;
+	int r;
+
+	listing_ctx = &l;
+	r = nftw(dir, list_one, 32, FTW_PHYS | FTW_ACTIONRETVAL);
+	listing_ctx = NULL;
+	if (r < 0)
+		strbuf_addf(err, "cannot list '%s': %s", dir, strerror(errno));
+	qsort(l.v, l.nr, sizeof(*l.v), cmp_str);
+	kbuild_sha256_init(&c);
+	for (size_t i = 0; i < l.nr; i++) {
+		kbuild_sha256_update(&c, l.v[i], strlen(l.v[i]) + 1);
+		free(l.v[i]);
+	}
+	free(l.v);
+	kbuild_sha256_final(&c, hex);
+	return r < 0 ? -1 : 0;
+}
+
+static int is_tarball_name(const char *path)
+{
+	static const char *const suffixes[] = {
+		".tar", ".tar.xz", ".txz", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.zst",
+	};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
+		size_t m = strlen(suffixes[i]);
+
+		if (n > m && !strcmp(path + n - m, suffixes[i]))
+			return 1;
+	}
+	return 0;
+}
+
+/* ---- keys ---- */
+
+void kbuild_inputs_release(struct kbuild_inputs *in)
+{
+	strbuf_release(&in->source);
+	strvec_clear(&in->patches);
+	strbuf_release(&in->config);
+	strbuf_release(&in->compiler);
+}
+
+void kbuild_key_text(const struct kbuild_inputs *in, struct strbuf *out)
+{
+	strbuf_addf(out, "recipe %s\n", KBUILD_RECIPE);
+	strbuf_addf(out, "source %s\n", in->source.buf);
+	for (size_t i = 0; i < in->patches.nr; i++)
+		strbuf_addf(out, "patch %s\n", in->patches.v[i]);
+	strbuf_addf(out, "compiler %s\n", in->compiler.buf);
+	strbuf_addstr(out, "config\n");
+	strbuf_addstr(out, in->config.buf);
+}
+
+void kbuild_key(const struct kbuild_inputs *in, char key[KBUILD_KEY_LEN + 1])
+{
+	struct strbuf text = STRBUF_INIT;
+	char hex[65];
+
+	kbuild_key_text(in, &text);
+	kbuild_sha256_hex(text.buf, text.len, hex);
+	memcpy(key, hex, KBUILD_KEY_LEN);
+	key[KBUILD_KEY_LEN] = '\0';
+	strbuf_release(&text);
+}
+
+int kbuild_looks_like_key(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < KBUILD_KEY_MIN_PREFIX || n > KBUILD_KEY_LEN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+			return 0;
+	return 1;
+}
+
+/* lab_cache_dir() made absolute: make -C would read a relative O= from
+ * inside the source tree. */
+static const char *cache_dir(void)
+{
+	static char *abs;
+	const char *c = lab_cache_dir();
+	char here[PATH_MAX];
+
+	if (!abs)
+		abs = c[0] != '/' && getcwd(here, sizeof(here)) ? xasprintf("%s/%s", here, c)
+								 : xstrdup(c);
+	return abs;
+}
+
+const char *kbuild_cache_root(void)
+{
+	static char root[PATH_MAX];
+
+	if (!root[0])
+		snprintf(root, sizeof(root), "%s/kernels/built", cache_dir());
+	return root;
+}
+
+/* A finished build: its directory holds info.json (written last). */
+static int is_complete(const char *dir)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ok;
+
+	strbuf_addf(&p, "%s/info.json", dir);
+	ok = is_file(p.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/bzImage", dir);
+	ok = ok && is_file(p.buf);
+	strbuf_release(&p);
+	return ok;
+}
+
+int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err)
+{
+	DIR *d = opendir(kbuild_cache_root());
+	struct dirent *de;
+	struct strbuf match = STRBUF_INIT, p = STRBUF_INIT;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		if (strlen(de->d_name) != KBUILD_KEY_LEN ||
+		    strncmp(de->d_name, prefix, strlen(prefix)) || !kbuild_looks_like_key(de->d_name))
+			continue;
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", kbuild_cache_root(), de->d_name);
+		if (!is_complete(p.buf))
+			continue;
+		if (n++)
+			strbuf_addstr(&match, ", ");
+		strbuf_addstr(&match, de->d_name);
+		if (n == 1) {
+			strbuf_reset(dir);
+			strbuf_addstr(dir, p.buf);
+		}
+	}
+	closedir(d);
+	if (n > 1) {
+		strbuf_addf(err, "kernel key '%s' is ambiguous: %s", prefix, match.buf);
+		strbuf_reset(dir);
+	}
+	strbuf_release(&match);
+	strbuf_release(&p);
+	return n > 1 ? -1 : n;
+}
+
+void kbuild_opts_release(struct kbuild_opts *o)
+{
+	strvec_clear(&o->patches);
+	strvec_clear(&o->configs);
+}
+
+/* ---- the build ---- */
+
+/* Everything one kbuild_build() call works with. */
+struct build {
+	const struct kbuild_opts *opts;
+	struct kbuild_result *res;
+	enum kbuild_source_kind kind;
+	char *ksrc;                 /* absolute */
+	struct kbuild_inputs in;
+	struct kbuild_config cfg;
+	struct strvec frag_paths;   /* fragment files as given or found */
+	struct strvec frag_names;
+	struct strbuf git_diff;     /* uncommitted changes of a git tree */
+	char key[KBUILD_KEY_LEN + 1];
+	struct strbuf tmp;          /* <root>/<key>.tmp */
+	struct strbuf final;        /* <root>/<key> */
+	struct strbuf src;          /* the tree make -C runs in */
+	struct strbuf obj;          /* O= */
+	struct strbuf log;
+	int logfd;
+	int lockfd;
+	uint64_t start_ns;
+};
+
+static void build_release(struct build *b)
+{
+	free(b->ksrc);
+	kbuild_inputs_release(&b->in);
+	kbuild_config_release(&b->cfg);
+	strvec_clear(&b->frag_paths);
+	strvec_clear(&b->frag_names);
+	strbuf_release(&b->git_diff);
+	strbuf_release(&b->tmp);
+	strbuf_release(&b->final);
+	strbuf_release(&b->src);
+	strbuf_release(&b->obj);
+	strbuf_release(&b->log);
+	if (b->logfd >= 0)
+		close(b->logfd);
+	if (b->lockfd >= 0)
+		close(b->lockfd);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Removes a tree without following symlinks or crossing mount points. */
+static int remove_tree(const char *path)
+{
+	if (access(path, F_OK) < 0)
+		return 0;
+	return nftw(path, rm_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+static void log_printf(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void log_printf(struct build *b, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (b->logfd < 0)
+		return;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	if (write(b->logfd, sb.buf, sb.len) < 0) {
+		/* a short log is not worth failing the build for */
+	}
+	strbuf_release(&sb);
+}
+
+/* Environment that would change what make builds without changing the key
+ * (or point it elsewhere) is removed; so is the calling make's jobserver. */
+static void clean_env(struct child_process *cp)
+{
+	static const char *const drop[] = {
+		"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS",
+		"KBUILD_OUTPUT", "ARCH", "CROSS_COMPILE", "LLVM", "LLVM_IAS", "CC",
+		"KCFLAGS", "KCPPFLAGS", "KAFLAGS", "KRUSTFLAGS", "LOCALVERSION",
+		"KCONFIG_CONFIG", "KCONFIG_ALLCONFIG", "INSTALL_MOD_PATH", "O", "V", "W", "C",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
+		strvec_push(&cp->env, drop[i]);
+	strvec_push(&cp->env, "LC_ALL=C");
+}
+
+/* Progress of a running make: counts kbuild's "  CC      file" lines. */
+struct progress {
+	int on;
+	unsigned steps;
+	char last[160];
+	uint64_t shown_ns;
+	struct strbuf partial;
+};
+
+static void progress_show(struct build *b, struct progress *pr, int force)
+{
+	uint64_t now = now_ns();
+	unsigned secs = (unsigned)((now - b->start_ns) / 1000000000ull);
+
+	if (!pr->on || (!force && now - pr->shown_ns < 500000000ull))
+		return;
+	pr->shown_ns = now;
+	fprintf(stderr, "\r\033[K  %s %u:%02u  %u steps  %.60s", b->key, secs / 60, secs % 60,
+		pr->steps, pr->last);
+	fflush(stderr);
+}
+
+static void progress_feed(struct progress *pr, const char *data, size_t len)
+{
+	strbuf_add(&pr->partial, data, len);
+	for (;;) {
+		char *nl = memchr(pr->partial.buf, '\n', pr->partial.len);
+		size_t n;
+
+		if (!nl)
+			break;
+		n = (size_t)(nl - pr->partial.buf);
+		/* kbuild's quiet lines: two spaces, an upper-case tag, the target */
+		if (n > 3 && pr->partial.buf[0] == ' ' && pr->partial.buf[1] == ' ' &&
+		    isupper((unsigned char)pr->partial.buf[2])) {
+			const char *p = pr->partial.buf + 2;
+			size_t tag = strcspn(p, " ");
+			const char *t = p + tag + strspn(p + tag, " ");
+			size_t tlen = (size_t)(nl - t);
+
+			pr->steps++;
+			snprintf(pr->last, sizeof(pr->last), "%.*s %.*s", (int)tag, p,
+				 (int)(tlen < 120 ? tlen : 120), t);
+		}
+		memmove(pr->partial.buf, nl + 1, pr->partial.len - n - 1);
+		pr->partial.len -= n + 1;
+		pr->partial.buf[pr->partial.len] = '\0';
+	}
+	/* An endless line must not grow the buffer without bound. */
+	if (pr->partial.len > 4096)
+		strbuf_reset(&pr->partial);
+}
+
+/*
+ * Runs cp (args filled) with stdout and stderr into the log, showing progress
+ * when asked.  Returns the exit code, CHILD_TIMED_OUT, or -1 when it could not
+ * start (err filled).
+ */
+static int run_logged(struct build *b, struct child_process *cp, int timeout_ms,
+		      int show_progress, struct strbuf *output, struct strbuf *err)
+{
+	struct progress pr = { .on = show_progress && b->opts->progress, .partial = STRBUF_INIT };
+	int pfd[2], ret;
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	char buf[8192];
+
+	log_printf(b, "\n$");
+	for (size_t i = 0; i < cp->args.nr; i++)
+		log_printf(b, " %s", cp->args.v[i]);
+	log_printf(b, "%s%s\n", cp->dir ? "   # in " : "", cp->dir ? cp->dir : "");
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		strbuf_addf(err, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	clean_env(cp);
+	if (cp->in == CHILD_INHERIT)
+		cp->in = CHILD_DEVNULL;
+	cp->out = cp->err = pfd[1];
+	cp->die_with_parent = 1;
+	cp->errbuf = err;
+	if (start_command(cp) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = { pfd[0], POLLIN, 0 };
+		uint64_t now = now_ns();
+		int r;
+
+		if (now >= deadline) {
+			child_process_kill(cp, SIGTERM);
+			close(pfd[0]);
+			finish_command_timeout(cp, CHILD_KILL_GRACE_MS);
+			log_printf(b, "\n(killed after %d s)\n", timeout_ms / 1000);
+			strbuf_release(&pr.partial);
+			return CHILD_TIMED_OUT;
+		}
+		r = poll(&p, 1, pr.on ? 500 : 2000);
+		if (r < 0 && errno != EINTR)
+			break;
+		if (r > 0) {
+			ssize_t n = read(pfd[0], buf, sizeof(buf));
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			if (b->logfd >= 0 && write(b->logfd, buf, (size_t)n) < 0) {
+				/* keep building; the log is a convenience */
+			}
+			if (output)
+				strbuf_add(output, buf, (size_t)n);
+			if (pr.on)
+				progress_feed(&pr, buf, (size_t)n);
+		}
+		progress_show(b, &pr, 0);
+	}
+	close(pfd[0]);
+	ret = finish_command(cp);
+	if (pr.on) {
+		fprintf(stderr, "\r\033[K");
+		fflush(stderr);
+	}
+	strbuf_release(&pr.partial);
+	return ret;
+}
+
+static int is_error_line(const char *l, size_t len)
+{
+	static const char *const marks[] = {
+		"error:", "Error ", "undefined reference", "*** ", "No rule to make target",
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(marks); i++)
+		if (memmem(l, len, marks[i], strlen(marks[i])))
+			return 1;
+	return 0;
+}
+
+/* The last error lines of a failed step (else its last lines), on stderr. */
+static void show_errors(const char *logpath)
+{
+	char *text = read_file(logpath, NULL);
+	const char *lines[ERROR_LINES];
+	size_t lens[ERROR_LINES], n = 0;
+
+	if (!text)
+		return;
+	for (int pass = 0; pass < 2 && !n; pass++) {
+		for (const char *l = text; l && *l; ) {
+			const char *nl = strchr(l, '\n');
+			size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+			if (len && (pass == 1 || is_error_line(l, len))) {
+				lines[n % ERROR_LINES] = l;
+				lens[n % ERROR_LINES] = len;
+				n++;
+			}
+			l = nl ? nl + 1 : NULL;
+		}
+	}
+	for (size_t i = n > ERROR_LINES ? n - ERROR_LINES : 0; i < n; i++)
+		fprintf(stderr, "    %.*s\n", (int)lens[i % ERROR_LINES], lines[i % ERROR_LINES]);
+	free(text);
+}
+
+static void push_make(struct build *b, struct child_process *cp, const char *target)
+{
+	strvec_pushl(&cp->args, "make", "-C", b->src.buf, NULL);
+	strvec_pushf(&cp->args, "O=%s", b->obj.buf);
+	strvec_pushl(&cp->args, "ARCH=x86_64", target, NULL);
+}
+
+/* make TARGET in the object tree; on failure err names the step. */
+static int make_step(struct build *b, const char *target, int timeout_ms, int progress,
+		     struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int r;
+
+	push_make(b, &cp, target);
+	if (!strcmp(target, "bzImage")) {
+		strvec_pushf(&cp.args, "-j%u", b->opts->jobs ? b->opts->jobs
+				: (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+	}
+	r = run_logged(b, &cp, timeout_ms, progress, NULL, err);
+	child_process_clear(&cp);
+	if (r == 0)
+		return 0;
+	if (r == -1)
+		return -1;
+	show_errors(b->log.buf);
+	strbuf_addf(err, "'make %s' of kernel %s %s; full log: %s", target, b->key,
+		    r == CHILD_TIMED_OUT ? "took too long and was killed" : "failed", b->log.buf);
+	return KBUILD_BAD_INPUT;
+}
+
+/* Resolves fragment names (kernel-configs/NAME) or paths; lab-base first. */
+static int find_fragments(struct build *b, struct strbuf *err)
+{
+	struct strvec want = STRVEC_INIT;
+	int has_base = 0, ret = 0;
+
+	for (size_t i = 0; i < b->opts->configs.nr; i++)
+		if (!strcmp(b->opts->configs.v[i], "lab-base"))
+			has_base = 1;
+	if (!has_base)
+		strvec_push(&want, "lab-base");
+	for (size_t i = 0; i < b->opts->configs.nr; i++)
+		strvec_push(&want, b->opts->configs.v[i]);
+
+	for (size_t i = 0; i < want.nr && !ret; i++) {
+		const char *c = want.v[i];
+		struct strbuf path = STRBUF_INIT;
+		char *text;
+
+		if (strchr(c, '/') || is_file(c))
+			strbuf_addstr(&path, c);
+		else
+			strbuf_addf(&path, "%s/kernel-configs/%s", lab_root(), c);
+		text = read_file(path.buf, NULL);
+		if (!text) {
+			if (strchr(c, '/'))
+				strbuf_addf(err, "cannot read config fragment '%s': %s", c,
+					    strerror(errno));
+			else
+				strbuf_addf(err, "no config fragment '%s' in %s/kernel-configs/",
+					    c, lab_root());
+			ret = KBUILD_BAD_INPUT;
+		} else if (kbuild_config_add(&b->cfg, text, c, err) < 0) {
+			ret = KBUILD_BAD_INPUT;
+		} else {
+			strvec_push(&b->frag_paths, path.buf);
+			strvec_push(&b->frag_names, c);
+		}
+		free(text);
+		strbuf_release(&path);
+	}
+	strvec_clear(&want);
+	if (!ret)
+		kbuild_config_canonical(&b->cfg, &b->in.config);
+	return ret;
+}
+
+static int hash_patches(struct build *b, struct strbuf *err)
+{
+	for (size_t i = 0; i < b->opts->patches.nr; i++) {
+		char hex[65];
+
+		if (!is_file(b->opts->patches.v[i])) {
+			strbuf_addf(err, "patch '%s' does not exist", b->opts->patches.v[i]);
+			return KBUILD_BAD_INPUT;
+		}
+		if (kbuild_sha256_file(b->opts->patches.v[i], hex, err) < 0)
+			return KBUILD_BAD_INPUT;
+		strvec_push(&b->in.patches, hex);
+	}
+	return 0;
+}
+
+static int capture_git(const char *dir, struct strbuf *out, struct strbuf *err,
+		       const char *const *args)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf errout = STRBUF_INIT;
+	int r;
+
+	strvec_pushl(&cp.args, "git", "--no-optional-locks", "-C", dir, NULL);
+	for (; *args; args++)
+		strvec_push(&cp.args, *args);
+	cp.in = CHILD_DEVNULL;
+	cp.errbuf = err;
+	r = child_capture(&cp, GIT_TIMEOUT_MS, out, &errout);
+	if (r != 0 && r != -1) {
+		char *nl;
+
+		while (errout.len && errout.buf[errout.len - 1] == '\n')
+			errout.buf[--errout.len] = '\0';
+		nl = strrchr(errout.buf, '\n');
+		strbuf_addf(err, "git %s in '%s' failed: %s", cp.args.v[4], dir,
+			    nl ? nl + 1 : errout.buf);
+	}
+	child_process_clear(&cp);
+	strbuf_release(&errout);
+	return r == 0 ? 0 : -1;
+}
+
+/* The source's identity for the key; also checks it is a kernel tree. */
+static int identify_source(struct build *b, struct strbuf *err)
+{
+	const char *ksrc = b->opts->ksrc;
+	struct strbuf p = STRBUF_INIT;
+	char hex[65];
+	int ret = KBUILD_BAD_INPUT;
+
+	if (!ksrc || !*ksrc) {
+		strbuf_addstr(err, "no kernel source given (--ksrc DIR or TARBALL)");
+		return KBUILD_BAD_INPUT;
+	}
+	b->ksrc = realpath(ksrc, NULL);
+	if (!b->ksrc) {
+		strbuf_addf(err, "kernel source '%s' does not exist", ksrc);
+		return KBUILD_BAD_INPUT;
+	}
+	if (is_file(b->ksrc)) {
+		if (!is_tarball_name(b->ksrc)) {
+			strbuf_addf(err, "'%s' is not a kernel tree (a file, and not a .tar[.xz|.gz|"
+				    ".bz2|.zst] tarball)", ksrc);
+			goto out;
+		}
+		b->kind = KBUILD_SOURCE_TARBALL;
+		if (kbuild_sha256_file(b->ksrc, hex, err) < 0)
+			goto out;
+		strbuf_addf(&b->in.source, "tarball %s", hex);
+		ret = 0;
+		goto out;
+	}
+	if (kbuild_check_tree(b->ksrc, err) < 0)
+		goto out;
+	strbuf_addf(&p, "%s/.git", b->ksrc);
+	if (exists(p.buf)) {
+		static const char *const head[] = { "rev-parse", "--verify", "-q", "HEAD^{commit}", NULL };
+		static const char *const diff[] = { "diff", "HEAD", "--binary", "--no-color",
+			"--no-ext-diff", "--no-renames", NULL };
+		struct strbuf commit = STRBUF_INIT;
+
+		b->kind = KBUILD_SOURCE_GIT;
+		if (capture_git(b->ksrc, &commit, err, head) < 0 ||
+		    capture_git(b->ksrc, &b->git_diff, err, diff) < 0) {
+			strbuf_release(&commit);
+			goto out;
+		}
+		while (commit.len && isspace((unsigned char)commit.buf[commit.len - 1]))
+			commit.buf[--commit.len] = '\0';
+		strbuf_addf(&b->in.source, "git %s", commit.buf);
+		if (b->git_diff.len) {
+			kbuild_sha256_hex(b->git_diff.buf, b->git_diff.len, hex);
+			strbuf_addf(&b->in.source, " dirty %s", hex);
+		}
+		strbuf_release(&commit);
+		ret = 0;
+		goto out;
+	}
+	b->kind = KBUILD_SOURCE_TREE;
+	/* kbuild refuses O= builds from a tree configured in place; say so now. */
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/.config", b->ksrc);
+	if (exists(p.buf)) {
+		strbuf_addf(err, "kernel tree '%s' was configured in place (it has a .config): "
+			    "run 'make mrproper' there, or give a clean tree", ksrc);
+		goto out;
+	}
+	if (kbuild_tree_hash(b->ksrc, hex, err) < 0)
+		goto out;
+	strbuf_addf(&b->in.source, "tree %s", hex);
+	ret = 0;
+out:
+	strbuf_release(&p);
+	return ret;
+}
+
+/* 1 when prog is an executable in $PATH. */
+static int in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	struct strbuf p = STRBUF_INIT;
+	int found = 0;
+
+	for (const char *d = path ? path : "/usr/bin:/bin"; d && !found; ) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%.*s/%s", (int)n, n ? d : ".", prog);
+		found = access(p.buf, X_OK) == 0;
+		d = colon ? colon + 1 : NULL;
+	}
+	strbuf_release(&p);
+	return found;
+}
+
+/* What kbuild needs besides a compiler, checked before the first step so a
+ * missing package is named rather than found in a failed make. */
+static int check_tools(struct strbuf *err)
+{
+	static const char *const tools[] = {
+		"make", "gcc", "ld", "flex", "bison", "bc", "perl", "patch", "tar", "xz", "cp",
+	};
+	struct strbuf missing = STRBUF_INIT;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
+		if (!in_path(tools[i]))
+			strbuf_addf(&missing, " %s", tools[i]);
+	/* objtool (x86-64 builds run it) needs libelf's headers. */
+	if (!is_file("/usr/include/gelf.h") && !is_file("/usr/local/include/gelf.h"))
+		strbuf_addstr(&missing, " libelf-dev");
+	if (missing.len) {
+		strbuf_addf(err, "missing kernel build tools:%s (on Debian: apt-get install "
+			    "make gcc binutils flex bison bc perl patch tar xz-utils libelf-dev)",
+			    missing.buf);
+		strbuf_release(&missing);
+		return -1;
+	}
+	strbuf_release(&missing);
+	return 0;
+}
+
+static int compiler_version(struct build *b, struct strbuf *err)
+{
+	const char *argv[] = { "gcc", "--version", NULL };
+	struct strbuf out = STRBUF_INIT;
+	int r = run_command_capture(argv, GIT_TIMEOUT_MS, &out, NULL);
+
+	if (r != 0) {
+		strbuf_release(&out);
+		strbuf_addstr(err, "cannot run 'gcc --version': is gcc installed?");
+		return -1;
+	}
+	strbuf_add(&b->in.compiler, out.buf, strcspn(out.buf, "\n"));
+	strbuf_release(&out);
+	return 0;
+}
+
+static int fill_result(struct build *b, const char *dir)
+{
+	struct kbuild_result *r = b->res;
+	struct strbuf p = STRBUF_INIT;
+
+	snprintf(r->dir, sizeof(r->dir), "%s", dir);
+	snprintf(r->bzimage, sizeof(r->bzimage), "%s/bzImage", dir);
+	snprintf(r->config, sizeof(r->config), "%s/config", dir);
+	snprintf(r->log, sizeof(r->log), "%s/build.log", dir);
+	strbuf_addf(&p, "%s/vmlinux", dir);
+	snprintf(r->vmlinux, sizeof(r->vmlinux), "%s", is_file(p.buf) ? p.buf : "");
+	strbuf_release(&p);
+	return 0;
+}
+
+/* A hard-linked copy of from at to (cp -al), or a real copy across filesystems. */
+static int link_copy(struct build *b, const char *from, const char *to, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	int r;
+
+	strvec_pushl(&cp.args, "cp", "-al", from, to, NULL);
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, NULL, err);
+	child_process_clear(&cp);
+	if (r == 0)
+		return 0;
+	remove_tree(to);
+	child_process_init(&cp);
+	strvec_pushl(&cp.args, "cp", "-a", from, to, NULL);
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, NULL, err);
+	child_process_clear(&cp);
+	if (r != 0 && r != -1)
+		strbuf_addf(err, "cannot copy '%s' to '%s' (see %s)", from, to, b->log.buf);
+	return r == 0 ? 0 : -1;
+}
+
+/* The single top-level directory a tarball unpacked into, or NULL. */
+static char *single_top_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	char *top = NULL;
+	int n = 0;
+
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n++ == 0)
+			top = xasprintf("%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+	if (n != 1 || !is_dir(top)) {
+		free(top);
+		return NULL;
+	}
+	return top;
+}
+
+/*
+ * Unpacks a tarball once into <cache>/kernels/src/<sha>/ (via a temporary
+ * directory and rename) and sets pristine to the kernel tree inside.  The
+ * unpacked tree is ours and never written after that: builds read it with
+ * O=, patches go to hard-linked copies of it.
+ */
+static int unpack_tarball(struct build *b, struct strbuf *pristine, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, tmp = STRBUF_INIT, out = STRBUF_INIT;
+	struct child_process cp = CHILD_PROCESS_INIT;
+	const char *sha = b->in.source.buf + strlen("tarball ");
+	char *top = NULL;
+	int r, ret = -1;
+
+	strbuf_addf(&dir, "%s/kernels/src/%.*s", cache_dir(), KBUILD_KEY_LEN, sha);
+	top = single_top_dir(dir.buf);
+	if (top && kbuild_check_tree(top, err) == 0)
+		goto done;
+	free(top);
+	top = NULL;
+	strbuf_reset(err);
+	remove_tree(dir.buf);
+	strbuf_addf(&tmp, "%s.tmp.%d", dir.buf, (int)getpid());
+	remove_tree(tmp.buf);
+	if (mkdir_p(tmp.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	if (b->opts->progress)
+		fprintf(stderr, "unpacking %s\n", b->ksrc);
+	strvec_pushl(&cp.args, "tar", "-xf", b->ksrc, "-C", tmp.buf, NULL);
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, &out, err);
+	if (r != 0) {
+		if (r != -1) {
+			/* tar's first complaint says what is wrong with the file */
+			const char *why = out.len ? out.buf : "tar failed";
+
+			strbuf_addf(err, "'%s' is not a kernel tree (tar cannot unpack it: %.*s)",
+				    b->opts->ksrc, (int)strcspn(why, "\n"), why);
+		}
+		ret = r == -1 ? -1 : KBUILD_BAD_INPUT;
+		goto out;
+	}
+	top = single_top_dir(tmp.buf);
+	if (!top) {
+		strbuf_addf(err, "'%s' is not a kernel tree (no single top-level directory in it)",
+			    b->opts->ksrc);
+		ret = KBUILD_BAD_INPUT;
+		goto out;
+	}
+	if (kbuild_check_tree(top, err) < 0) {
+		strbuf_reset(err);
+		strbuf_addf(err, "'%s' is not a kernel tree (unpacked, it has no top-level "
+			    "Makefile with VERSION, merge_config.sh and arch/x86)", b->opts->ksrc);
+		ret = KBUILD_BAD_INPUT;
+		goto out;
+	}
+	if (rename(tmp.buf, dir.buf) < 0 && !is_dir(dir.buf)) {
+		strbuf_addf(err, "cannot rename '%s': %s", tmp.buf, strerror(errno));
+		goto out;
+	}
+	free(top);
+	top = single_top_dir(dir.buf);
+	if (!top) {
+		strbuf_addf(err, "'%s' changed while unpacking", dir.buf);
+		goto out;
+	}
+done:
+	strbuf_addstr(pristine, top);
+	ret = 0;
+out:
+	remove_tree(tmp.buf);
+	child_process_clear(&cp);
+	free(top);
+	strbuf_release(&dir);
+	strbuf_release(&tmp);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* Copies one file's bytes (hard links cannot cross filesystems). */
+static int copy_bytes(const char *from, const char *to, mode_t mode)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+	int fd, ok;
+
+	if (!data)
+		return -1;
+	fd = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode & 07777);
+	ok = fd >= 0 && write(fd, data, len) == (ssize_t)len;
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	free(data);
+	return ok ? 0 : -1;
+}
+
+/*
+ * The tracked files of a git tree, hard-linked into to: exactly HEAD plus the
+ * uncommitted changes the key already hashes, without .git, untracked files
+ * or in-tree build outputs, and without copying a byte (patch(1) and kbuild's
+ * O= builds never write through the links).  A file git lists but the work
+ * tree lacks is a deletion, already part of `git diff HEAD`.
+ */
+static int link_git_tree(struct build *b, const char *to, struct strbuf *err)
+{
+	static const char *const ls[] = { "ls-files", "-z", "--cached", NULL };
+	struct strbuf list = STRBUF_INIT, from = STRBUF_INIT, dst = STRBUF_INIT;
+	struct strbuf lastdir = STRBUF_INIT;
+	size_t n = 0, copied = 0;
+	int ret = -1;
+
+	log_printf(b, "\n$ git -C %s ls-files -z | hard links into %s\n", b->ksrc, to);
+	if (capture_git(b->ksrc, &list, err, ls) < 0)
+		goto out;
+	for (const char *f = list.buf; f < list.buf + list.len; f += strlen(f) + 1) {
+		const char *slash = strrchr(f, '/');
+		struct stat st;
+
+		strbuf_reset(&from);
+		strbuf_addf(&from, "%s/%s", b->ksrc, f);
+		if (lstat(from.buf, &st) < 0 || S_ISDIR(st.st_mode))
+			continue; /* deleted in the work tree, or a submodule */
+		strbuf_reset(&dst);
+		strbuf_addf(&dst, "%s/%.*s", to, slash ? (int)(slash - f) : 0, f);
+		if (strcmp(dst.buf, lastdir.buf)) {
+			if (mkdir_p(dst.buf, 0755) < 0) {
+				strbuf_addf(err, "cannot create '%s': %s", dst.buf, strerror(errno));
+				goto out;
+			}
+			strbuf_reset(&lastdir);
+			strbuf_addstr(&lastdir, dst.buf);
+		}
+		strbuf_reset(&dst);
+		strbuf_addf(&dst, "%s/%s", to, f);
+		if (link(from.buf, dst.buf) == 0) {
+			n++;
+			continue;
+		}
+		if (errno != EXDEV && errno != EPERM) {
+			strbuf_addf(err, "cannot link '%s' to '%s': %s", from.buf, dst.buf,
+				    strerror(errno));
+			goto out;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t tl = readlink(from.buf, target, sizeof(target) - 1);
+
+			if (tl < 0 || (target[tl] = '\0', symlink(target, dst.buf) < 0)) {
+				strbuf_addf(err, "cannot copy symlink '%s': %s", from.buf, strerror(errno));
+				goto out;
+			}
+		} else if (copy_bytes(from.buf, dst.buf, st.st_mode) < 0) {
+			strbuf_addf(err, "cannot copy '%s' to '%s': %s", from.buf, dst.buf,
+				    strerror(errno));
+			goto out;
+		}
+		copied++;
+	}
+	log_printf(b, "%zu files linked, %zu copied\n", n, copied);
+	ret = 0;
+out:
+	strbuf_release(&list);
+	strbuf_release(&from);
+	strbuf_release(&dst);
+	strbuf_release(&lastdir);
+	return ret;
+}
+
+/*
+ * Explains why patch(1) failed, from its output: the hunks that failed and
+ * their files, a missing file, a reversed patch, or garbage.
+ */
+static void explain_patch(const char *name, const char *out, struct strbuf *err)
+{
+	struct strbuf file = STRBUF_INIT, what = STRBUF_INIT;
+	unsigned failed = 0;
+
+	for (const char *l = out; l && *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+		unsigned hunk, at;
+
+		if (!strncmp(l, "patching file ", 14)) {
+			strbuf_reset(&file);
+			strbuf_add(&file, l + 14, len - 14);
+		} else if (sscanf(l, "Hunk #%u FAILED at %u", &hunk, &at) == 2) {
+			if (!failed++)
+				strbuf_addf(&what, "hunk #%u of %s FAILED at line %u", hunk,
+					    file.buf, at);
+		} else if (!strncmp(l, "can't find file to patch", 24) && !what.len) {
+			strbuf_addf(&what, "%.*s", (int)len, l);
+			failed++;
+		} else if (strstr(l, "Reversed (or previously applied) patch detected") && !what.len) {
+			strbuf_addf(&what, "%s: reversed or already applied", file.len ? file.buf : "?");
+			failed++;
+		} else if ((strstr(l, "malformed patch") || strstr(l, "Only garbage")) && !what.len) {
+			strbuf_addf(&what, "%.*s", (int)len, l);
+			failed++;
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	strbuf_addf(err, "patch '%s' does not apply: %s", name,
+		    what.len ? what.buf : "patch(1) failed");
+	if (failed > 1)
+		strbuf_addf(err, " (and %u more)", failed - 1);
+	strbuf_release(&file);
+	strbuf_release(&what);
+}
+
+static int apply_patch(struct build *b, const char *path, const char *name, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	int r;
+
+	/* patch(1) writes a new file and renames it over the old one, so a
+	 * hard-linked original is never written through. */
+	strvec_pushl(&cp.args, "patch", "-p1", "--batch", "--forward", "--no-backup-if-mismatch",
+		     "--reject-file=-", "-d", b->src.buf, "-i", path, NULL);
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, &out, err);
+	child_process_clear(&cp);
+	if (r > 0 || r == CHILD_TIMED_OUT) {
+		explain_patch(name, out.buf, err);
+		r = KBUILD_BAD_INPUT;
+	}
+	strbuf_release(&out);
+	return r;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+/* Copies a file's bytes to dst (inputs are copied so what was hashed is what is used). */
+static int copy_file(const char *src, const char *dst, struct strbuf *err)
+{
+	size_t len;
+	char *data = read_file(src, &len);
+	int r;
+
+	if (!data) {
+		strbuf_addf(err, "cannot read '%s': %s", src, strerror(errno));
+		return -1;
+	}
+	r = write_file_atomic(dst, data, len);
+	free(data);
+	if (r < 0)
+		strbuf_addf(err, "cannot write '%s': %s", dst, strerror(errno));
+	return r;
+}
+
+/* Sets b->src: the user's tree, the unpacked tarball, or a private copy. */
+static int prepare_source(struct build *b, struct strbuf *err)
+{
+	struct strbuf pristine = STRBUF_INIT, p = STRBUF_INIT;
+	int need_copy = b->opts->patches.nr > 0, r;
+
+	strbuf_addf(&b->src, "%s/src", b->tmp.buf);
+	switch (b->kind) {
+	case KBUILD_SOURCE_TARBALL:
+		r = unpack_tarball(b, &pristine, err);
+		if (r)
+			goto out;
+		break;
+	case KBUILD_SOURCE_GIT:
+		r = link_git_tree(b, b->src.buf, err);
+		if (r)
+			goto out;
+		need_copy = 0;
+		break;
+	default:
+		strbuf_addstr(&pristine, b->ksrc);
+		break;
+	}
+	if (pristine.len && !need_copy) {
+		/* Nothing will change the tree: make -C it directly, copy nothing. */
+		strbuf_reset(&b->src);
+		strbuf_addstr(&b->src, pristine.buf);
+	} else if (pristine.len) {
+		r = link_copy(b, pristine.buf, b->src.buf, err);
+		if (r)
+			goto out;
+	}
+	for (size_t i = 0; i < b->opts->patches.nr; i++) {
+		const char *name = base_name(b->opts->patches.v[i]);
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/patches/%04zu-%s", b->tmp.buf, i + 1, name);
+		if (copy_file(b->opts->patches.v[i], p.buf, err) < 0) {
+			r = -1;
+			goto out;
+		}
+		r = apply_patch(b, p.buf, b->opts->patches.v[i], err);
+		if (r)
+			goto out;
+	}
+	r = 0;
+out:
+	strbuf_release(&pristine);
+	strbuf_release(&p);
+	return r;
+}
+
+static int configure(struct build *b, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strvec problems = STRVEC_INIT;
+	struct strbuf p = STRBUF_INIT, dotconfig_path = STRBUF_INIT;
+	char *dotconfig = NULL;
+	int r;
+
+	if (b->opts->progress)
+		fprintf(stderr, "configuring: tinyconfig + %zu fragment%s\n", b->frag_paths.nr,
+			b->frag_paths.nr == 1 ? "" : "s");
+	r = make_step(b, "tinyconfig", STEP_TIMEOUT_MS, 0, err);
+	if (r)
+		goto out;
+	strbuf_addf(&dotconfig_path, "%s/.config", b->obj.buf);
+	/* The tree's own merge script, as the issue asks; -m: merge only. */
+	strbuf_addf(&p, "%s/scripts/kconfig/merge_config.sh", b->src.buf);
+	strvec_pushl(&cp.args, "sh", p.buf, "-m", "-O", b->obj.buf, dotconfig_path.buf, NULL);
+	for (size_t i = 0; i < b->frag_paths.nr; i++) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/configs/%02zu-%s", b->tmp.buf, i + 1,
+			    base_name(b->frag_names.v[i]));
+		if (copy_file(b->frag_paths.v[i], p.buf, err) < 0) {
+			r = -1;
+			goto out;
+		}
+		strvec_push(&cp.args, p.buf);
+	}
+	/* merge_config.sh makes its temporary files in the current directory. */
+	cp.dir = b->obj.buf;
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, NULL, err);
+	if (r) {
+		if (r != -1)
+			strbuf_addf(err, "merge_config.sh failed (see %s)", b->log.buf);
+		r = r == -1 ? -1 : KBUILD_BAD_INPUT;
+		goto out;
+	}
+	r = make_step(b, "olddefconfig", STEP_TIMEOUT_MS, 0, err);
+	if (r)
+		goto out;
+	dotconfig = read_file(dotconfig_path.buf, NULL);
+	if (!dotconfig) {
+		strbuf_addf(err, "no .config after olddefconfig in '%s'", b->obj.buf);
+		r = -1;
+		goto out;
+	}
+	if (kbuild_config_check(&b->cfg, dotconfig, b->src.buf, &problems)) {
+		for (size_t i = 0; i < problems.nr; i++) {
+			log_printf(b, "lab: %s\n", problems.v[i]);
+			if (problems.nr > 1)
+				error("%s", problems.v[i]);
+		}
+		if (problems.nr == 1)
+			strbuf_addstr(err, problems.v[0]);
+		else
+			strbuf_addf(err, "%zu requested options did not survive olddefconfig "
+				    "(listed above)", problems.nr);
+		r = KBUILD_BAD_INPUT;
+		goto out;
+	}
+	r = 0;
+out:
+	child_process_clear(&cp);
+	strvec_clear(&problems);
+	strbuf_release(&p);
+	strbuf_release(&dotconfig_path);
+	free(dotconfig);
+	return r;
+}
+
+static void write_info(struct build *b, const char *release, double build_s)
+{
+	struct json_object *o = json_object_new_object(), *a;
+	struct strbuf p = STRBUF_INIT, text = STRBUF_INIT;
+	const char *s;
+
+	json_object_object_add(o, "key", json_object_new_string(b->key));
+	json_object_object_add(o, "release", json_object_new_string(release));
+	json_object_object_add(o, "source_kind", json_object_new_string(kbuild_source_kind_name(b->kind)));
+	json_object_object_add(o, "ksrc", json_object_new_string(b->ksrc));
+	json_object_object_add(o, "source", json_object_new_string(b->in.source.buf));
+	a = json_object_new_array();
+	for (size_t i = 0; i < b->opts->patches.nr; i++) {
+		struct json_object *pt = json_object_new_object();
+
+		json_object_object_add(pt, "file", json_object_new_string(b->opts->patches.v[i]));
+		json_object_object_add(pt, "sha256", json_object_new_string(b->in.patches.v[i]));
+		json_object_array_add(a, pt);
+	}
+	json_object_object_add(o, "patches", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < b->frag_names.nr; i++)
+		json_object_array_add(a, json_object_new_string(b->frag_names.v[i]));
+	json_object_object_add(o, "configs", a);
+	json_object_object_add(o, "compiler", json_object_new_string(b->in.compiler.buf));
+	json_object_object_add(o, "build_seconds", json_object_new_double(build_s));
+	json_object_object_add(o, "built_at", json_object_new_int64((int64_t)time(NULL)));
+	s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
+	kbuild_key_text(&b->in, &text);
+	strbuf_addf(&p, "%s/key-inputs.txt", b->tmp.buf);
+	write_file_atomic(p.buf, text.buf, text.len);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/info.json", b->tmp.buf);
+	write_file_atomic(p.buf, s, strlen(s));
+	json_object_put(o);
+	strbuf_release(&p);
+	strbuf_release(&text);
+}
+
+/* Moves the products out of the object tree into the cache entry. */
+static int collect(struct build *b, struct strbuf *err)
+{
+	static const struct { const char *from, *to; } items[] = {
+		{ "arch/x86/boot/bzImage", "bzImage" },
+		{ "vmlinux", "vmlinux" },
+		{ ".config", "config" },
+		{ "System.map", "System.map" },
+	};
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	struct kernel_info ki;
+	int ret = -1;
+
+	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
+		strbuf_reset(&from);
+		strbuf_reset(&to);
+		strbuf_addf(&from, "%s/%s", b->obj.buf, items[i].from);
+		strbuf_addf(&to, "%s/%s", b->tmp.buf, items[i].to);
+		if (rename(from.buf, to.buf) < 0 && i < 3) {
+			strbuf_addf(err, "the build left no '%s': %s", from.buf, strerror(errno));
+			goto out;
+		}
+	}
+	strbuf_reset(&to);
+	strbuf_addf(&to, "%s/bzImage", b->tmp.buf);
+	if (kernel_check_bzimage(to.buf, &ki, err) < 0)
+		goto out;
+	strbuf_reset(&to);
+	strbuf_addf(&to, "%s/vmlinux", b->tmp.buf);
+	{
+		struct kernel_info vi;
+		struct strbuf verr = STRBUF_INIT;
+
+		/* Without CONFIG_PVH the vmlinux cannot be booted directly: drop it,
+		 * kernel_resolve() then boots the bzImage. */
+		if (kernel_check_bzimage(to.buf, &vi, &verr) < 0 || vi.kind != KERNEL_KIND_ELF || !vi.pvh)
+			unlink(to.buf);
+		strbuf_release(&verr);
+	}
+	write_info(b, ki.release, (double)(now_ns() - b->start_ns) / 1e9);
+	ret = 0;
+out:
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return ret;
+}
+
+static int take_lock(struct build *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	/* Beside, not inside, the cache root: lookups list only builds there. */
+	strbuf_addf(&p, "%s/kernels/locks", cache_dir());
+	if (mkdir_p(p.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", p.buf, strerror(errno));
+		strbuf_release(&p);
+		return -1;
+	}
+	strbuf_addf(&p, "/%s.lock", b->key);
+	b->lockfd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (b->lockfd < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", p.buf, strerror(errno));
+		strbuf_release(&p);
+		return -1;
+	}
+	strbuf_release(&p);
+	if (flock(b->lockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	info("another lab is building kernel %s; waiting for it", b->key);
+	if (flock(b->lockfd, LOCK_EX) < 0) {
+		strbuf_addf(err, "cannot lock the build of %s: %s", b->key, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_log(struct build *b, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT;
+
+	strbuf_addf(&dir, "%s/kernels/logs", cache_dir());
+	if (mkdir_p(dir.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", dir.buf, strerror(errno));
+		strbuf_release(&dir);
+		return -1;
+	}
+	strbuf_addf(&b->log, "%s/%s.log", dir.buf, b->key);
+	strbuf_release(&dir);
+	b->logfd = open(b->log.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (b->logfd < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", b->log.buf, strerror(errno));
+		return -1;
+	}
+	snprintf(b->res->log, sizeof(b->res->log), "%s", b->log.buf);
+	return 0;
+}
+
+static int do_build(struct build *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r;
+
+	if (open_log(b, err) < 0)
+		return -1;
+	{
+		struct strbuf text = STRBUF_INIT;
+
+		kbuild_key_text(&b->in, &text);
+		log_printf(b, "lab kernel build %s\n%s", b->key, text.buf);
+		strbuf_release(&text);
+	}
+	/* A killed build may have left its directory: start clean. */
+	remove_tree(b->tmp.buf);
+	strbuf_addf(&b->obj, "%s/obj", b->tmp.buf);
+	strbuf_addf(&p, "%s/patches", b->tmp.buf);
+	if (mkdir_p(b->obj.buf, 0755) < 0 || mkdir_p(p.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", b->obj.buf, strerror(errno));
+		r = -1;
+		goto out;
+	}
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/configs", b->tmp.buf);
+	if (mkdir_p(p.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", p.buf, strerror(errno));
+		r = -1;
+		goto out;
+	}
+	r = prepare_source(b, err);
+	if (r)
+		goto out;
+	r = configure(b, err);
+	if (r || b->opts->config_only) {
+		if (!r)
+			info("kernel %s: every requested option survived olddefconfig (%zu checked)",
+			     b->key, b->cfg.nr);
+		r = r ? r : 1;
+		goto out;
+	}
+	info("building kernel %s (log: %s)", b->key, b->log.buf);
+	r = make_step(b, "bzImage", BUILD_TIMEOUT_MS, 1, err);
+	if (r)
+		goto out;
+	r = collect(b, err);
+	if (r)
+		goto out;
+	/* The objects and the private source copy are not needed any more. */
+	remove_tree(b->obj.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/src", b->tmp.buf);
+	remove_tree(p.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/build.log", b->tmp.buf);
+	close(b->logfd);
+	b->logfd = -1;
+	if (rename(b->log.buf, p.buf) < 0) {
+		strbuf_addf(err, "cannot move the log: %s", strerror(errno));
+		r = -1;
+		goto out;
+	}
+	if (rename(b->tmp.buf, b->final.buf) < 0) {
+		strbuf_addf(err, "cannot rename '%s': %s", b->tmp.buf, strerror(errno));
+		r = -1;
+		goto out;
+	}
+	r = 0;
+out:
+	if (r)
+		remove_tree(b->tmp.buf);
+	strbuf_release(&p);
+	return r;
+}
+
+int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
+		 struct strbuf *err)
+{
+	struct build b = {
+		.opts = opts, .res = res, .in = KBUILD_INPUTS_INIT, .cfg = KBUILD_CONFIG_INIT,
+		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .git_diff = STRBUF_INIT,
+		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
+		.log = STRBUF_INIT, .logfd = -1, .lockfd = -1, .start_ns = now_ns(),
+	};
+	int r;
+
+	memset(res, 0, sizeof(*res));
+	r = identify_source(&b, err);
+	if (!r)
+		r = hash_patches(&b, err);
+	if (!r)
+		r = find_fragments(&b, err);
+	if (!r)
+		r = compiler_version(&b, err);
+	if (r)
+		goto out;
+	kbuild_key(&b.in, b.key);
+	memcpy(res->key, b.key, sizeof(res->key));
+	strbuf_addf(&b.final, "%s/%s", kbuild_cache_root(), b.key);
+	strbuf_addf(&b.tmp, "%s.tmp", b.final.buf);
+	if (is_complete(b.final.buf) || opts->key_only) {
+		if (is_complete(b.final.buf)) {
+			fill_result(&b, b.final.buf);
+			res->cached = 1;
+		}
+		r = 0;
+		goto out;
+	}
+	if (mkdir_p(kbuild_cache_root(), 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", kbuild_cache_root(), strerror(errno));
+		r = -1;
+		goto out;
+	}
+	r = check_tools(err);
+	if (!r)
+		r = take_lock(&b, err);
+	if (r)
+		goto out;
+	if (is_complete(b.final.buf)) {
+		/* Built by the lab we waited for. */
+		fill_result(&b, b.final.buf);
+		res->cached = 1;
+		goto out;
+	}
+	r = do_build(&b, err);
+	if (!r)
+		fill_result(&b, b.final.buf);
+	if (r == 1)
+		r = 0; /* config_only: checked, nothing kept */
+out:
+	res->seconds = (double)(now_ns() - b.start_ns) / 1e9;
+	build_release(&b);
+	return r;
+}

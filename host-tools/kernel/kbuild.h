@@ -1,0 +1,200 @@
+/* kbuild.h - guest kernels built from a source tree, patches and config
+ * fragments, cached in <cache>/kernels/built/<key>/ by the content of all four. */
+#ifndef LAB_KBUILD_H
+#define LAB_KBUILD_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+/* A cache key is the first KBUILD_KEY_LEN hex digits of a SHA-256. */
+#define KBUILD_KEY_LEN 16
+/* Shortest key prefix `--kernel` accepts (as git accepts short hashes). */
+#define KBUILD_KEY_MIN_PREFIX 8
+
+/* SHA-256, enough of it for cache keys and content hashes. */
+struct kbuild_sha256 {
+	uint32_t h[8];
+	uint64_t len;
+	uint8_t buf[64];
+	size_t nbuf;
+};
+void kbuild_sha256_init(struct kbuild_sha256 *c);
+void kbuild_sha256_update(struct kbuild_sha256 *c, const void *data, size_t len);
+/* Writes 64 lowercase hex digits and a NUL into hex. */
+void kbuild_sha256_final(struct kbuild_sha256 *c, char hex[65]);
+void kbuild_sha256_hex(const void *data, size_t len, char hex[65]);
+/* The SHA-256 of a file's bytes; -1 with one line in err. */
+int kbuild_sha256_file(const char *path, char hex[65], struct strbuf *err);
+
+/*
+ * One requested option of the merged fragments.  value is what follows '='
+ * ("y", "m", "256", "\"str\"") or "n" for "# CONFIG_X is not set"; origin
+ * is the fragment's name and line the line in it.
+ */
+struct kbuild_option {
+	char *name;     /* without CONFIG_ */
+	char *value;
+	char *origin;
+	unsigned line;
+};
+
+/* The options requested by fragments merged in order: a later fragment
+ * overrides an earlier one, as merge_config.sh does.  Owns everything. */
+struct kbuild_config {
+	struct kbuild_option *opt;
+	size_t nr, alloc;
+};
+#define KBUILD_CONFIG_INIT { NULL, 0, 0 }
+void kbuild_config_release(struct kbuild_config *cfg);
+
+/*
+ * Adds the option lines of one fragment (its text, its name for messages).
+ * Accepted lines: blank, "# comment", "CONFIG_X=value", "# CONFIG_X is not
+ * set".  Anything else is refused: "fragment 'NAME' line N: ...".  Returns 0
+ * or -1 with one line in err (cfg then holds the lines before the error).
+ */
+int kbuild_config_add(struct kbuild_config *cfg, const char *text, const char *name,
+		      struct strbuf *err);
+
+/* The requested value of option name ("X" or "CONFIG_X"), NULL if none. */
+const struct kbuild_option *kbuild_config_find(const struct kbuild_config *cfg,
+					       const char *name);
+
+/* "CONFIG_X=value\n" for every option, sorted by name: what the cache key
+ * hashes, so comments and the order of unrelated lines do not matter. */
+void kbuild_config_canonical(const struct kbuild_config *cfg, struct strbuf *out);
+
+/*
+ * The value of option name in a .config text: what follows '=', "n" for
+ * "is not set" and for an option the file does not mention (Kconfig writes
+ * nothing for an invisible option).  Appends to value.
+ */
+void kbuild_dotconfig_value(const char *dotconfig, const char *name, struct strbuf *value);
+
+/*
+ * Compares every requested option with the .config olddefconfig wrote.
+ * For each one that did not survive, appends one line to problems:
+ * "CONFIG_X=y (lab-base:12) is n after olddefconfig: depends on A && B;
+ * unmet: B=n" when srctree's Kconfig files define X, "... no such option in
+ * this tree" when they do not.  srctree may be NULL (no dependency hints).
+ * Returns the number of problems.
+ */
+size_t kbuild_config_check(const struct kbuild_config *want, const char *dotconfig,
+			   const char *srctree, struct strvec *problems);
+
+/*
+ * The "depends on" expressions of `config NAME` in srctree's Kconfig files
+ * (arch/x86 and the generic directories; other architectures are skipped),
+ * joined with " && ".  Returns 1 when the symbol is defined, 0 when not
+ * found, -1 when srctree cannot be read.
+ */
+int kbuild_kconfig_depends(const char *srctree, const char *name, struct strbuf *deps);
+
+enum kbuild_source_kind {
+	KBUILD_SOURCE_NONE,
+	KBUILD_SOURCE_GIT,      /* a directory with .git: its HEAD commit */
+	KBUILD_SOURCE_TREE,     /* a plain directory: a listing of its files */
+	KBUILD_SOURCE_TARBALL,  /* linux-*.tar[.xz|.gz|.bz2|.zst], e.g. Debian's linux-source */
+};
+const char *kbuild_source_kind_name(enum kbuild_source_kind kind);
+
+/* 0 when dir holds a kernel tree the lab can build (top Makefile with
+ * VERSION and PATCHLEVEL, scripts/kconfig/merge_config.sh, arch/x86), else
+ * -1 with "'DIR' is not a kernel tree (...)" in err. */
+int kbuild_check_tree(const char *dir, struct strbuf *err);
+
+/*
+ * SHA-256 of a tree's listing: every entry's relative path, type, size and
+ * mtime (symlinks: their target), sorted by path; .git is left out.  No file
+ * is read, so a 1.3 GB tree costs a stat() per file; a change that keeps a
+ * file's size and mtime goes unseen.  -1 with err when dir cannot be walked.
+ */
+int kbuild_tree_hash(const char *dir, char hex[65], struct strbuf *err);
+
+/*
+ * What the cache key is computed from, as text.  Every field is owned.
+ *   source    "git <commit>[ dirty <sha256 of git diff HEAD>]",
+ *             "tarball <sha256>" or "tree <listing sha256>"
+ *   patches   the SHA-256 of each patch, in the order they are applied
+ *   config    kbuild_config_canonical() of the merged fragments
+ *   compiler  the first line of `gcc --version`
+ */
+struct kbuild_inputs {
+	struct strbuf source;
+	struct strvec patches;
+	struct strbuf config;
+	struct strbuf compiler;
+};
+#define KBUILD_INPUTS_INIT { STRBUF_INIT, STRVEC_INIT, STRBUF_INIT, STRBUF_INIT }
+void kbuild_inputs_release(struct kbuild_inputs *in);
+
+/* The text the key is the hash of (kept as key-inputs.txt in the cache so
+ * two keys can be diffed), and the key itself (KBUILD_KEY_LEN hex + NUL). */
+void kbuild_key_text(const struct kbuild_inputs *in, struct strbuf *out);
+void kbuild_key(const struct kbuild_inputs *in, char key[KBUILD_KEY_LEN + 1]);
+
+/* 1 when s could be a key or a key prefix (KBUILD_KEY_MIN_PREFIX to
+ * KBUILD_KEY_LEN lowercase hex digits), else 0. */
+int kbuild_looks_like_key(const char *s);
+
+/*
+ * The cache directory of a built kernel whose key starts with prefix.
+ * Returns 1 and fills dir when exactly one complete build matches, 0 when
+ * none does, -1 with err when several do.
+ */
+int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err);
+
+/* <lab_cache_dir()>/kernels/built */
+const char *kbuild_cache_root(void);
+
+/* Knobs of one build.  The caller owns the vectors. */
+struct kbuild_opts {
+	const char *ksrc;        /* directory or tarball */
+	struct strvec patches;   /* patch files, applied with patch -p1 in order */
+	struct strvec configs;   /* names under kernel-configs/ or paths, merged in
+				  * order after lab-base (added first when absent) */
+	unsigned jobs;           /* make -j; 0: the number of online CPUs */
+	int progress;            /* a progress line on stderr (give isatty(2)) */
+	int key_only;            /* compute the key, look in the cache, build nothing */
+	int config_only;         /* stop after the configuration check; cache nothing */
+};
+#define KBUILD_OPTS_INIT { NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0, 0 }
+void kbuild_opts_release(struct kbuild_opts *o);
+
+/* Where a build ended up; plain data. */
+struct kbuild_result {
+	char key[KBUILD_KEY_LEN + 1];
+	char dir[PATH_MAX];       /* the cache directory ("" with key_only and no hit) */
+	char bzimage[PATH_MAX];
+	char vmlinux[PATH_MAX];   /* ELF with a PVH note */
+	char config[PATH_MAX];
+	char log[PATH_MAX];       /* the full make output (also of a failed build) */
+	int cached;               /* 1: found in the cache, nothing was built */
+	double seconds;           /* wall time of this call */
+};
+
+/* kbuild_build() failures: the inputs are wrong (not a kernel tree, a patch
+ * that does not apply, a fragment option that did not survive, a compile
+ * error) or the machine is (cannot write the cache, make missing). */
+#define KBUILD_BAD_INPUT (-2)
+
+/*
+ * Builds (or finds) the kernel for opts.  The build happens in
+ * <cache root>/<key>.tmp/ and is renamed to <key>/ only when complete, under
+ * a lock so concurrent builds of one key build once.  The user's tree is
+ * never written and no source byte is copied: a tarball is unpacked once
+ * into <cache>/kernels/src/; a git tree's tracked files, or a tree that gets
+ * patches, are hard-linked into <key>.tmp/src (patch(1) replaces the files it
+ * changes rather than writing through the link); an unpatched tree is built
+ * where it is.  The object tree is O=<key>.tmp/obj, removed once the bzImage,
+ * vmlinux, config and System.map are kept.  Returns 0, KBUILD_BAD_INPUT or -1;
+ * on failure err holds one line and res->log names the log when make ran; a
+ * failed step's last error lines are printed on stderr first.
+ */
+int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
+		 struct strbuf *err);
+
+#endif

@@ -1,0 +1,451 @@
+/* util.c - error reporting, checked allocation, strbuf/strvec and file
+ * helpers used by every host-side part of the lab. */
+#define _GNU_SOURCE
+#include "lib/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+char strbuf_empty[1];
+const char *strvec_empty[1];
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	char msg[4096];
+
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	fprintf(stderr, "lab: %s%s\n", prefix, msg);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void info(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("", fmt, ap);
+	va_end(ap);
+}
+
+void die(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die(LAB_EXIT_FAIL, "out of memory allocating %zu bytes", n);
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+
+	if (!p)
+		die(LAB_EXIT_FAIL, "out of memory allocating %zu x %zu bytes", nmemb, size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+
+	if (!q)
+		die(LAB_EXIT_FAIL, "out of memory allocating %zu bytes", n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (!p)
+		die(LAB_EXIT_FAIL, "out of memory");
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb);
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want = sb->len + extra + 1;
+
+	if (want <= sb->alloc)
+		return;
+	if (sb->alloc == 0)
+		sb->buf = NULL;
+	sb->alloc = want < 64 ? 64 : want + want / 2;
+	sb->buf = xrealloc(sb->buf, sb->alloc);
+	if (sb->len == 0)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, int c)
+{
+	char ch = (char)c;
+
+	strbuf_add(sb, &ch, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+char *strbuf_detach(struct strbuf *sb)
+{
+	char *p;
+
+	if (!sb->alloc)
+		return xstrdup("");
+	p = sb->buf;
+	sb->buf = strbuf_empty;
+	sb->len = sb->alloc = 0;
+	return p;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	sb->buf = strbuf_empty;
+	sb->len = sb->alloc = 0;
+}
+
+void strvec_push(struct strvec *sv, const char *s)
+{
+	if (sv->nr + 2 > sv->alloc) {
+		sv->alloc = sv->alloc ? sv->alloc * 2 : 16;
+		sv->v = xrealloc(sv->v == strvec_empty ? NULL : sv->v,
+				 sv->alloc * sizeof(*sv->v));
+	}
+	sv->v[sv->nr++] = xstrdup(s);
+	sv->v[sv->nr] = NULL;
+}
+
+void strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	strvec_push(sv, sb.buf);
+	strbuf_release(&sb);
+}
+
+void strvec_pushl(struct strvec *sv, ...)
+{
+	va_list ap;
+	const char *s;
+
+	va_start(ap, sv);
+	while ((s = va_arg(ap, const char *)))
+		strvec_push(sv, s);
+	va_end(ap);
+}
+
+void strvec_clear(struct strvec *sv)
+{
+	if (sv->v != strvec_empty) {
+		for (size_t i = 0; i < sv->nr; i++)
+			free((char *)sv->v[i]);
+		free(sv->v);
+	}
+	sv->v = strvec_empty;
+	sv->nr = sv->alloc = 0;
+}
+
+char *read_file(const char *path, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			int e = errno;
+
+			if (e == EINTR)
+				continue;
+			close(fd);
+			strbuf_release(&sb);
+			errno = e;
+			return NULL;
+		}
+		strbuf_add(&sb, buf, (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = sb.len;
+	return strbuf_detach(&sb);
+}
+
+int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	const char *p = data;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+
+	if (fd < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", tmp, strerror(errno));
+		free(tmp);
+		return -1;
+	}
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			strbuf_addf(err, "cannot write '%s': %s", tmp,
+				    n < 0 ? strerror(errno) : "short write");
+			close(fd);
+			unlink(tmp);
+			free(tmp);
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	if (close(fd) < 0 || rename(tmp, path) < 0) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+		unlink(tmp);
+		free(tmp);
+		return -1;
+	}
+	free(tmp);
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = write_file_atomic_err(path, data, len, &err);
+
+	if (ret < 0)
+		error("%s", err.buf);
+	strbuf_release(&err);
+	return ret;
+}
+
+int mkdir_p(const char *path, unsigned mode)
+{
+	char *p = xstrdup(path);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, mode) < 0 && errno != EEXIST) {
+			error("cannot create directory '%s': %s", p, strerror(errno));
+			free(p);
+			return -1;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, mode) < 0 && errno != EEXIST) {
+		error("cannot create directory '%s': %s", p, strerror(errno));
+		free(p);
+		return -1;
+	}
+	free(p);
+	return 0;
+}
+
+const char *lab_root(void)
+{
+	static char root[PATH_MAX];
+	const char *env = getenv("LAB_ROOT");
+	ssize_t n;
+	char *slash;
+
+	if (root[0])
+		return root;
+	if (env && *env) {
+		snprintf(root, sizeof(root), "%s", env);
+		return root;
+	}
+	/* The binary lives at <root>/lab or <root>/<O>/.../<name>: walk up
+	 * from it until a directory holds topologies. */
+	n = readlink("/proc/self/exe", root, sizeof(root) - 1);
+	if (n <= 0) {
+		snprintf(root, sizeof(root), ".");
+		return root;
+	}
+	root[n] = '\0';
+	while ((slash = strrchr(root, '/')) && slash != root) {
+		char probe[PATH_MAX + 32];
+		struct stat st;
+
+		*slash = '\0';
+		snprintf(probe, sizeof(probe), "%s/topologies", root);
+		if (stat(probe, &st) == 0 && S_ISDIR(st.st_mode))
+			return root;
+	}
+	snprintf(root, sizeof(root), ".");
+	return root;
+}
+
+const char *lab_cache_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *env = getenv("LAB_CACHE");
+
+	if (!dir[0]) {
+		if (env && *env)
+			snprintf(dir, sizeof(dir), "%s", env);
+		else
+			snprintf(dir, sizeof(dir), "%s/.cache", lab_root());
+	}
+	return dir;
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s || strlen(s) > 10)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+int parse_size_mib(const char *s, uint64_t *mib)
+{
+	uint64_t v = 0, shift_kib;
+	const char *p = s;
+	size_t digits = 0;
+
+	if (!s)
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		if (++digits > 12)
+			return -1;
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (!digits)
+		return -1;
+	switch (*p) {
+	case 'K': case 'k': shift_kib = 0; p++; break;
+	case 'M': case 'm': case '\0': shift_kib = 10; if (*p) p++; break;
+	case 'G': case 'g': shift_kib = 20; p++; break;
+	case 'T': case 't': shift_kib = 30; p++; break;
+	default: return -1;
+	}
+	if (*p == 'i' && p[-1] != '\0')
+		p++;
+	if ((*p == 'B' || *p == 'b'))
+		p++;
+	if (*p)
+		return -1;
+	/* value in KiB, then MiB; refuse anything not a whole MiB */
+	if (v > (UINT64_MAX >> 31))
+		return -1;
+	v <<= shift_kib;
+	if (v % 1024)
+		return -1;
+	*mib = v / 1024;
+	return 0;
+}

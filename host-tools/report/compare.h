@@ -1,0 +1,184 @@
+/* compare.h - `lab compare`: load finished runs from results/, judge every
+ * declared metric of every case against the baseline, and render the verdicts. */
+#ifndef LAB_COMPARE_H
+#define LAB_COMPARE_H
+
+#include "report/stats.h"
+#include "lib/util.h"
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+/* Bounds of what the loader accepts from run directories. */
+#define CMP_MAX_FILE (64u << 20)
+#define CMP_MAX_CASES 4096	/* a plan's limit (common/plan.h) */
+#define CMP_MAX_METRICS 64
+#define CMP_MAX_VALUES 100000
+#define CMP_MAX_DOMAINS 16
+#define CMP_MAX_WL_COUNTERS 16	/* a workload's own counters per case */
+#define CMP_MAX_RUNS 32
+
+/* One metric of one case in one run: the measured runs' raw values. */
+struct cmp_metric {
+	char *name;
+	char *unit;		/* "" when the scenario named none */
+	int higher_better;
+	enum stats_statistic stat;
+	int declared;		/* undeclared metrics are kept, not judged */
+	double *values;
+	size_t n;
+};
+
+/* A kernel counter of one case: tasks' counters per measured run,
+ * schedstat and vmstat deltas over the whole case. */
+struct cmp_counter {
+	char name[72];		/* "fprof <function> us/<vmstat key>" is the longest */
+	int level;		/* scheduling-domain level; -1 when not per domain */
+	double value;
+};
+
+struct cmp_case {
+	char *id;		/* "seed000-hackbench/groups=4,mode=thread" */
+	char *scenario;
+	char *workload;
+	char *verdict;		/* PASS, FAIL, CRASH, HANG, SKIP, NOTRUN */
+	char *reason;
+	struct cmp_metric *metrics;
+	size_t nr_metrics;
+	struct cmp_counter *counters;
+	size_t nr_counters;
+};
+
+/* One results/<run>/ directory; everything is owned by the struct. */
+struct cmp_run {
+	char *dir;
+	char *name;		/* the run id: the directory's last component */
+	char *label;		/* column title; set by cmp_run_load, may be replaced */
+	char *kernel;
+	char *what;		/* "suite 'smoke'" or "scenario 'x.ini'" */
+	char *spec;		/* as typed */
+	char *spec_resolved;
+	char *smt;		/* "on", "off" (booted with nosmt), "none" or "" */
+	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
+	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */
+	size_t nr_domain_names;
+	struct cmp_case *cases;
+	size_t nr_cases;
+};
+
+/*
+ * Loads a run from a directory, or from a run id (a directory name under
+ * results_root()).  Reads run.json, cases.json and, when present,
+ * guest-topology.json (names of the domain levels).  On error fills err
+ * with one line and returns -1; the run must still be released.
+ */
+/* The string member key of o, NULL when absent or not a string. */
+const char *cmp_json_string(struct json_object *o, const char *key);
+/* A finite number member key of o: 0 with it in *out, 1 when absent or
+ * null, -1 when it is not a finite number. */
+int cmp_json_number(struct json_object *o, const char *key, double *out);
+
+int cmp_run_load(struct cmp_run *run, const char *dir_or_id, struct strbuf *err);
+/* The parsers behind cmp_run_load; bounded, for untrusted bytes (fuzzed). */
+int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);
+int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);
+void cmp_run_release(struct cmp_run *run);
+
+/*
+ * Pools runs of one kernel into one side (lab ab, several boots per
+ * kernel): the measured values of every metric are concatenated, so
+ * boot-to-boot variation is part of the sample; counters are averaged
+ * per run.  A case passes only when it passed in every run (else the
+ * first other verdict, its reason naming the run).  The runs must be of
+ * the same kernel, smt state, suite, topology and cases, else one line in
+ * err and -1.  runs stay owned by the caller; dst must be zeroed and is
+ * released with cmp_run_release().  With nr == 1 dst is a copy.
+ */
+int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, struct strbuf *err);
+
+/* Every run must have run the same suite (or scenario) with the same
+ * cases on the same topology as runs[0]; else one line in err, -1. */
+int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err);
+
+enum cmp_verdict {
+	CMP_NODATA,	/* a side has no measured runs (case not PASS) */
+	CMP_IMPROVED,
+	CMP_REGRESSED,
+	CMP_SAME,	/* the interval of the ratio lies within +-2 % */
+	CMP_UNDECIDED,	/* too noisy for either */
+};
+const char *cmp_verdict_name(enum cmp_verdict v);
+char cmp_verdict_mark(enum cmp_verdict v);
+
+/* One run's numbers in one row. */
+struct cmp_cell {
+	const struct cmp_metric *m;	/* NULL: no data */
+	double stat;			/* the declared statistic of the runs */
+	double cv_pct;
+	double norm;			/* stat / baseline stat */
+	double pct_imp;			/* positive is better */
+};
+
+/* One test column against the baseline in one row. */
+struct cmp_test {
+	const char *method;		/* "welch" or "mann-whitney" */
+	struct stats_test t;
+	double q;			/* BH across every row of the comparison */
+	double ci_lo, ci_hi;		/* bootstrap 95 % interval of the ratio */
+	struct stats_test bf;		/* Brown-Forsythe */
+	double bf_q;
+	double more_runs;		/* per side, for undecided rows; NAN if unknown */
+	enum cmp_verdict verdict;
+};
+
+struct cmp_row {
+	char *label;			/* "4-groups" */
+	const char *case_id;
+	struct cmp_cell *cells;		/* one per run, [0] is the baseline */
+	struct cmp_test *tests;		/* one per test run: tests[k] is runs[k + 1] */
+};
+
+/* One table: a scenario's metric, at fixed values of the other axes. */
+struct cmp_block {
+	char *title;
+	char *scenario;
+	char *metric;
+	char *axes;			/* the other axes: "mode=thread,ipc=pipe" or "" */
+	char *unit;
+	int higher_better;
+	enum stats_statistic stat;
+	struct cmp_row *rows;
+	size_t nr_rows;
+};
+
+struct comparison {
+	const struct cmp_run *runs;	/* borrowed; [0] is the baseline */
+	size_t nr_runs;
+	struct cmp_block *blocks;
+	size_t nr_blocks;
+	unsigned count[5];		/* rows by verdict, over all test columns */
+	unsigned bad_cases;		/* case results neither PASS nor SKIP */
+};
+
+/* Row verdict thresholds: FDR level, and the no-change band of the ratio. */
+#define CMP_ALPHA 0.05
+#define CMP_SAME_BAND 0.02
+#define CMP_RESAMPLES 2000
+#define CMP_MIN_RUNS 5		/* per side, the least a power estimate asks for */
+#define CMP_BOOT_SEED 20250619UL
+
+/* Builds the comparison of runs[1..] against runs[0] (runs stay owned by the caller). */
+void comparison_build(struct comparison *c, const struct cmp_run *runs, size_t nr);
+void comparison_release(struct comparison *c);
+
+#define CMP_TEXT_NARROW 1u	/* every line fits 80 columns */
+#define CMP_TEXT_BARE 2u	/* only the tables, exactly as the seeds post them */
+void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *out);
+/* Every number; the caller owns the object. */
+struct json_object *comparison_json(const struct comparison *c);
+/* JUnit XML: a test case per case and per regressed row. */
+void comparison_junit(const struct comparison *c, struct strbuf *out);
+/* 0 nothing regressed and every case passed (or skipped), else 1. */
+int comparison_exit_code(const struct comparison *c);
+
+#endif

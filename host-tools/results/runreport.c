@@ -1,0 +1,956 @@
+/* runreport.c - turns a run's raw records into per-case verdicts and
+ * statistics (results.jsonl, cases.json); works offline on results/. */
+#define _GNU_SOURCE
+#include "results/runreport.h"
+#include "results/console.h"
+#include "results/fprof.h"
+#include "common/plan.h"
+#include "results/schedstat.h"
+#include "common/wire.h"
+
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void metric_stats_compute(const double *values, unsigned n, struct metric_stats *st)
+{
+	double *sorted;
+	double inv = 0;
+	int hmean_ok = 1;
+
+	memset(st, 0, sizeof(*st));
+	st->n = n;
+	if (!n)
+		return;
+	sorted = xmalloc(n * sizeof(*sorted));
+	memcpy(sorted, values, n * sizeof(*sorted));
+	gsl_sort(sorted, 1, n);
+	st->mean = gsl_stats_mean(values, 1, n);
+	st->stdev = n > 1 ? gsl_stats_sd_m(values, 1, n, st->mean) : 0;
+	st->cv_pct = st->mean != 0 ? 100.0 * st->stdev / fabs(st->mean) : 0;
+	st->median = gsl_stats_median_from_sorted_data(sorted, 1, n);
+	st->min = sorted[0];
+	st->max = sorted[n - 1];
+	for (unsigned i = 0; i < n; i++) {
+		if (values[i] <= 0)
+			hmean_ok = 0;
+		else
+			inv += 1.0 / values[i];
+	}
+	/* the harmonic mean is only defined for positive rates (STREAM) */
+	st->hmean = hmean_ok ? n / inv : 0;
+	free(sorted);
+}
+
+/* ---- console segments ---- */
+
+static const char case_marker[] = "schedlab: case ";
+
+struct json_object *console_by_case(const char *text, size_t len)
+{
+	struct json_object *out = json_object_new_object();
+	char current[PLAN_MAX_FIELD] = "";
+	const char *p = text, *end = text + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const char *m = memmem(p, n, case_marker, sizeof(case_marker) - 1);
+		const char *pat = NULL;
+		enum console_class c;
+
+		if (m) {
+			/* "schedlab: case <id> start|end" */
+			const char *id = m + sizeof(case_marker) - 1;
+			const char *stop = p + n;
+
+			while (stop > id && (stop[-1] == '\r' || stop[-1] == ' '))
+				stop--;
+			if (stop - id > 6 && !memcmp(stop - 6, " start", 6)) {
+				size_t idlen = (size_t)(stop - 6 - id);
+
+				if (idlen >= sizeof(current))
+					idlen = sizeof(current) - 1;
+				memcpy(current, id, idlen);
+				current[idlen] = '\0';
+			} else if (stop - id > 4 && !memcmp(stop - 4, " end", 4)) {
+				current[0] = '\0';
+			}
+		} else if (current[0] && (c = console_classify_line(p, n, &pat)) != CON_NONE) {
+			struct json_object *e;
+			char line[CONSOLE_MAX_LINE + 1];
+			size_t ln = n < CONSOLE_MAX_LINE ? n : CONSOLE_MAX_LINE;
+
+			memcpy(line, p, ln);
+			while (ln && line[ln - 1] == '\r')
+				ln--;
+			line[ln] = '\0';
+			if (!json_object_object_get_ex(out, current, &e)) {
+				e = json_object_new_object();
+				json_object_object_add(e, "splats", json_object_new_int(0));
+				json_object_object_add(e, "crash", json_object_new_boolean(0));
+				json_object_object_add(e, "first", json_object_new_string(line));
+				json_object_object_add(out, current, e);
+			}
+			if (c == CON_SPLAT) {
+				struct json_object *s;
+
+				json_object_object_get_ex(e, "splats", &s);
+				json_object_object_add(e, "splats", json_object_new_int(json_object_get_int(s) + 1));
+			} else {
+				json_object_object_add(e, "crash", json_object_new_boolean(1));
+			}
+		}
+		p += n + 1;
+	}
+	return out;
+}
+
+/* ---- records ---- */
+
+/* A long storm at a short period makes thousands of actions; the
+ * timeline keeps the first ones and counts the rest. */
+#define TIMELINE_MAX 4000
+
+struct case_data {
+	const struct plan_case *pc;
+	struct json_object *runs;      /* array of result objects */
+	struct json_object *timeline;  /* fault actions, in stream order */
+	struct json_object *cpu_events; /* hot-added CPUs the runner onlined, and their view */
+	struct json_object *fault_summaries, *invariants;
+	struct json_object *host_actions; /* this case's lines of host-faults.jsonl */
+	unsigned timeline_dropped;
+	int driver_killed;
+	int started, ended;
+	double runner_cpu_s, measured_s; /* from case_end */
+	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
+	struct json_object *fprof;     /* the profile of the run whose result comes next */
+	unsigned fprof_run;
+};
+
+struct collect {
+	struct plan *plan;
+	struct case_data *cases;
+	FILE *jsonl;
+	unsigned bad_json;
+	unsigned bad_host_faults;      /* lines of host-faults.jsonl that are not actions */
+};
+
+static struct case_data *find_case(struct collect *c, const char *id, size_t len)
+{
+	for (unsigned i = 0; i < c->plan->nr_cases; i++)
+		if (strlen(c->cases[i].pc->id) == len && !memcmp(c->cases[i].pc->id, id, len))
+			return &c->cases[i];
+	return NULL;
+}
+
+/* The runner sends a measured run's profile right before its result. */
+static void attach_fprof(struct case_data *cd, struct json_object *result)
+{
+	struct json_object *w, *r;
+
+	if (!cd->fprof)
+		return;
+	if (json_object_object_get_ex(result, "warmup", &w) && !json_object_get_boolean(w) &&
+	    json_object_object_get_ex(result, "run", &r) &&
+	    json_object_get_int(r) == (int)cd->fprof_run)
+		json_object_object_add(result, "fprof", cd->fprof);
+	else
+		json_object_put(cd->fprof);
+	cd->fprof = NULL;
+}
+
+/* "run<N>" and the runner's profile text; an unreadable record still
+ * reaches the results, as the reason the profile is missing. */
+static void on_fprof(struct case_data *cd, const char *phase, size_t plen, const char *text,
+		     size_t len)
+{
+	struct fprof_result *r = xcalloc(1, sizeof(*r));
+	char err[256], num[12];
+	unsigned run;
+
+	if (plen < 4 || plen - 3 >= sizeof(num) || strncmp(phase, "run", 3))
+		goto out;
+	memcpy(num, phase + 3, plen - 3);
+	num[plen - 3] = '\0';
+	if (parse_uint(num, 0, 1000000, &run))
+		goto out;
+	json_object_put(cd->fprof);
+	cd->fprof_run = run;
+	if (fprof_parse(text, len, r, err, sizeof(err)) < 0) {
+		cd->fprof = json_object_new_object();
+		json_object_object_add(cd->fprof, "absent",
+				       json_object_new_string_len(err, (int)strlen(err)));
+		json_object_object_add(cd->fprof, "unreadable", json_object_new_boolean(1));
+	} else {
+		cd->fprof = fprof_run_json(r);
+	}
+out:
+	free(r);
+}
+
+static int on_record(const struct wire_record *rec, void *ctx)
+{
+	struct collect *c = ctx;
+	struct json_object *o, *v;
+	struct case_data *cd;
+
+	if (rec->type == WIRE_RESULT || rec->type == WIRE_EVENT) {
+		struct json_tokener *tok = json_tokener_new();
+
+		o = json_tokener_parse_ex(tok, rec->payload, (int)rec->len);
+		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object) ||
+		    !json_object_object_get_ex(o, "case", &v) ||
+		    !json_object_is_type(v, json_type_string) ||
+		    !(cd = find_case(c, json_object_get_string(v), strlen(json_object_get_string(v))))) {
+			c->bad_json++;
+			json_object_put(o);
+			json_tokener_free(tok);
+			return 0;
+		}
+		json_tokener_free(tok);
+		if (rec->type == WIRE_RESULT) {
+			attach_fprof(cd, o);
+			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			json_object_array_add(cd->runs, o);
+			return 0;
+		}
+		if (json_object_object_get_ex(o, "event", &v)) {
+			const char *ev = json_object_get_string(v);
+
+			if (!strcmp(ev, "fault")) {
+				if (json_object_array_length(cd->timeline) < TIMELINE_MAX) {
+					json_object_object_del(o, "event");
+					json_object_object_del(o, "case");
+					json_object_array_add(cd->timeline, o);
+					return 0;
+				}
+				cd->timeline_dropped++;
+			} else if (!strcmp(ev, "fault_summary") || !strcmp(ev, "invariant")) {
+				struct json_object *to = !strcmp(ev, "invariant") ? cd->invariants :
+							 cd->fault_summaries;
+
+				json_object_object_del(o, "event");
+				json_object_object_del(o, "case");
+				json_object_array_add(to, o);
+				return 0;
+			} else if (!strcmp(ev, "cpu_added") || !strcmp(ev, "cpu_view")) {
+				if (json_object_array_length(cd->cpu_events) < TIMELINE_MAX) {
+					json_object_object_del(o, "case");
+					json_object_array_add(cd->cpu_events, o);
+					return 0;
+				}
+			} else if (!strcmp(ev, "fault_driver_killed")) {
+				cd->driver_killed = 1;
+			}
+			if (!strcmp(ev, "case_start"))
+				cd->started = 1;
+			else if (!strcmp(json_object_get_string(v), "case_end")) {
+				struct json_object *x;
+
+				cd->ended = 1;
+				if (json_object_object_get_ex(o, "runner_cpu_s", &x))
+					cd->runner_cpu_s = json_object_get_double(x);
+				if (json_object_object_get_ex(o, "measured_s", &x))
+					cd->measured_s = json_object_get_double(x);
+			}
+		}
+		json_object_put(o);
+	} else if (rec->type == WIRE_COUNTERS) {
+		const char *nl = memchr(rec->payload, '\n', rec->len);
+		const char *t1, *t2;
+		int phase, src;
+
+		if (!nl)
+			return 0;
+		t1 = memchr(rec->payload, '\t', (size_t)(nl - rec->payload));
+		t2 = t1 ? memchr(t1 + 1, '\t', (size_t)(nl - t1 - 1)) : NULL;
+		if (!t2 || !(cd = find_case(c, rec->payload, (size_t)(t1 - rec->payload))))
+			return 0;
+		if (nl - t2 - 1 == 5 && !memcmp(t2 + 1, "fprof", 5)) {
+			on_fprof(cd, t1 + 1, (size_t)(t2 - t1 - 1), nl + 1,
+				 rec->len - (size_t)(nl + 1 - rec->payload));
+			return 0;
+		}
+		phase = !strncmp(t1 + 1, "after", 5);
+		src = !strncmp(t2 + 1, "vmstat", 6);
+		free(cd->counters[phase][src]);
+		cd->counters[phase][src] = xmalloc(rec->len - (size_t)(nl + 1 - rec->payload) + 1);
+		memcpy(cd->counters[phase][src], nl + 1, rec->len - (size_t)(nl + 1 - rec->payload));
+		cd->counters[phase][src][rec->len - (size_t)(nl + 1 - rec->payload)] = '\0';
+	}
+	return 0;
+}
+
+static struct json_object *vmstat_delta(const char *before, const char *after)
+{
+	struct json_object *out = json_object_new_object();
+
+	if (!before || !after)
+		return out;
+	for (const char *p = after; *p;) {
+		char key[64];
+		long long va, vb;
+		int n = 0;
+
+		if (sscanf(p, "%63s %lld%n", key, &va, &n) == 2 &&
+		    (!strncmp(key, "numa_", 5) || !strncmp(key, "pgmigrate_", 10))) {
+			const char *q = strstr(before, key);
+
+			while (q && ((q != before && q[-1] != '\n') || q[strlen(key)] != ' '))
+				q = strstr(q + 1, key);
+			if (q && sscanf(q + strlen(key), " %lld", &vb) == 1)
+				json_object_object_add(out, key, json_object_new_int64(va - vb));
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			break;
+		p++;
+	}
+	return out;
+}
+
+/* The statistic the scenario declared for a metric; NULL when the metric
+ * is reported by the workload but not declared (informational). */
+static const char *metric_statistic(const struct plan_case *pc, const char *name)
+{
+	for (unsigned i = 0; i < pc->nr_metrics; i++)
+		if (!strcmp(pc->metrics[i].name, name))
+			return pc->metrics[i].statistic;
+	return NULL;
+}
+
+static struct json_object *metrics_summary(const struct case_data *cd)
+{
+	struct json_object *out = json_object_new_object();
+	size_t nr = json_object_array_length(cd->runs);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *ms, *w;
+
+		if (!json_object_object_get_ex(run, "metrics", &ms) ||
+		    (json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)))
+			continue;
+		json_object_object_foreach(ms, name, m) {
+			struct json_object *entry, *vals, *x;
+
+			if (!json_object_object_get_ex(m, "value", &x))
+				continue;
+			if (!json_object_object_get_ex(out, name, &entry)) {
+				struct json_object *u, *b;
+
+				entry = json_object_new_object();
+				if (json_object_object_get_ex(m, "unit", &u))
+					json_object_object_add(entry, "unit", json_object_get(u));
+				if (json_object_object_get_ex(m, "better", &b))
+					json_object_object_add(entry, "better", json_object_get(b));
+				{
+					const char *stat = metric_statistic(cd->pc, name);
+
+					json_object_object_add(entry, "statistic",
+							       json_object_new_string(stat ? stat : "amean"));
+					json_object_object_add(entry, "declared",
+							       json_object_new_boolean(stat != NULL));
+				}
+				json_object_object_add(entry, "values", json_object_new_array());
+				json_object_object_add(out, name, entry);
+			}
+			json_object_object_get_ex(entry, "values", &vals);
+			json_object_array_add(vals, json_object_new_double(json_object_get_double(x)));
+		}
+	}
+	json_object_object_foreach(out, name, entry) {
+		struct json_object *vals;
+		struct metric_stats st;
+		double *v;
+		size_t n;
+
+		(void)name;
+		json_object_object_get_ex(entry, "values", &vals);
+		n = json_object_array_length(vals);
+		v = xcalloc(n, sizeof(*v));
+		for (size_t i = 0; i < n; i++)
+			v[i] = json_object_get_double(json_object_array_get_idx(vals, i));
+		metric_stats_compute(v, (unsigned)n, &st);
+		free(v);
+		json_object_object_add(entry, "n", json_object_new_int((int)st.n));
+		json_object_object_add(entry, "mean", json_object_new_double(st.mean));
+		json_object_object_add(entry, "stdev", json_object_new_double(st.stdev));
+		json_object_object_add(entry, "cv_pct", json_object_new_double(st.cv_pct));
+		json_object_object_add(entry, "median", json_object_new_double(st.median));
+		json_object_object_add(entry, "hmean", json_object_new_double(st.hmean));
+		json_object_object_add(entry, "min", json_object_new_double(st.min));
+		json_object_object_add(entry, "max", json_object_new_double(st.max));
+	}
+	return out;
+}
+
+/* The mean per measured run of each number in the runs' `key` objects
+ * ("tasks": the workload's task counters, "counters": its own). */
+static struct json_object *runs_mean(const struct case_data *cd, const char *key)
+{
+	struct json_object *out = json_object_new_object();
+	size_t nr = json_object_array_length(cd->runs);
+	unsigned n = 0;
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *t, *w;
+
+		if (!json_object_object_get_ex(run, key, &t) ||
+		    !json_object_is_type(t, json_type_object) ||
+		    (json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)))
+			continue;
+		n++;
+		json_object_object_foreach(t, k, v) {
+			struct json_object *sum;
+			double prev = 0;
+
+			if (!json_object_is_type(v, json_type_int) &&
+			    !json_object_is_type(v, json_type_double))
+				continue;
+			if (json_object_object_get_ex(out, k, &sum))
+				prev = json_object_get_double(sum);
+			json_object_object_add(out, k,
+					       json_object_new_double(prev + json_object_get_double(v)));
+		}
+	}
+	/* per run: the seeds quote migrations per benchmark run */
+	json_object_object_foreach(out, k, v)
+		json_object_object_add(out, k,
+				       json_object_new_double(n ? json_object_get_double(v) / n : 0));
+	return out;
+}
+
+/* The measured runs' profiles folded into one, or why there is none. */
+static struct json_object *fprof_summary(const struct case_data *cd)
+{
+	struct json_object *runs = json_object_new_array(), *out;
+	size_t nr = json_object_array_length(cd->runs);
+
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *f, *w;
+
+		if ((json_object_object_get_ex(run, "warmup", &w) && json_object_get_boolean(w)) ||
+		    !json_object_object_get_ex(run, "fprof", &f))
+			continue;
+		json_object_array_add(runs, json_object_get(f));
+	}
+	out = fprof_case_json(runs);
+	json_object_put(runs);
+	if (!out) {
+		out = json_object_new_object();
+		json_object_object_add(out, "absent",
+				       json_object_new_string("no measured run sent a profile"));
+	}
+	return out;
+}
+
+static const char *jstr(struct json_object *o, const char *key, const char *dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return dflt;
+	return json_object_get_string(v);
+}
+
+static int jbool(struct json_object *o, const char *key, int dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_boolean))
+		return dflt;
+	return json_object_get_boolean(v);
+}
+
+static int jint(struct json_object *o, const char *key, int dflt)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return dflt;
+	return json_object_get_int(v);
+}
+
+/* ---- host faults ---- */
+
+static int is_type(struct json_object *o, const char *key, json_type t)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, t);
+}
+
+struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad)
+{
+	struct json_object *out = json_object_new_array();
+
+	*bad = 0;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
+		struct json_tokener *tok;
+		struct json_object *o = NULL;
+
+		if (n && n <= 65536) {
+			tok = json_tokener_new();
+			o = json_tokener_parse_ex(tok, text + at, (int)n);
+			if (o && json_tokener_get_parse_end(tok) != n) {
+				json_object_put(o);
+				o = NULL;
+			}
+			json_tokener_free(tok);
+		}
+		if (o && json_object_is_type(o, json_type_object) &&
+		    is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
+		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
+		    is_type(o, "ok", json_type_boolean))
+			json_object_array_add(out, o);
+		else if (n) {
+			(*bad)++;
+			json_object_put(o);
+		}
+		at += n + 1;
+	}
+	return out;
+}
+
+/*
+ * The steps that put back what a host fault changed.  vcpu_remove's
+ * "removed" (the guest ejected the vCPU in time) is not one: the host
+ * asked, and a guest that is slow to eject under TCG is no failure of
+ * the case; host-faults.jsonl shows it.
+ */
+static int is_undo_step(const char *action)
+{
+	return !strcmp(action, "cont") || !strcmp(action, "unthrottle");
+}
+
+int host_faults_failure(struct json_object *actions, const char *case_id, char *reason,
+			size_t len)
+{
+	size_t n = json_object_array_length(actions);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *a = json_object_array_get_idx(actions, i);
+		const char *fault = jstr(a, "fault", "?"), *action = jstr(a, "action", "?");
+		const char *why = jstr(a, "error", "no error given");
+		int run = jint(a, "run", -1), worked = 0;
+
+		if (strcmp(jstr(a, "case", ""), case_id) || jbool(a, "ok", 1))
+			continue;
+		if (is_undo_step(action)) {
+			snprintf(reason, len, "host fault '%.100s' failed to finish ('%.20s') in run "
+				 "%d: %.300s", fault, action, run, why);
+			return 1;
+		}
+		for (size_t k = 0; k < n && !worked; k++) {
+			struct json_object *b = json_object_array_get_idx(actions, k);
+
+			worked = jbool(b, "ok", 0) && jint(b, "run", -2) == run &&
+				 !strcmp(jstr(b, "case", ""), case_id) &&
+				 !strcmp(jstr(b, "fault", ""), fault);
+		}
+		if (!worked) {
+			snprintf(reason, len, "host fault '%.100s' never took effect in run %d: %.300s",
+				 fault, run, why);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Why the faults and invariants of a case make it FAIL, or 0: a broken
+ * invariant (its evidence is in "invariants"), a fault that could not
+ * start, never took effect or did not put the system back, a driver that
+ * had to be killed, or a measured run whose reports are missing.
+ */
+static int faults_verdict(const struct case_data *cd, char *reason, size_t len)
+{
+	size_t nr_inv = json_object_array_length(cd->invariants);
+	size_t nr_sum = json_object_array_length(cd->fault_summaries);
+	size_t nr_runs = json_object_array_length(cd->runs);
+	unsigned guest = 0;
+
+	for (size_t i = 0; i < nr_inv; i++) {
+		struct json_object *v = json_object_array_get_idx(cd->invariants, i);
+
+		if (!jbool(v, "ok", 0)) {
+			snprintf(reason, len, "invariant '%s' (%s) broken in run %d: %s",
+				 jstr(v, "invariant", "?"), jstr(v, "kind", "?"), jint(v, "run", -1),
+				 jstr(v, "summary", ""));
+			return 1;
+		}
+	}
+	for (size_t i = 0; i < nr_sum; i++) {
+		struct json_object *f = json_object_array_get_idx(cd->fault_summaries, i);
+		const char *name = jstr(f, "fault", "?"), *why = jstr(f, "first_error", "no error given");
+		int actions = jint(f, "actions", 0), failed = jint(f, "failed", 0);
+
+		if (!jbool(f, "started", 1)) {
+			snprintf(reason, len, "fault '%s' could not start in run %d: %s", name,
+				 jint(f, "run", -1), why);
+			return 1;
+		}
+		if (!jbool(f, "restored", 0)) {
+			snprintf(reason, len, "fault '%s' did not restore what it changed in run %d: %s",
+				 name, jint(f, "run", -1), why);
+			return 1;
+		}
+		if (actions && failed == actions) {
+			snprintf(reason, len, "fault '%s' never took effect in run %d: %s", name,
+				 jint(f, "run", -1), why);
+			return 1;
+		}
+	}
+	if (host_faults_failure(cd->host_actions, cd->pc->id, reason, len))
+		return 1;
+	if (cd->driver_killed) {
+		snprintf(reason, len, "the fault driver did not finish restoring in time");
+		return 1;
+	}
+	for (unsigned i = 0; i < cd->pc->nr_faults; i++)
+		guest += cd->pc->faults[i].side == PLAN_SIDE_GUEST;
+	if (!guest && !cd->pc->nr_invariants)
+		return 0;
+	/* every measured run that ran reported its faults and invariants */
+	for (size_t i = 0; i < nr_runs; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i);
+		int r = jint(run, "run", -1);
+		unsigned inv = 0, sum = 0;
+
+		if (jbool(run, "warmup", 0) || strcmp(jstr(run, "status", ""), "ok"))
+			continue;
+		for (size_t k = 0; k < nr_inv; k++)
+			inv += jint(json_object_array_get_idx(cd->invariants, k), "run", -1) == r;
+		for (size_t k = 0; k < nr_sum; k++)
+			sum += jint(json_object_array_get_idx(cd->fault_summaries, k), "run", -1) == r;
+		if (inv < cd->pc->nr_invariants || sum < guest) {
+			snprintf(reason, len, "run %d reported %u of %u invariants and %u of %u fault "
+				 "summaries", r, inv, cd->pc->nr_invariants, sum, guest);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void set_verdict(struct json_object *o, const char *v, const char *reason)
+{
+	json_object_object_add(o, "verdict", json_object_new_string(v));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+}
+
+static struct json_object *case_summary(struct case_data *cd, struct json_object *console)
+{
+	struct json_object *o = json_object_new_object(), *con = NULL, *wc;
+	size_t nr = json_object_array_length(cd->runs);
+	const char *verdict = "PASS";
+	char reason[600] = "";
+	unsigned measured = 0;
+
+	json_object_object_add(o, "case", json_object_new_string(cd->pc->id));
+	json_object_object_add(o, "scenario", json_object_new_string(cd->pc->scenario));
+	json_object_object_add(o, "workload", json_object_new_string(cd->pc->workload));
+	json_object_object_add(o, "source", json_object_new_string(cd->pc->source));
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *st, *err, *w;
+		const char *status;
+
+		if (!json_object_object_get_ex(run, "status", &st))
+			continue;
+		status = json_object_get_string(st);
+		json_object_object_get_ex(run, "error", &err);
+		if (!strcmp(status, "skip")) {
+			verdict = "SKIP";
+			snprintf(reason, sizeof(reason), "%s", err ? json_object_get_string(err) : "skipped");
+		} else if (!strcmp(status, "timeout") && strcmp(verdict, "FAIL")) {
+			verdict = "HANG";
+			snprintf(reason, sizeof(reason), "run %zu: %s", i, err ? json_object_get_string(err) : "");
+		} else if (strcmp(status, "ok")) {
+			verdict = "FAIL";
+			snprintf(reason, sizeof(reason), "run %zu %s: %s", i, status,
+				 err ? json_object_get_string(err) : "");
+		} else if (!json_object_object_get_ex(run, "warmup", &w) || !json_object_get_boolean(w)) {
+			measured++;
+		}
+	}
+	if (console && json_object_object_get_ex(console, cd->pc->id, &con)) {
+		struct json_object *crash, *first;
+
+		json_object_object_get_ex(con, "crash", &crash);
+		json_object_object_get_ex(con, "first", &first);
+		verdict = json_object_get_boolean(crash) ? "CRASH" : "FAIL";
+		snprintf(reason, sizeof(reason), "kernel %s during the case: %.500s",
+			 json_object_get_boolean(crash) ? "crash" : "splat", json_object_get_string(first));
+		json_object_object_add(o, "console", json_object_get(con));
+	} else if (!cd->started) {
+		verdict = "NOTRUN";
+		snprintf(reason, sizeof(reason), "the guest stopped before this case");
+	} else if (!cd->ended) {
+		verdict = "HANG";
+		snprintf(reason, sizeof(reason), "the case never finished (guest deadline)");
+	} else if (!strcmp(verdict, "PASS")) {
+		snprintf(reason, sizeof(reason), "%u measured run%s", measured, measured == 1 ? "" : "s");
+		if (measured < cd->pc->runs) {
+			verdict = "FAIL";
+			snprintf(reason, sizeof(reason), "%u of %u runs reported", measured, cd->pc->runs);
+		} else if (faults_verdict(cd, reason, sizeof(reason))) {
+			verdict = "FAIL";
+		}
+	}
+	set_verdict(o, verdict, reason);
+	if (cd->pc->nr_faults || cd->pc->nr_invariants) {
+		json_object_object_add(o, "invariants", json_object_get(cd->invariants));
+		json_object_object_add(o, "faults", json_object_get(cd->fault_summaries));
+		json_object_object_add(o, "timeline", json_object_get(cd->timeline));
+		if (json_object_array_length(cd->host_actions))
+			json_object_object_add(o, "host_faults", json_object_get(cd->host_actions));
+		if (json_object_array_length(cd->cpu_events))
+			json_object_object_add(o, "cpu_events", json_object_get(cd->cpu_events));
+		if (cd->timeline_dropped)
+			json_object_object_add(o, "timeline_dropped",
+					       json_object_new_int((int)cd->timeline_dropped));
+	}
+	if (cd->measured_s > 0) {
+		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
+		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
+		json_object_object_add(o, "runner_cpu_pct",
+				       json_object_new_double(100.0 * cd->runner_cpu_s / cd->measured_s));
+	}
+	json_object_object_add(o, "metrics", metrics_summary(cd));
+	json_object_object_add(o, "tasks", runs_mean(cd, "tasks"));
+	wc = runs_mean(cd, "counters");
+	if (json_object_object_length(wc))
+		json_object_object_add(o, "workload_counters", wc);
+	else
+		json_object_put(wc);
+	json_object_object_add(o, "vmstat_delta", vmstat_delta(cd->counters[0][1], cd->counters[1][1]));
+	if (cd->pc->profile.nr_funcs)
+		json_object_object_add(o, "fprof", fprof_summary(cd));
+	if (cd->counters[0][0] && cd->counters[1][0]) {
+		struct strbuf err = STRBUF_INIT;
+		struct json_object *ss = schedstat_delta_json(cd->counters[0][0], cd->counters[1][0], &err);
+
+		json_object_object_add(o, "schedstat", ss ? ss : json_object_new_string(err.buf));
+		strbuf_release(&err);
+	}
+	return o;
+}
+
+/* Hands each host fault action to its case. */
+static void sort_host_faults(struct collect *c, const char *text, size_t len)
+{
+	struct json_object *all = host_faults_parse(text, len, &c->bad_host_faults);
+
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *a = json_object_array_get_idx(all, i);
+		const char *id = jstr(a, "case", "");
+
+		for (unsigned k = 0; k < c->plan->nr_cases; k++)
+			if (!strcmp(c->plan->cases[k].id, id)) {
+				json_object_array_add(c->cases[k].host_actions, json_object_get(a));
+				break;
+			}
+	}
+	json_object_put(all);
+}
+
+int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+{
+	struct wire_decoder d;
+	struct plan plan = { 0 };
+	struct collect c = { 0 };
+	struct json_object *cases, *console = NULL;
+	char *path, *text, perr[512];
+	size_t len;
+	int bad = 0;
+
+	path = xasprintf("%s/plan.txt", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (!text || plan_parse(text, len, &plan, perr, sizeof(perr)) < 0) {
+		strbuf_addf(err, "cannot read the plan of '%s': %s", dir, text ? perr : "missing plan.txt");
+		free(text);
+		return -1;
+	}
+	free(text);
+	c.plan = &plan;
+	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		c.cases[i].pc = &plan.cases[i];
+		c.cases[i].runs = json_object_new_array();
+		c.cases[i].timeline = json_object_new_array();
+		c.cases[i].cpu_events = json_object_new_array();
+		c.cases[i].fault_summaries = json_object_new_array();
+		c.cases[i].invariants = json_object_new_array();
+		c.cases[i].host_actions = json_object_new_array();
+	}
+	path = xasprintf("%s/results.jsonl", dir);
+	c.jsonl = fopen(path, "w");
+	free(path);
+	if (!c.jsonl) {
+		strbuf_addf(err, "cannot write results.jsonl in '%s'", dir);
+		bad = -1;
+		goto out;
+	}
+	path = xasprintf("%s/records.bin", dir);
+	text = read_file(path, &len);
+	free(path);
+	wire_decoder_init(&d);
+	if (text)
+		wire_decoder_feed(&d, text, len, on_record, &c);
+	wire_decoder_finish(&d);
+	wire_decoder_release(&d);
+	free(text);
+	fclose(c.jsonl);
+
+	path = xasprintf("%s/console.log", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (text)
+		console = console_by_case(text, len);
+	free(text);
+
+	path = xasprintf("%s/host-faults.jsonl", dir);
+	text = read_file(path, &len);
+	free(path);
+	if (text)
+		sort_host_faults(&c, text, len);
+	free(text);
+
+	cases = json_object_new_array();
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		struct json_object *cs = case_summary(&c.cases[i], console), *v;
+
+		json_object_object_get_ex(cs, "verdict", &v);
+		if (strcmp(json_object_get_string(v), "PASS") && strcmp(json_object_get_string(v), "SKIP"))
+			bad++;
+		json_object_array_add(cases, cs);
+	}
+	if (console)
+		json_object_put(console);
+	{
+		struct json_object *doc = json_object_new_object();
+		char *p = xasprintf("%s/cases.json", dir);
+		const char *s;
+
+		json_object_object_add(doc, "cases", json_object_get(cases));
+		if (c.bad_json)
+			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
+		if (c.bad_host_faults)
+			json_object_object_add(doc, "unparsable_host_faults",
+					       json_object_new_int((int)c.bad_host_faults));
+		s = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED);
+		write_file_atomic(p, s, strlen(s));
+		free(p);
+		json_object_put(doc);
+	}
+	*cases_out = cases;
+out:
+	for (unsigned i = 0; i < plan.nr_cases; i++) {
+		json_object_put(c.cases[i].runs);
+		json_object_put(c.cases[i].timeline);
+		json_object_put(c.cases[i].cpu_events);
+		json_object_put(c.cases[i].fault_summaries);
+		json_object_put(c.cases[i].invariants);
+		json_object_put(c.cases[i].host_actions);
+		json_object_put(c.cases[i].fprof);
+		for (int a = 0; a < 2; a++)
+			for (int b = 0; b < 2; b++)
+				free(c.cases[i].counters[a][b]);
+	}
+	free(c.cases);
+	plan_release(&plan);
+	return bad;
+}
+
+/* Under a case's line: one line per profiled function, or why none. */
+static void print_fprof(struct json_object *cs)
+{
+	struct json_object *fp, *fs, *v;
+	const char *per = NULL;
+
+	if (!json_object_object_get_ex(cs, "fprof", &fp))
+		return;
+	if (json_object_object_get_ex(fp, "absent", &v) &&
+	    (!json_object_object_get_ex(fp, "runs", &fs) || !json_object_get_int(fs))) {
+		printf("       fprof: no profile: %s\n", json_object_get_string(v));
+		return;
+	}
+	if (json_object_object_get_ex(fp, "per", &v))
+		per = strchr(json_object_get_string(v), ':');
+	if (!json_object_object_get_ex(fp, "functions", &fs))
+		return;
+	{
+		json_object_object_foreach(fs, name, f) {
+			printf("       fprof: %-28s", name);
+			if (json_object_object_get_ex(f, "hits_per_run", &v))
+				printf(" %.0f hits/run", json_object_get_double(v));
+			if (json_object_object_get_ex(f, "avg_us", &v) && v)
+				printf(" %.3f us/call", json_object_get_double(v));
+			if (json_object_object_get_ex(f, "us_per_unit", &v) && v)
+				printf(" %.3f us/%s", json_object_get_double(v),
+				       per ? per + 1 : "unit");
+			printf("\n");
+		}
+	}
+	if (per && json_object_object_get_ex(fp, "per_absent", &v))
+		printf("       fprof: no time per %s: %s\n", per + 1, json_object_get_string(v));
+	if (json_object_object_get_ex(fp, "missing", &fs)) {
+		json_object_object_foreach(fs, name, why)
+			printf("       fprof: %-28s missing: %s\n", name,
+			       json_object_get_string(why));
+	}
+}
+
+void run_report_print(struct json_object *cases)
+{
+	size_t n = json_object_array_length(cases);
+
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *cs = json_object_array_get_idx(cases, i), *v, *id, *ms, *t, *mig;
+		struct strbuf line = STRBUF_INIT;
+		int shown = 0;
+
+		json_object_object_get_ex(cs, "verdict", &v);
+		json_object_object_get_ex(cs, "case", &id);
+		strbuf_addf(&line, "%-6s %-36s", json_object_get_string(v), json_object_get_string(id));
+		if (json_object_object_get_ex(cs, "metrics", &ms)) {
+			/* the metrics the scenario declared, in the statistic it chose */
+			json_object_object_foreach(ms, name, m) {
+				struct json_object *val, *cv, *unit, *stat, *decl;
+				const char *s, *key;
+
+				if (!json_object_object_get_ex(m, "declared", &decl) ||
+				    !json_object_get_boolean(decl) || shown++ >= 3)
+					continue;
+				json_object_object_get_ex(m, "statistic", &stat);
+				s = json_object_get_string(stat);
+				key = !strcmp(s, "hmean") ? "hmean" : !strcmp(s, "median") ? "median" : "mean";
+				json_object_object_get_ex(m, key, &val);
+				json_object_object_get_ex(m, "cv_pct", &cv);
+				json_object_object_get_ex(m, "unit", &unit);
+				strbuf_addf(&line, "  %s %.4g %s (%s, cv %.1f%%)", name, json_object_get_double(val),
+					    unit ? json_object_get_string(unit) : "", s, json_object_get_double(cv));
+			}
+		}
+		if (json_object_object_get_ex(cs, "tasks", &t) &&
+		    json_object_object_get_ex(t, "nr_migrations", &mig))
+			strbuf_addf(&line, "  migrations %.0f", json_object_get_double(mig));
+		if (strcmp(json_object_get_string(v), "PASS")) {
+			struct json_object *r;
+
+			json_object_object_get_ex(cs, "reason", &r);
+			strbuf_addf(&line, "  (%s)", json_object_get_string(r));
+		}
+		printf("%s\n", line.buf);
+		strbuf_release(&line);
+		print_fprof(cs);
+	}
+}

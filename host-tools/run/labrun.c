@@ -1,0 +1,877 @@
+/* labrun.c - one guest run from validated inputs to a verdict: shared by
+ * `lab boot` (topology only) and `lab run` (topology plus a plan). */
+#define _GNU_SOURCE
+#include "run/labrun.h"
+#include "backend/backend.h"
+#include "lib/child.h"
+#include "topo/guestview.h"
+#include "kernel/initrd.h"
+#include "results/results.h"
+#include "topo/verify.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Console at KERN_WARNING and above: enough for every failure pattern
+ * (WARNING splats are pr_warn) without paying TCG for info chatter.
+ * unknown_nmi_panic + panic_print=0x40 turn the NMI sent on a HANG into
+ * backtraces of every CPU on the console. */
+static const char base_cmdline[] =
+	"console=ttyS0 loglevel=5 panic=-1 sched_verbose";
+static const char nmi_panic_cmdline[] = " unknown_nmi_panic panic_print=0x40";
+
+void lab_run_init(struct lab_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = strbuf_empty;
+	r->ndiff = -1;
+	session_init(&r->s);
+	image_init(&r->image);
+}
+
+void lab_run_release(struct lab_run *r)
+{
+	if (r->initrd_is_temp && r->initrd)
+		unlink(r->initrd);
+	free(r->initrd);
+	strbuf_release(&r->desc);
+	strbuf_release(&r->dir);
+	strbuf_release(&r->cmdline);
+	strbuf_release(&r->diff);
+	if (r->expected)
+		json_object_put(r->expected);
+	if (r->guest)
+		json_object_put(r->guest);
+	session_release(&r->s);
+	image_release(&r->image);
+}
+
+static int copy_into(int out, const char *path, struct strbuf *err)
+{
+	char buf[65536];
+	int in = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (in < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, (size_t)n) != n) {
+			strbuf_addf(err, "cannot write initrd: %s", strerror(errno));
+			close(in);
+			return -1;
+		}
+	}
+	close(in);
+	return n < 0 ? -1 : 0;
+}
+
+static char *write_temp_file(const char *what, const void *data, size_t len, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
+	int fd;
+
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
+		strbuf_addf(err, "cannot create a temporary file in '%s'", dir);
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	if ((write(fd, data, len) != (ssize_t)len) | (close(fd) < 0)) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* Linux unpacks concatenated cpio archives in order, so the per-run plan
+ * rides on top of the cached base initrd without rebuilding it. */
+static char *join_initrd(const char *base, const char *extra, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	char *path = xasprintf("%s/initrd-run-XXXXXX", dir);
+	int fd;
+
+	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
+		strbuf_addf(err, "cannot create a run initrd in '%s'", dir);
+		free(dir);
+		free(path);
+		return NULL;
+	}
+	free(dir);
+	if (copy_into(fd, base, err) < 0 || copy_into(fd, extra, err) < 0) {
+		close(fd);
+		unlink(path);
+		free(path);
+		return NULL;
+	}
+	close(fd);
+	return path;
+}
+
+static int plan_has_faults(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].nr_faults)
+			return 1;
+	return 0;
+}
+
+/* The function profiler patches ftrace call sites in and out (int3 first). */
+static int plan_has_profile(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].profile.nr_funcs)
+			return 1;
+	return 0;
+}
+
+/*
+ * QEMU 7.2's single-threaded TCG cannot unplug a vCPU: the guest's ACPI
+ * eject is handled on the one TCG thread, which then joins the removed
+ * vCPU's thread, i.e. itself ("qemu_thread_join: Resource deadlock
+ * avoided") and QEMU aborts.
+ */
+static int plan_removes_vcpus(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		for (unsigned k = 0; k < p->cases[i].nr_faults; k++)
+			if (!strcmp(p->cases[i].faults[k].kind, "vcpu_remove"))
+				return 1;
+	return 0;
+}
+
+/* The coresched workload with core_sched=on: the first cookie enables
+ * core scheduling (a static key, under stop_machine), the last one gone
+ * disables it, every run. */
+static int plan_has_core_sched(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		for (unsigned k = 0; k < p->cases[i].nr_params; k++)
+			if (!strcmp(p->cases[i].workload, "coresched") &&
+			    !strcmp(p->cases[i].params[k].key, "core_sched") &&
+			    !strcmp(p->cases[i].params[k].value, "on"))
+				return 1;
+	return 0;
+}
+
+/*
+ * QEMU 7.2's multi-threaded TCG can leave a vCPU running a stale
+ * translation of kernel text the guest just live-patched (see
+ * lab_run_start()).  Faults flip static keys all the time (cfs bandwidth
+ * through cpu.max, sched_smt_present through sibling hotplug,
+ * numa_balancing, sched features), and seen here a cgroup-churn case hung
+ * that way about once in three runs; with one TCG thread no vCPU runs
+ * while another patches.  So a plan with faults gets one thread, and so
+ * does one that turns core scheduling on (each run enables and disables
+ * it); everything else gets the speed of one thread per host core.
+ * Returns why the plan wants one thread, or NULL when it does not.
+ */
+static const char *plan_wants_single_tcg(const struct plan *p)
+{
+	if (plan_has_faults(p))
+		return "the plan injects faults";
+	if (plan_has_profile(p))
+		return "the plan profiles kernel functions";
+	if (plan_has_core_sched(p))
+		return "the plan turns core scheduling on and off";
+	return NULL;
+}
+
+static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
+{
+	const char *want = r->tcg_threads && *r->tcg_threads ? r->tcg_threads : "auto";
+	/* libvirt 9.0's domain XML has no way to ask for thread=single */
+	int can_single = r->ops != &backend_libvirt;
+	const char *why;
+
+	r->tcg_single = 0;
+	if (!strcmp(want, "single") || !strcmp(want, "multi")) {
+		r->tcg_single = !strcmp(want, "single");
+		r->tcg_why = "asked for";
+	} else if (strcmp(want, "auto")) {
+		strbuf_addf(err, "unknown TCG threading '%s' (auto, single or multi)", want);
+		return -1;
+	} else if (plan_removes_vcpus(r->plan)) {
+		r->tcg_why = "the plan hot-removes vCPUs, which single-threaded TCG cannot";
+	} else if (!(why = plan_wants_single_tcg(r->plan))) {
+		r->tcg_why = "default";
+	} else if (!can_single) {
+		r->tcg_why = "the plan wants one TCG thread, but libvirt cannot select it";
+	} else {
+		r->tcg_single = 1;
+		r->tcg_why = why;
+	}
+	if (r->accel_kind != ACCEL_TCG)
+		r->tcg_single = 0;
+	if (r->tcg_single && !can_single) {
+		strbuf_addstr(err, "single-threaded TCG is not possible with the libvirt backend "
+			      "(libvirt 9.0 cannot set it)");
+		return -1;
+	}
+	if (r->tcg_single && plan_removes_vcpus(r->plan)) {
+		strbuf_addstr(err, "vcpu_remove needs multi-threaded TCG: QEMU 7.2 aborts when it "
+			      "unplugs a vCPU with one TCG thread (use --tcg-threads multi or auto)");
+		return -1;
+	}
+	return 0;
+}
+
+/* libvirt 9.0 has no setting for TCG's threads, and QEMU takes the first
+ * -accel it is given, which is libvirt's: the guest gets one per vCPU. */
+/* What a guest under TCG needs on its command line to boot like one on
+ * real hardware, and not much slower than under KVM. */
+static void tcg_cmdline(struct lab_run *r)
+{
+	struct strbuf hz = STRBUF_INIT;
+	unsigned long long tsc_hz, jiffy_hz = 0;
+
+	/* TCG's TSC follows the host clock: trusting it keeps the clocksource
+	 * watchdog from calling it unstable on a loaded host, which would
+	 * switch clocksources (and live-patch the kernel) mid-run.
+	 * TCG's CPU reports Intel family 15, which 6.1's smpboot treats as
+	 * pre-modern: 10 ms of busy udelay() per AP after INIT, 1.3 s of a
+	 * 128-CPU boot.  QEMU delivers INIT/SIPI at once, as it does under
+	 * KVM for family 6, where the kernel already waits for nothing. */
+	strbuf_addstr(&r->cmdline, " tsc=reliable cpu_init_udelay=0");
+	/*
+	 * The first CPU of each further socket has no sibling to copy its
+	 * loops_per_jiffy from (calibrate_delay_is_known()), so it measures
+	 * it; TCG's late timer ticks fail that measurement and the kernel
+	 * falls back to its slow converging loop: 5 s of a 2s64c boot.
+	 * lpj= gives it what the boot CPU derived from the TSC (tsc_khz *
+	 * 1000 / HZ), with the host's TSC rate, which TCG's guest TSC runs at.
+	 */
+	if (*r->kp.config && kernel_config_value(r->kp.config, "HZ", &hz) > 0)
+		jiffy_hz = strtoull(hz.buf, NULL, 10);
+	tsc_hz = host_tsc_hz();
+	if (jiffy_hz >= 24 && jiffy_hz <= 10000 && tsc_hz)
+		strbuf_addf(&r->cmdline, " lpj=%llu", tsc_hz / jiffy_hz);
+	strbuf_release(&hz);
+}
+
+/* --kernel image: the image's own kernel and initramfs (labrun.h). */
+static int kernel_is_image(const char *spec)
+{
+	return spec && !strcmp(spec, "image");
+}
+
+static void image_payload_fill(struct image_payload *pl, char *runner, char **hook,
+			       const struct lab_run *r)
+{
+	const char *bb = getenv("LAB_BUSYBOX");
+
+	pl->plan = r->plan_text;
+	pl->plan_len = r->plan_len;
+	*hook = xasprintf("%s/guest/image/init", lab_root());
+	pl->runner = runner;
+	pl->busybox = bb && *bb ? bb : "/bin/busybox";
+	pl->hook = *hook;
+}
+
+/* The initrd for an image: the base one plus stage1 (and the disk and
+ * filesystem modules); the image gets the runner, the plan and our hook. */
+static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
+{
+	struct image_payload pl;
+	struct cpio cpio = CPIO_INIT;
+	char runner[PATH_MAX], *hook, *stage1;
+	int ret = -1;
+
+	if (image_initrd_add(r->kp.release, r->kp.config, &cpio, err) < 0) {
+		cpio_release(&cpio);
+		return -1;
+	}
+	cpio_finish(&cpio);
+	stage1 = write_temp_file("image-stage1", cpio.buf.buf, cpio.buf.len, err);
+	cpio_release(&cpio);
+	if (!stage1)
+		return -1;
+	if (initrd_find_runner(runner, err) < 0)
+		goto out;
+	image_payload_fill(&pl, runner, &hook, r);
+	r->image.force_tcg = r->accel_kind == ACCEL_TCG;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "lab: preparing an overlay of '%s' (libguestfs)\n", r->image.path);
+	ret = image_prepare(&r->image, &pl, err);
+	free(hook);
+	if (ret < 0)
+		goto out;
+	r->initrd = join_initrd(base, stage1, err);
+	r->initrd_is_temp = 1;
+	if (!r->initrd) {
+		image_drop_overlay(&r->image);
+		ret = -1;
+	}
+out:
+	unlink(stage1);
+	free(stage1);
+	return ret;
+}
+
+static int set_field(char *dst, size_t size, const char *src, struct strbuf *err)
+{
+	if (strlen(src) >= size) {
+		strbuf_addf(err, "path too long: '%s'", src);
+		return -1;
+	}
+	strcpy(dst, src);
+	return 0;
+}
+
+/* After the image's kernel and initramfs moved (temporary file, run dir). */
+static int image_kernel_paths(struct lab_run *r, struct strbuf *err)
+{
+	const struct image *im = &r->image;
+
+	free(r->initrd);
+	r->initrd = xstrdup(im->initrd_file);
+	r->initrd_is_temp = 0;
+	if (set_field(r->kp.bzimage, sizeof(r->kp.bzimage), im->kernel_file, err) < 0 ||
+	    set_field(r->kp.config, sizeof(r->kp.config), im->config_file ? im->config_file : "",
+		      err) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * The image boots itself: its kernel and initramfs, copied out of the
+ * overlay, mount its root and run our hook as init.  No lab initrd; the
+ * plan travels in the image, as with the lab's kernel.
+ */
+static int image_setup_own(struct lab_run *r, struct strbuf *err)
+{
+	struct image_payload pl;
+	struct kernel_info ki;
+	char runner[PATH_MAX], *hook = NULL;
+	int ret = -1;
+
+	if (initrd_find_runner(runner, err) < 0)
+		return -1;
+	image_payload_fill(&pl, runner, &hook, r);
+	r->image.force_tcg = r->accel_kind == ACCEL_TCG;
+	r->image.own_kernel = 1;
+	if (isatty(STDERR_FILENO))
+		fprintf(stderr, "lab: preparing an overlay of '%s' and copying its kernel out "
+			"(libguestfs)\n", r->image.path);
+	if (image_prepare(&r->image, &pl, err) < 0)
+		goto out;
+	if (kernel_check_bzimage(r->image.kernel_file, &ki, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "the image's kernel %s: %s", r->image.boot.kernel, why);
+		free(why);
+		goto drop;
+	}
+	memset(&r->kp, 0, sizeof(r->kp));
+	snprintf(r->kp.release, sizeof(r->kp.release), "%s", ki.release[0] ? ki.release : "unknown");
+	snprintf(r->kp.source, sizeof(r->kp.source), "image");
+	snprintf(r->image_kernel_version, sizeof(r->image_kernel_version), "%s", ki.version);
+	if (image_kernel_paths(r, err) < 0)
+		goto drop;
+	ret = 0;
+	goto out;
+drop:
+	image_drop_overlay(&r->image);
+out:
+	free(hook);
+	return ret;
+}
+
+int lab_run_resolve(struct lab_run *r, struct strbuf *err)
+{
+	const char *base = NULL;
+
+	if (topo_parse(r->spec, &r->topo, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "bad topology '%s': %s", r->spec, why);
+		free(why);
+		return -1;
+	}
+	if (r->expect && topo_parse(r->expect, &r->expect_topo, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "bad topology '%s': %s", r->expect, why);
+		free(why);
+		return -1;
+	}
+	r->ops = backend_find(r->backend);
+	if (!r->ops) {
+		strbuf_addf(err, "unknown backend '%s' (qemu or libvirt)", r->backend);
+		return -1;
+	}
+	if (r->image_path && r->ops != &backend_qemu) {
+		strbuf_addstr(err, "--image needs the qemu backend (the libvirt one has no disk yet)");
+		return -1;
+	}
+	if (kernel_is_image(r->kernel_spec) && !r->image_path) {
+		strbuf_addstr(err, "--kernel image boots a disk image's own kernel: give the "
+			      "image with --image FILE");
+		return -1;
+	}
+	if (r->image_path) {
+		r->image.path = r->image_path;
+		if (image_probe(&r->image, err) < 0)
+			return -1;
+	}
+	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
+		return -1;
+	if (tcg_threads_resolve(r, err) < 0)
+		return -1;
+	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
+		return -1;
+	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
+			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
+		return -1;
+	if (r->smt_off && r->topo.threads < 2) {
+		strbuf_addf(err, "SMT off needs a topology with SMT: '%s' has one thread per core", r->spec);
+		return -1;
+	}
+	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
+		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");
+		return -1;
+	}
+	if (r->append && strpbrk(r->append, "\n\r")) {
+		strbuf_addstr(err, "--append must be one line");
+		return -1;
+	}
+	if (kernel_is_image(r->kernel_spec)) {
+		if (image_setup_own(r, err) < 0)
+			return -1;
+	} else if (kernel_resolve(r->kernel_spec, &r->kp, err) < 0) {
+		return -1;
+	} else if (!(base = initrd_cached(err))) {
+		return -1;
+	} else if (r->image_path && image_setup(r, base, err) < 0) {
+		return -1;
+	}
+	if (r->image_path) {
+		/* r->initrd is set: the plan travels in the image */
+	} else if (r->initrd_extra) {
+		r->initrd = join_initrd(base, r->initrd_extra, err);
+		if (!r->initrd)
+			return -1;
+		r->initrd_is_temp = 1;
+	} else {
+		r->initrd = xstrdup(base);
+	}
+	topo_describe(&r->topo, &r->desc);
+	strbuf_addstr(&r->cmdline, base_cmdline);
+	if (!r->nmi_is_a_fault)
+		strbuf_addstr(&r->cmdline, nmi_panic_cmdline);
+	if (r->accel_kind == ACCEL_TCG)
+		tcg_cmdline(r);
+	/* like SMT disabled in firmware: the guest sees the same cores with
+	 * every sibling thread offline (topo_expected_view_smt) */
+	if (r->smt_off)
+		strbuf_addstr(&r->cmdline, " nosmt");
+	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
+	if (kernel_is_image(r->kernel_spec) && *r->image.uuid)
+		/* the image's initramfs finds its root as the distro's boot would */
+		strbuf_addf(&r->cmdline, " root=UUID=%s rw init=/schedlab/init", r->image.uuid);
+	else if (kernel_is_image(r->kernel_spec))
+		strbuf_addf(&r->cmdline, " root=%s rw init=/schedlab/init", r->image.root_guest);
+	else if (r->image_path)
+		strbuf_addf(&r->cmdline, " lab.root=%s lab.rootfstype=%s",
+			    r->image.root_guest, r->image.fstype);
+	if (r->append)
+		strbuf_addf(&r->cmdline, " %s", r->append);
+	return 0;
+}
+
+static char *qemu_version_string(void)
+{
+	const char *argv[] = { "qemu-system-x86_64", "--version", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *nl;
+
+	if (getenv("LAB_QEMU"))
+		argv[0] = getenv("LAB_QEMU");
+	if (run_command_capture(argv, 10000, &out, &err) != 0) {
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return xstrdup("unknown");
+	}
+	strbuf_release(&err);
+	nl = strchr(out.buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strbuf_detach(&out);
+}
+
+static unsigned default_timeout_s(const struct lab_run *r)
+{
+	/* TCG brings vCPUs up one by one on 2 host cores: ~0.2 s each, with
+	 * a wide margin; a timeout is a HANG verdict, so be generous.  An
+	 * image's own initramfs (udev, module loading, fsck) takes longer. */
+	unsigned own = kernel_is_image(r->kernel_spec) ? LAB_IMAGE_KERNEL_EXTRA_S : 0;
+
+	return own + (r->accel_kind == ACCEL_KVM ? 60 : 60 + topo_nr_cpus(&r->topo) / 2);
+}
+
+/* A HANG before the guest's /init ran, under TCG: see lab_run_start(). */
+static int tcg_boot_stuck(const struct lab_run *r)
+{
+	return r->accel_kind == ACCEL_TCG && r->verdict == VERDICT_HANG &&
+	       !r->s.console.init_line;
+}
+
+static int keep_attempt(const char *dir, int attempt)
+{
+	static const char *const files[] = { "console.log", "records.bin", "qemu.log", "hang-vcpus.txt" };
+	char *sub = xasprintf("%s/attempt-%d", dir, attempt);
+	int ret = mkdir_p(sub, 0755);
+
+	for (size_t i = 0; !ret && i < ARRAY_SIZE(files); i++) {
+		char *from = xasprintf("%s/%s", dir, files[i]);
+		char *to = xasprintf("%s/%s", sub, files[i]);
+
+		if (rename(from, to) < 0 && errno != ENOENT)
+			ret = error("cannot move '%s' to '%s': %s", from, to, strerror(errno));
+		free(from);
+		free(to);
+	}
+	free(sub);
+	return ret;
+}
+
+static void add_str(struct json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
+}
+
+/* The records the image kept must be the records the channel delivered. */
+static void image_check_results(struct lab_run *r)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = image_collect(&r->image, r->dir.buf, &why);
+
+	r->image_agree = ret;
+	if (ret == 0) {
+		printf("image: results agree with the record channel (%llu records, "
+		       "overlay %.1f s, read-back %.1f s)\n",
+		       (unsigned long long)r->image.guest_records,
+		       r->image.prepare_s, r->image.collect_s);
+	} else {
+		printf("image: %s: %s\n", ret < 0 ? "results unreadable" : "results DISAGREE", why.buf);
+		if (r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "image results %s the record channel: %.400s",
+				 ret < 0 ? "unreadable, cannot check against" : "disagree with", why.buf);
+		}
+	}
+	fflush(stdout);
+	strbuf_release(&why);
+}
+
+/* Where the image's kernel came from, for run.json. */
+static struct json_object *image_kernel_json(const struct lab_run *r)
+{
+	const struct image_boot *b = &r->image.boot;
+	struct json_object *o = json_object_new_object();
+
+	add_str(o, "source", "image");
+	add_str(o, "path", b->kernel);
+	add_str(o, "initrd", b->initrd);
+	json_object_object_add(o, "config", b->config ? json_object_new_string(b->config) : NULL);
+	add_str(o, "found_by", b->how);
+	add_str(o, "version", r->image_kernel_version);
+	add_str(o, "release", r->kp.release);
+	return o;
+}
+
+int lab_run_start(struct lab_run *r, struct json_object *extra)
+{
+	struct backend_conf conf = { 0 };
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *run;
+	char *qver, *name;
+
+	printf("%s\n", r->desc.buf);
+	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
+	if (kernel_is_image(r->kernel_spec))
+		printf("image kernel: %s, initramfs %s (found by %s)\n", r->image.boot.kernel,
+		       r->image.boot.initrd, r->image.boot.how);
+	if (r->accel_kind == ACCEL_KVM)
+		printf("accel: kvm\n");
+	else
+		printf("accel: tcg, %s-threaded (%s)\n", r->tcg_single ? "single" : "multi", r->tcg_why);
+	if (r->smt_off)
+		printf("smt: off (nosmt: sibling threads offline)\n");
+	if (r->label)
+		printf("label: %s\n", r->label);
+	fflush(stdout);
+
+	if (results_create_run(r->results_root ? r->results_root : results_root(),
+			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+		if (extra)
+			json_object_put(extra);
+		return -1;
+	}
+	/* the run keeps its disk (and the image's kernel): run.json names them */
+	if (r->image_path && (image_adopt_overlay(&r->image, r->dir.buf, &err) < 0 ||
+			      (kernel_is_image(r->kernel_spec) && image_kernel_paths(r, &err) < 0))) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		if (extra)
+			json_object_put(extra);
+		return -1;
+	}
+	qver = qemu_version_string();
+	run = json_object_new_object();
+	add_str(run, "lab_version", LAB_VERSION);
+	add_str(run, "command", r->command);
+	add_str(run, "spec", r->spec);
+	add_str(run, "spec_resolved", r->topo.spec);
+	add_str(run, "topology", r->desc.buf);
+	add_str(run, "backend", r->ops->name);
+	if (r->ops == &backend_libvirt) {
+		add_str(run, "libvirt_uri", libvirt_uri(r->uri));
+		/* how kernel, initrd and the serial ports reached the hypervisor */
+		add_str(run, "libvirt_transport", libvirt_uri_remote(libvirt_uri(r->uri)) ?
+			"pool+streams" : "local sockets");
+	}
+	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	if (r->accel_kind == ACCEL_TCG)
+		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
+	add_str(run, "qemu", qver);
+	if (r->ops == &backend_qemu) {
+		const char *fw = qemu_firmware();
+
+		add_str(run, "firmware", fw ? fw : "seabios");
+	}
+	add_str(run, "kernel", r->kp.release);
+	add_str(run, "kernel_source", r->kp.source);
+	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
+	if (kernel_is_image(r->kernel_spec))
+		json_object_object_add(run, "image_kernel", image_kernel_json(r));
+	add_str(run, "cmdline", r->cmdline.buf);
+	if (kernel_is_image(r->kernel_spec))
+		add_str(run, "initrd_image", r->initrd);
+	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
+	if (r->label)
+		add_str(run, "label", r->label);
+	if (r->image_path) {
+		add_str(run, "image", r->image.abspath);
+		add_str(run, "image_format", r->image.format);
+		add_str(run, "image_os", r->image.os);
+		add_str(run, "image_root", r->image.root_guest);
+	}
+	json_object_object_add(run, "host", results_host_info());
+	if (extra) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(run, k, json_object_get(v));
+		json_object_put(extra);
+	}
+	results_write_json(r->dir.buf, "run.json", run);
+	json_object_put(run);
+	free(qver);
+
+	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
+	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
+
+	name = xasprintf("schedlab-%ld", (long)getpid());
+	conf.topo = &r->topo;
+	conf.accel = r->accel_kind;
+	conf.host_is_amd = host_cpu_is_amd();
+	conf.tcg_single = r->tcg_single;
+	/* The ELF vmlinux boots through PVH: no decompression, no real mode. */
+	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
+	conf.initrd = r->initrd;
+	conf.cmdline = r->cmdline.buf;
+	conf.disk = r->image_path ? r->image.overlay : NULL;
+	conf.run_dir = r->dir.buf;
+	conf.name = name;
+	conf.uri = r->uri;
+
+	for (;;) {
+		r->attempts++;
+		r->s.ops = r->ops;
+		r->s.conf = &conf;
+		r->s.plan = r->plan;
+		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
+					: default_timeout_s(r)) * 1000;
+		/* an image's hook syncs its copy of the results after END */
+		r->s.end_grace_ms = r->image_path ? 60000 : 0;
+		if (session_run(&r->s, &err) < 0) {
+			error("%s (see %s/qemu.log)", err.buf, r->dir.buf);
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "backend did not start: %.400s", err.buf);
+		} else {
+			r->verdict = r->s.verdict;
+			snprintf(r->reason, sizeof(r->reason), "%s", r->s.reason);
+		}
+		r->s.conf = NULL;
+		if (!tcg_boot_stuck(r) || r->attempts > 1)
+			break;
+		/* MTTCG in QEMU 7.2 can leave a vCPU running a stale translation of
+		 * code the kernel live-patched (an int3 it already removed) while
+		 * the others wait for it: seen here a few times in a hundred
+		 * loaded boots, always before userspace.  Keep that attempt's
+		 * evidence and boot once more; a kernel that really hangs in
+		 * early boot hangs twice and stays a HANG. */
+		if (keep_attempt(r->dir.buf, r->attempts) < 0)
+			break;
+		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
+			r->dir.buf, r->attempts);
+		session_release(&r->s);
+		session_init(&r->s);
+		strbuf_reset(&err);
+	}
+	free(name);
+	strbuf_release(&err);
+	if (r->image_path)
+		image_check_results(r);
+	return 0;
+}
+
+static void print_topology(const struct lab_run *r);
+static void verify_views(struct lab_run *r, struct strbuf *err);
+
+void lab_run_verify(struct lab_run *r)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	verify_views(r, &err);
+	print_topology(r);
+	strbuf_release(&err);
+}
+
+static void verify_views(struct lab_run *r, struct strbuf *err)
+{
+
+	if (r->s.sysfs.len) {
+		r->guest = guest_view_from_sysfs(r->s.sysfs.buf, r->s.sysfs.len, err);
+		if (r->guest)
+			results_write_json(r->dir.buf, "guest-topology.json", r->guest);
+		else
+			error("guest topology unreadable: %s", err->buf);
+	}
+	if (!r->guest) {
+		if (r->verdict == VERDICT_PASS) {
+			r->verdict = VERDICT_FAIL;
+			snprintf(r->reason, sizeof(r->reason), "the guest sent no topology snapshot");
+		}
+		return;
+	}
+	/* a snapshot that arrived is verified whatever happened later */
+	r->ndiff = view_compare(r->expected, r->guest, &r->diff, 40);
+	if (r->ndiff && r->verdict == VERDICT_PASS) {
+		r->verdict = VERDICT_FAIL;
+		snprintf(r->reason, sizeof(r->reason), "guest topology differs");
+	}
+}
+
+static void print_topology(const struct lab_run *r)
+{
+	if (r->ndiff == 0) {
+		printf("topology: PASS\n");
+	} else if (r->ndiff > 0) {
+		printf("topology: FAIL (%d difference%s)\n", r->ndiff, r->ndiff == 1 ? "" : "s");
+		fputs(r->diff.buf, stdout);
+	} else {
+		printf("topology: not verified (%s)\n", verdict_name(r->verdict));
+	}
+	fflush(stdout);
+}
+
+/* The guest's own clock on a console line: "[   12.345678] ...". */
+static double guest_stamp(const char *line)
+{
+	char *end;
+	double t;
+
+	while (*line == ' ')
+		line++;
+	if (*line++ != '[')
+		return -1;
+	t = strtod(line, &end);
+	if (end == line || *end != ']' || t < 0)
+		return -1;
+	return t;
+}
+
+static void add_secs(struct json_object *v, const char *key, uint64_t ns, uint64_t base)
+{
+	json_object_object_add(v, key, json_object_new_double((double)(ns - base) / 1e9));
+}
+
+/*
+ * When the failure was seen and when the verdict was made, host side (s
+ * since the session started), plus the guest's own time stamp of the
+ * first failure line: how quickly a CRASH or HANG is turned into a verdict.
+ */
+static void add_timing(struct json_object *v, const struct session *s, uint64_t verdict_ns)
+{
+	add_secs(v, "t_verdict_s", verdict_ns, s->t_start_ns);
+	if (s->t_crash_ns) {
+		add_secs(v, "t_first_failure_s", s->t_crash_ns, s->t_start_ns);
+		add_secs(v, "verdict_after_failure_s", verdict_ns, s->t_crash_ns);
+	}
+	if (s->t_deadline_ns) {
+		add_secs(v, "t_deadline_s", s->t_deadline_ns, s->t_start_ns);
+		add_secs(v, "verdict_after_deadline_s", verdict_ns, s->t_deadline_ns);
+	}
+	if (s->console.first_pattern && guest_stamp(s->console.first) >= 0)
+		json_object_object_add(v, "guest_first_failure_s",
+				       json_object_new_double(guest_stamp(s->console.first)));
+}
+
+void lab_run_report(struct lab_run *r, struct json_object *extra)
+{
+	struct session *s = &r->s;
+	struct json_object *v = json_object_new_object();
+	double boot_s = s->t_end_record_ns ? (double)(s->t_end_record_ns - s->t_start_ns) / 1e9 : -1;
+
+	add_str(v, "verdict", verdict_name(r->verdict));
+	add_str(v, "reason", r->reason);
+	add_str(v, "topology", r->ndiff == 0 ? "PASS" : r->ndiff > 0 ? "FAIL" : "not verified");
+	if (r->ndiff > 0)
+		add_str(v, "topology_diff", r->diff.buf);
+	json_object_object_add(v, "wall_to_end_s", json_object_new_double(boot_s));
+	json_object_object_add(v, "wall_to_runner_s", json_object_new_double(
+		s->t_init_ns ? (double)(s->t_init_ns - s->t_start_ns) / 1e9 : -1));
+	json_object_object_add(v, "records", json_object_new_int64((int64_t)s->wire.records));
+	json_object_object_add(v, "records_missing", json_object_new_int64((int64_t)s->wire.missing));
+	json_object_object_add(v, "records_corrupt",
+			       json_object_new_int64((int64_t)(s->wire.bad_crc + s->wire.bad_header)));
+	json_object_object_add(v, "console_splats", json_object_new_int64(s->console.splats));
+	if (s->console.first_pattern) {
+		add_str(v, "console_first_failure", s->console.first);
+		json_object_object_add(v, "console_first_failure_line",
+				       json_object_new_int64((int64_t)s->console.first_line_no));
+	}
+	add_str(v, "hypervisor", s->hypervisor_version);
+	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
+	add_timing(v, s, now_ns());
+	if (r->image_path) {
+		add_str(v, "image_results", r->image_agree == 0 ? "agree" :
+			r->image_agree > 0 ? "disagree" : "unreadable");
+		json_object_object_add(v, "image_records",
+				       json_object_new_int64((int64_t)r->image.guest_records));
+		json_object_object_add(v, "image_prepare_s", json_object_new_double(r->image.prepare_s));
+		json_object_object_add(v, "image_collect_s", json_object_new_double(r->image.collect_s));
+		/* the guest powers off by itself after syncing its results */
+		json_object_object_add(v, "wall_to_poweroff_s", json_object_new_double(
+			s->t_stop_ns ? (double)(s->t_stop_ns - s->t_start_ns) / 1e9 : -1));
+	}
+	if (extra) {
+		json_object_object_foreach(extra, k, val)
+			json_object_object_add(v, k, json_object_get(val));
+		json_object_put(extra);
+	}
+	results_write_json(r->dir.buf, "verdict.json", v);
+	json_object_put(v);
+}

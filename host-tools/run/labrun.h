@@ -1,0 +1,81 @@
+/* labrun.h - what `lab boot` and `lab run` share: validate every input,
+ * create the run directory, boot through a backend, verify the topology. */
+#ifndef LAB_LABRUN_H
+#define LAB_LABRUN_H
+
+#include "kernel/image.h"
+#include "kernel/kernel.h"
+#include "run/session.h"
+#include "topo/topo.h"
+#include "lib/util.h"
+
+struct json_object;
+
+/* Seconds more a boot may take with the image's own initramfs. */
+#define LAB_IMAGE_KERNEL_EXTRA_S 60
+
+struct lab_run {
+	/* options, set by the command before lab_run_resolve() */
+	const char *command;      /* "boot", "run": recorded in run.json */
+	const char *spec;
+	const char *kernel_spec;  /* kernel_resolve()'s spec, or "image": the image's own */
+	const char *accel;
+	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */
+	const char *backend;      /* "qemu" (default) or "libvirt" */
+	const char *uri;          /* libvirt URI, NULL: $LIBVIRT_URI or qemu:///system */
+	const char *expect;       /* verify against this spec instead */
+	const char *append;       /* extra kernel command line */
+	const char *results_root;
+	const char *mode;         /* lab.mode= for the guest's /init */
+	const char *initrd_extra; /* a cpio appended to the base initrd, or NULL */
+	unsigned timeout_s;       /* 0: from the topology */
+	const struct plan *plan;  /* for host-side faults, or NULL */
+	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
+	int smt_off;              /* boot with `nosmt`: sibling threads offline */
+	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
+	const char *image_path;   /* --image: boot this disk image (through an overlay) */
+	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
+	size_t plan_len;
+
+	/* resolved */
+	const struct backend_ops *ops;
+	struct topo topo, expect_topo;
+	enum lab_accel accel_kind;
+	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */
+	const char *tcg_why;      /* why (static text), for the setup line */
+	struct kernel_paths kp;
+	char *initrd;             /* base initrd (+ extra), owned */
+	int initrd_is_temp;       /* initrd is ours to delete */
+	struct strbuf desc, dir, cmdline, diff;
+	struct session s;
+	struct json_object *expected, *guest;
+	int ndiff;                /* -1: not verified */
+	enum verdict verdict;
+	char reason[512];
+	int attempts;             /* boots it took (a stuck TCG boot is retried once) */
+	struct image image;       /* with image_path */
+	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
+	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
+};
+
+void lab_run_init(struct lab_run *r);
+void lab_run_release(struct lab_run *r);
+
+/* Checks spec, accelerator, limits, kernel and builds the initrd, all
+ * before anything is written; -1 with one line in err (exit 2 material). */
+int lab_run_resolve(struct lab_run *r, struct strbuf *err);
+
+/* Prints the resolved setup, creates results/<run>/, writes run.json
+ * (plus `extra` members, consumed) and runs the guest to a verdict.
+ * -1 only when the run directory cannot be created. */
+int lab_run_start(struct lab_run *r, struct json_object *extra);
+
+/* Builds guest-topology.json from the snapshot, compares it with the
+ * expected view, prints the "topology:" line (and the diff), and folds
+ * the outcome into r->verdict. */
+void lab_run_verify(struct lab_run *r);
+
+/* Writes verdict.json (with `extra` members, consumed). */
+void lab_run_report(struct lab_run *r, struct json_object *extra);
+
+#endif

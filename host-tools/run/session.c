@@ -1,0 +1,314 @@
+/* session.c - the host side of one guest run: poll the console and record
+ * streams, store them raw and append-only, classify, enforce deadlines. */
+#define _GNU_SOURCE
+#include "run/session.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *verdict_name(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS: return "PASS";
+	case VERDICT_FAIL: return "FAIL";
+	case VERDICT_CRASH: return "CRASH";
+	case VERDICT_HANG: return "HANG";
+	case VERDICT_SKIP: return "SKIP";
+	}
+	return "?";
+}
+
+int verdict_exit_code(enum verdict v)
+{
+	switch (v) {
+	case VERDICT_PASS: return LAB_EXIT_PASS;
+	case VERDICT_SKIP: return LAB_EXIT_SKIP;
+	default: return LAB_EXIT_FAIL;
+	}
+}
+
+void session_init(struct session *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->crash_grace_ms = 3000;
+	s->hello.buf = s->sysfs.buf = s->results.buf = strbuf_empty;
+	console_watch_init(&s->console);
+	wire_decoder_init(&s->wire);
+}
+
+void session_release(struct session *s)
+{
+	strbuf_release(&s->hello);
+	strbuf_release(&s->sysfs);
+	strbuf_release(&s->results);
+	wire_decoder_release(&s->wire);
+}
+
+static int on_record(const struct wire_record *rec, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (!s->t_first_record_ns)
+		s->t_first_record_ns = now_ns();
+	switch (rec->type) {
+	case WIRE_HELLO:
+		strbuf_add(&s->hello, rec->payload, rec->len);
+		break;
+	case WIRE_SYSFS:
+		strbuf_add(&s->sysfs, rec->payload, rec->len);
+		if (s->sysfs.len && s->sysfs.buf[s->sysfs.len - 1] != '\n')
+			strbuf_addch(&s->sysfs, '\n');
+		break;
+	case WIRE_RESULT:
+		strbuf_add(&s->results, rec->payload, rec->len);
+		strbuf_addch(&s->results, '\n');
+		break;
+	case WIRE_END:
+		s->t_end_record_ns = now_ns();
+		break;
+	case WIRE_EVENT:
+		hostfault_on_event(&s->faults, rec->payload, rec->len);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int open_raw(const char *dir, const char *name)
+{
+	char *path;
+	int fd;
+
+	if (!dir)
+		return -1;
+	path = xasprintf("%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		error("cannot open '%s': %s", path, strerror(errno));
+	free(path);
+	return fd;
+}
+
+static void append_raw(int fd, const char *buf, size_t len)
+{
+	while (fd >= 0 && len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			error("cannot append raw run data: %s", strerror(errno));
+			return;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+/* Reads what is there; returns 0 at EOF, 1 otherwise. */
+static int pump(int fd, int raw_fd, char *buf, size_t size, size_t *got)
+{
+	ssize_t n = read(fd, buf, size);
+
+	*got = 0;
+	if (n < 0)
+		return errno == EINTR || errno == EAGAIN ? 1 : 0;
+	if (n == 0)
+		return 0;
+	append_raw(raw_fd, buf, (size_t)n);
+	*got = (size_t)n;
+	return 1;
+}
+
+/* Progress goes to stderr, and only to a terminal: logs stay clean. */
+static void progress(const struct session *s, const char *what, const char *detail)
+{
+	if (s->quiet || !isatty(STDERR_FILENO))
+		return;
+	fprintf(stderr, "lab: [%6.1fs] %s%s%s\n", (double)(now_ns() - s->t_start_ns) / 1e9,
+		what, detail ? ": " : "", detail ? detail : "");
+}
+
+/* Registers of every vCPU as the hypervisor sees them, taken before the
+ * NMI: evidence even when the guest is too wedged to print anything. */
+static void dump_vcpus(struct session *s, struct backend *b)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *path;
+
+	if (!b->ops->dump_vcpus || !s->conf->run_dir)
+		return;
+	if (b->ops->dump_vcpus(b, &out, &err) < 0)
+		strbuf_addf(&out, "cannot read vCPU state: %s\n", err.buf);
+	path = xasprintf("%s/hang-vcpus.txt", s->conf->run_dir);
+	write_file_atomic(path, out.buf, out.len);
+	free(path);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+int session_run(struct session *s, struct strbuf *err)
+{
+	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
+	int con_raw, rec_raw;
+	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0;
+	char buf[65536];
+	int saw_userspace = 0;
+
+	s->t_start_ns = now_ns();
+	con_raw = open_raw(s->conf->run_dir, "console.log");
+	rec_raw = open_raw(s->conf->run_dir, "records.bin");
+	if (s->ops->start(&b, s->conf, err) < 0) {
+		if (con_raw >= 0)
+			close(con_raw);
+		if (rec_raw >= 0)
+			close(rec_raw);
+		s->ops->release(&b);
+		return -1;
+	}
+	memcpy(s->hypervisor_version, b.version, sizeof(b.version));
+	progress(s, s->ops->name, "started");
+	deadline = s->t_start_ns + (uint64_t)s->timeout_ms * 1000000ull;
+	hostfault_init(&s->faults, s->plan, s->conf->run_dir, s->t_start_ns);
+
+	while (b.console_fd >= 0 || b.record_fd >= 0) {
+		struct pollfd pfd[2] = {
+			{ .fd = b.console_fd, .events = POLLIN },
+			{ .fd = b.record_fd, .events = POLLIN },
+		};
+		uint64_t now = now_ns(), until = deadline;
+		size_t got;
+		int r;
+
+		if (crash_at && crash_at + (uint64_t)s->crash_grace_ms * 1000000ull < until)
+			until = crash_at + (uint64_t)s->crash_grace_ms * 1000000ull;
+		if (hang_at)
+			until = hang_at + 5000000000ull;
+		if (end_at && end_at + (uint64_t)s->end_grace_ms * 1000000ull < until)
+			until = end_at + (uint64_t)s->end_grace_ms * 1000000ull;
+		if (!hang_at && !crash_at && hostfault_next_ns(&s->faults) &&
+		    hostfault_next_ns(&s->faults) <= now) {
+			hostfault_tick(&s->faults, &b, now);
+			continue;
+		}
+		if (now >= until) {
+			if (crash_at || hang_at || end_at)
+				break;
+			/* Deadline: ask for backtraces before killing, so the
+			 * console holds evidence of where the guest was stuck. */
+			hang_at = now;
+			progress(s, "deadline passed", "injecting NMI for backtraces");
+			dump_vcpus(s, &b);
+			if (b.ops->nmi(&b, err) < 0)
+				strbuf_reset(err);
+			continue;
+		}
+		{
+			/* wake up for the next host fault, not only for I/O */
+			uint64_t wake = until, next = hostfault_next_ns(&s->faults);
+
+			if (!hang_at && !crash_at && next && next < wake)
+				wake = next;
+			r = poll(pfd, 2, (int)((wake - now) / 1000000ull) + 1);
+		}
+		if (r < 0 && errno != EINTR) {
+			strbuf_addf(err, "poll: %s", strerror(errno));
+			break;
+		}
+		if (r <= 0)
+			continue;
+		if (pfd[0].revents) {
+			if (!pump(b.console_fd, con_raw, buf, sizeof(buf), &got)) {
+				close(b.console_fd);
+				b.console_fd = -1;
+			} else if (got) {
+				enum console_class c = console_watch_feed(&s->console, buf, got);
+
+				if (!saw_userspace && s->console.init_line) {
+					saw_userspace = 1;
+					s->t_init_ns = now_ns();
+					progress(s, "guest reached userspace", NULL);
+				}
+				if ((c == CON_CRASH || c == CON_REBOOT) && !crash_at) {
+					crash_at = now_ns();
+					progress(s, "kernel failure", s->console.first);
+				}
+			}
+		}
+		if (pfd[1].revents) {
+			if (!pump(b.record_fd, rec_raw, buf, sizeof(buf), &got)) {
+				close(b.record_fd);
+				b.record_fd = -1;
+			} else if (got) {
+				wire_decoder_feed(&s->wire, buf, got, on_record, s);
+				if (s->wire.ended && !s->end_grace_ms)
+					break; /* everything the runner had to say arrived */
+				if (s->wire.ended && !end_at)
+					end_at = now_ns();
+			}
+		}
+	}
+	/* a guest left paused or throttled would only slow its own end */
+	hostfault_finish(&s->faults, &b);
+	s->hypervisor_status = b.ops->stop(&b, 10000);
+	s->t_stop_ns = now_ns();
+	/* QEMU has exited: drain what is still buffered in the sockets. */
+	for (int i = 0; i < 2; i++) {
+		int *fd = i ? &b.record_fd : &b.console_fd;
+		size_t got;
+
+		while (*fd >= 0 && pump(*fd, i ? rec_raw : con_raw, buf, sizeof(buf), &got) && got) {
+			if (i)
+				wire_decoder_feed(&s->wire, buf, got, on_record, s);
+			else
+				console_watch_feed(&s->console, buf, got);
+		}
+	}
+	console_watch_finish(&s->console);
+	s->t_crash_ns = crash_at;
+	s->t_deadline_ns = hang_at;
+	s->wire_complete = wire_decoder_finish(&s->wire) == 0;
+	b.ops->release(&b);
+	if (con_raw >= 0)
+		close(con_raw);
+	if (rec_raw >= 0)
+		close(rec_raw);
+
+	/* A panic after the deadline is the one our NMI asked for: still a HANG. */
+	if ((s->console.worst == CON_CRASH || s->console.worst == CON_REBOOT) &&
+	    (!hang_at || (crash_at && crash_at < hang_at))) {
+		s->verdict = VERDICT_CRASH;
+		snprintf(s->reason, sizeof(s->reason), "%s at console line %lu: %.300s",
+			 s->console.worst == CON_REBOOT ? "guest rebooted" : "kernel crashed",
+			 s->console.first_line_no, s->console.first);
+	} else if (hang_at) {
+		s->verdict = VERDICT_HANG;
+		snprintf(s->reason, sizeof(s->reason),
+			 "no END record within %d s (%s); NMI injected%s, console kept",
+			 s->timeout_ms / 1000,
+			 saw_userspace ? "guest reached userspace" : "guest never reached userspace",
+			 s->console.worst == CON_CRASH ? " and the guest dumped its CPUs" : "");
+	} else if (!s->wire_complete) {
+		s->verdict = VERDICT_FAIL;
+		snprintf(s->reason, sizeof(s->reason),
+			 "record stream incomplete: %llu received, %llu missing, %llu corrupt, end %s",
+			 (unsigned long long)s->wire.records, (unsigned long long)s->wire.missing,
+			 (unsigned long long)(s->wire.bad_crc + s->wire.bad_header),
+			 s->wire.ended ? "seen" : "never seen");
+	} else if (s->console.worst == CON_SPLAT) {
+		s->verdict = VERDICT_FAIL;
+		snprintf(s->reason, sizeof(s->reason), "kernel splat at console line %lu: %.300s",
+			 s->console.first_line_no, s->console.first);
+	} else {
+		s->verdict = VERDICT_PASS;
+		snprintf(s->reason, sizeof(s->reason), "%llu records, console clean",
+			 (unsigned long long)s->wire.records);
+	}
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* session.h - one guest session: start a backend, stream its console and
+ * records into results/<run>/, enforce the deadline, reach a verdict. */
+#ifndef LAB_SESSION_H
+#define LAB_SESSION_H
+
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "results/console.h"
+#include "fault/hostfault.h"
+#include "common/wire.h"
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_CRASH,
+	VERDICT_HANG,
+	VERDICT_SKIP,
+};
+const char *verdict_name(enum verdict v);
+int verdict_exit_code(enum verdict v);
+
+struct session {
+	/* in */
+	const struct backend_ops *ops;
+	const struct backend_conf *conf;
+	int timeout_ms;          /* from start until the END record */
+	int crash_grace_ms;      /* console kept after the first crash line */
+	int end_grace_ms;        /* 0: stop at END; else wait this long for the
+				  * guest to power off by itself (a disk image
+				  * syncs its results after END) */
+	int quiet;               /* no progress on stderr */
+	const struct plan *plan; /* its host-side faults run from run_start events; may be NULL */
+
+	/* out; session_release() frees */
+	enum verdict verdict;
+	char reason[512];        /* one line: why the verdict is what it is */
+	struct console_watch console;
+	struct wire_decoder wire;
+	int wire_complete;       /* END seen and nothing missing */
+	struct strbuf hello;     /* WIRE_HELLO payload */
+	struct strbuf sysfs;     /* WIRE_SYSFS payloads, concatenated */
+	struct strbuf results;   /* WIRE_RESULT payloads, one per line */
+	struct hostfault faults;
+	uint64_t t_start_ns, t_init_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
+	uint64_t t_crash_ns;     /* the first crash line arrived; 0 if none */
+	uint64_t t_deadline_ns;  /* when a HANG was declared (the deadline); 0 if not */
+	int hypervisor_status;
+	char hypervisor_version[64];
+};
+
+void session_init(struct session *s);
+void session_release(struct session *s);
+
+/* Runs the session to its end.  Returns 0 when a verdict was reached
+ * (whatever it is) and -1 when the backend could not start (err says
+ * why; nothing is left running). */
+int session_run(struct session *s, struct strbuf *err);
+
+#endif

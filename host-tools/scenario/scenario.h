@@ -1,0 +1,88 @@
+/* scenario.h - scenario files (INI, scenarios/README.md) and suites, and
+ * their compilation into the runner's plan (common/plan.h). */
+#ifndef LAB_SCENARIO_H
+#define LAB_SCENARIO_H
+
+#include "common/plan.h"
+#include "lib/util.h"
+
+#define SCENARIO_MAX_LINE 4096
+
+/* One [params] key: a single value, or several (a matrix axis). */
+struct scenario_param {
+	char key[64];
+	char **values;      /* owned, nr_values entries */
+	unsigned nr_values;
+	unsigned line;
+};
+
+/*
+ * A loaded scenario file.  scenario_init() before use, scenario_release()
+ * frees what the loader allocated.  `shown` is the path used in messages
+ * and in the plan's source/where fields: relative to lab_root() when the
+ * file is inside it, so plans do not depend on where the tree lives.
+ */
+struct scenario {
+	char *shown;
+	char name[128];
+	char description[PLAN_MAX_FIELD];
+	char workload[48];
+	unsigned line;      /* of the [scenario] header */
+	unsigned runs, warmup, deadline_s;
+	unsigned counters;  /* enum plan_counter bits */
+	struct scenario_param params[PLAN_MAX_PARAMS];
+	unsigned nr_params;
+	struct plan_metric metrics[PLAN_MAX_METRICS];
+	unsigned metric_lines[PLAN_MAX_METRICS];
+	unsigned nr_metrics;
+	/* [fault NAME] and [invariant NAME] sections, as every case gets them;
+	 * their `where` is "<shown>:<line of the header>" */
+	struct plan_fault faults[PLAN_MAX_FAULTS];
+	unsigned nr_faults;
+	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
+	unsigned nr_invariants;
+	struct plan_profile profile; /* profile and profile_per keys */
+	unsigned nr_cases;  /* the matrix's size */
+};
+
+
+void scenario_init(struct scenario *s);
+void scenario_release(struct scenario *s);
+
+/* Reads and checks a scenario file.  -1 with one line in err:
+ * "scenarios/x.ini:12: unknown key 'grups' in [scenario]". */
+int scenario_load(const char *path, struct scenario *s, struct strbuf *err);
+/* The same over text in memory (len bytes, NULs are errors); `shown`
+ * names it in messages. */
+int scenario_parse(const char *shown, const char *text, size_t len, struct scenario *s,
+		   struct strbuf *err);
+
+/* Appends the scenario's cases (the cartesian product of its list
+ * params, in file order, the last axis varying fastest) to p, which
+ * must be zero-initialised or hold earlier cases; plan_release() frees. */
+int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err);
+
+/* Path a suite name resolves to: <lab_root>/scenarios/suites/<name>.suite,
+ * or name itself when it holds a '/' or ends in ".suite".  Caller frees. */
+char *suite_path(const char *name);
+/* Reads a suite: one scenario file per line, relative to
+ * <lab_root>/scenarios/ (".ini" may be left out), '#' comments.  Pushes
+ * each file's full path to paths.  -1 with "file:line: problem" in err. */
+int suite_load(const char *name, struct strvec *paths, struct strbuf *err);
+int suite_parse(const char *shown, const char *text, size_t len, const char *scenario_dir,
+		struct strvec *paths, struct strbuf *err);
+
+/* Loads and expands every file into p, refusing two scenarios with the
+ * same name and two cases with the same id. */
+int plan_compile_paths(const char *const *paths, size_t nr, struct plan *p, struct strbuf *err);
+/* The plan text of a suite (by name or path) or of one scenario file,
+ * appended to plan_text; the text is parsed back before it is returned. */
+int plan_compile_suite(const char *suite, struct strbuf *plan_text, struct strbuf *err);
+int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf *err);
+/* Appends the text form of p; -1 when a field cannot be written. */
+int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
+
+/* path relative to lab_root() when inside it, else path; caller frees. */
+char *lab_shown_path(const char *path);
+
+#endif

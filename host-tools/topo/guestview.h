@@ -1,0 +1,39 @@
+/* guestview.h - turns the runner's sysfs snapshot (untrusted text from the
+ * guest) into the guest view JSON that is compared with the expected one. */
+#ifndef LAB_GUESTVIEW_H
+#define LAB_GUESTVIEW_H
+
+#include <stddef.h>
+
+#include "lib/util.h"
+
+struct json_object;
+
+#define GUEST_VIEW_MAX_CPUS 16384u
+#define GUEST_VIEW_MAX_NODES 1024u
+#define GUEST_VIEW_MAX_LINE 8192u
+
+/*
+ * Parses the concatenated payloads of WIRE_SYSFS records ("path=value"
+ * lines) into the guest view (schema in README's "guest view" section):
+ *   { "cpus": N, "nodes": [{"node","cpus","mem_mib"}...], "distances": [[..]..],
+ *     "cpu": [{"cpu","package","die","node","siblings","llc","domains"}...],
+ *     "kernel": "<osrelease>" }
+ * CPU lists are re-normalised to Linux's canonical form; a value the
+ * snapshot lacks is JSON null, so a comparison reports it.  Unknown paths
+ * are ignored; a malformed line or value of a known path is an error:
+ * NULL with one line in err.  The caller owns (json_object_put) the result.
+ */
+struct json_object *guest_view_from_sysfs(const char *text, size_t len, struct strbuf *err);
+
+/*
+ * Linux cpulists ("0-3,8-11", "5", "" for none).  bits holds nbits bits,
+ * i.e. (nbits + BITS_PER_LONG - 1) / BITS_PER_LONG words; cpulist_parse()
+ * clears it first and returns -1 for malformed text or a CPU >= nbits.
+ * Spaces around the list are allowed.  cpulist_format() appends the
+ * canonical form (ranges for runs of two or more) to out.
+ */
+int cpulist_parse(const char *s, unsigned long *bits, unsigned nbits);
+void cpulist_format(const unsigned long *bits, unsigned nbits, struct strbuf *out);
+
+#endif
