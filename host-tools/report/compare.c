@@ -942,65 +942,56 @@ static void run_tests(struct cmp_test *t, const struct cmp_block *b, const struc
 		stats_mann_whitney(x, nx, y, ny, &t->t);
 	else
 		stats_welch(x, nx, y, ny, &t->t);
-	/* one run per side resamples to itself: a zero-width interval that lies */
-	if (nx >= 2 && ny >= 2)
-		stats_bootstrap_ratio(x, nx, y, ny, b->stat, CMP_RESAMPLES, CMP_BOOT_SEED, 0.95,
-				      &t->ci_lo, &t->ci_hi);
+	stats_ratio_ci(b->stat, x, nx, y, ny, 0.95, &t->ci_lo, &t->ci_hi, &t->ci_why);
 	stats_brown_forsythe(x, nx, y, ny, &t->bf);
 }
 
 /*
- * Runs per side that would decide an undecided row: the fewer of those a
- * t-test needs to detect the observed difference (alpha 0.05, power 0.8)
- * and those that would bring the interval of the ratio inside the
- * no-change band (normal approximation of the ratio of means).
+ * Runs per side that would decide an undecided row with 80 % power, by
+ * the row's own test at the Benjamini-Hochberg level of its rank
+ * (alpha * rank / m): a change, or an interval inside the no-change band.
  */
-static double more_runs(const struct cmp_cell *base, const struct cmp_cell *test)
+static double more_runs(const struct cmp_block *b, const struct cmp_cell *base,
+			const struct cmp_cell *test, double alpha)
 {
-	const double *x = base->m->values, *y = test->m->values;
 	size_t nx = base->m->n, ny = test->m->n, have = nx < ny ? nx : ny;
-	double need, mx, my, r;
+	double need;
 
 	if (have < 2)
 		return (double)(2 - have);
-	need = stats_runs_needed(x, nx, y, ny, CMP_ALPHA, 0.8);
-	mx = gsl_stats_mean(x, 1, nx);
-	my = gsl_stats_mean(y, 1, ny);
-	r = mx != 0 ? my / mx : NAN;
-	if (mx != 0 && fabs(r - 1) < CMP_SAME_BAND) {
-		double s2 = (gsl_stats_variance(x, 1, nx) + gsl_stats_variance(y, 1, ny)) / 2;
-		double z = gsl_cdf_ugaussian_Pinv(0.975);
-		double w = fabs(mx) * (CMP_SAME_BAND - fabs(r - 1));
-		double eq = ceil(2 * z * z * s2 / (w * w));
-
-		if (isnan(need) || eq < need)
-			need = eq;
-	}
+	need = stats_runs_to_decide(b->stat, base->m->values, nx, test->m->values, ny, alpha, 0.8,
+				    0.95, CMP_SAME_BAND, CMP_MIN_RUNS);
 	if (!isfinite(need))
 		return NAN;
-	/* below five runs a side, bootstrap intervals are too coarse to trust
-	 * the normal approximations above */
-	if (need < CMP_MIN_RUNS)
-		need = CMP_MIN_RUNS;
-	return need > have ? need - have : 1;
+	return need - (double)have;
 }
 
 static void decide(struct cmp_test *t, const struct cmp_block *b, const struct cmp_cell *base,
-		   const struct cmp_cell *test)
+		   const struct cmp_cell *test, double row_alpha)
 {
 	int up = t->ci_lo > 1, down = t->ci_hi < 1;
 
 	if (!base->m || !test->m) {
 		t->verdict = CMP_NODATA;
-	} else if (t->q < CMP_ALPHA && (up || down)) {
-		t->verdict = up == b->higher_better ? CMP_IMPROVED : CMP_REGRESSED;
-	} else if (base->m->n >= 2 && test->m->n >= 2 && t->ci_lo >= 1 - CMP_SAME_BAND &&
-		   t->ci_hi <= 1 + CMP_SAME_BAND) {
-		t->verdict = CMP_SAME;
-	} else {
-		t->verdict = CMP_UNDECIDED;
-		t->more_runs = more_runs(base, test);
+		return;
 	}
+	if (t->q < CMP_ALPHA && (up || down)) {
+		t->verdict = up == b->higher_better ? CMP_IMPROVED : CMP_REGRESSED;
+		return;
+	}
+	t->verdict = CMP_UNDECIDED;
+	if (t->ci_lo >= 1 - CMP_SAME_BAND && t->ci_hi <= 1 + CMP_SAME_BAND) {
+		/* an interval from a handful of runs is no proof of "no change" */
+		if (base->m->n >= CMP_MIN_RUNS && test->m->n >= CMP_MIN_RUNS)
+			t->verdict = CMP_SAME;
+		else
+			t->why = "within the no-change band, but \"=\" needs " CMP_MIN_RUNS_STR
+				 " runs a side";
+	} else if (!t->why) {
+		t->why = t->ci_why;
+	}
+	if (t->verdict == CMP_UNDECIDED)
+		t->more_runs = more_runs(b, base, test, row_alpha);
 }
 
 static void add_row(struct comparison *c, struct cmp_block *b, const char *label, const char *case_id,
@@ -1068,7 +1059,7 @@ void comparison_build(struct comparison *c, const struct cmp_run *runs, size_t n
 	const struct cmp_case ***sorted = xcalloc(nr, sizeof(*sorted));
 	const struct cmp_case **found = xcalloc(nr, sizeof(*found));
 	size_t nr_tests = 0, at = 0;
-	double *p, *q, *bp, *bq;
+	double *p, *q, *bp, *bq, *row_alpha;
 
 	memset(c, 0, sizeof(*c));
 	c->runs = runs;
@@ -1116,6 +1107,8 @@ void comparison_build(struct comparison *c, const struct cmp_run *runs, size_t n
 			}
 	stats_bh(p, nr_tests, q);
 	stats_bh(bp, nr_tests, bq);
+	row_alpha = xcalloc(nr_tests + 1, sizeof(*row_alpha));
+	stats_bh_levels(p, nr_tests, CMP_ALPHA, row_alpha);
 	at = 0;
 	for (size_t i = 0; i < c->nr_blocks; i++)
 		for (size_t r = 0; r < c->blocks[i].nr_rows; r++)
@@ -1125,13 +1118,14 @@ void comparison_build(struct comparison *c, const struct cmp_run *runs, size_t n
 
 				t->q = q[at];
 				t->bf_q = bq[at];
-				decide(t, &c->blocks[i], &row->cells[0], &row->cells[k + 1]);
+				decide(t, &c->blocks[i], &row->cells[0], &row->cells[k + 1], row_alpha[at]);
 				c->count[t->verdict]++;
 			}
 	free(p);
 	free(q);
 	free(bp);
 	free(bq);
+	free(row_alpha);
 	for (size_t k = 0; k < nr; k++)
 		free(sorted[k]);
 	free(sorted);
@@ -1833,8 +1827,10 @@ static void summary(struct strbuf *out, const struct comparison *c)
 			else if (isnan(t->more_runs))
 				strbuf_addstr(&sb, ": more runs would not decide this row");
 			else
-				strbuf_addf(&sb, ": about %.0f more run%s per side would decide this row",
-					    t->more_runs, t->more_runs == 1 ? "" : "s");
+				strbuf_addf(&sb, ": about %.0f more run%s per side would decide this row "
+					    "(80%% power)", t->more_runs, t->more_runs == 1 ? "" : "s");
+			if (t->why)
+				strbuf_addf(&sb, "; %s", t->why);
 			add_wrapped(out, sb.buf, 0, 2, TEXT_WIDTH - 2);
 		}
 		if (nund > 5)
@@ -2031,6 +2027,8 @@ static struct json_object *jtest(const struct cmp_test *t)
 	json_object_object_add(bf, "q", jnum(t->bf_q));
 	json_object_object_add(o, "brown_forsythe", bf);
 	json_object_object_add(o, "more_runs_per_side", jnum(t->more_runs));
+	if (t->why)
+		json_object_object_add(o, "undecided_because", json_object_new_string(t->why));
 	json_object_object_add(o, "verdict", json_object_new_string(cmp_verdict_name(t->verdict)));
 	return o;
 }
@@ -2061,8 +2059,10 @@ struct json_object *comparison_json(const struct comparison *c)
 	json_object_object_add(settings, "fdr", jnum(CMP_ALPHA));
 	json_object_object_add(settings, "no_change_band", jnum(CMP_SAME_BAND));
 	json_object_object_add(settings, "ci_level", jnum(0.95));
-	json_object_object_add(settings, "bootstrap_resamples", json_object_new_int(CMP_RESAMPLES));
-	json_object_object_add(settings, "bootstrap_seed", json_object_new_int64((int64_t)CMP_BOOT_SEED));
+	json_object_object_add(settings, "ratio_interval",
+			       json_object_new_string("welch t on the log ratio (amean, hmean); "
+						      "hodges-lehmann, exact mann-whitney (median)"));
+	json_object_object_add(settings, "min_runs_no_change", json_object_new_int(CMP_MIN_RUNS));
 	json_object_object_add(settings, "mann_whitney_exact_max", json_object_new_int(STATS_MW_EXACT_MAX));
 	json_object_object_add(o, "settings", settings);
 

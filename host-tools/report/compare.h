@@ -124,7 +124,9 @@ struct cmp_test {
 	const char *method;		/* "welch" or "mann-whitney" */
 	struct stats_test t;
 	double q;			/* BH across every row of the comparison */
-	double ci_lo, ci_hi;		/* bootstrap 95 % interval of the ratio */
+	double ci_lo, ci_hi;		/* 95 % interval of the ratio (stats_ratio_ci) */
+	const char *ci_why;		/* why there is none (static text), or NULL */
+	const char *why;		/* why an undecided row is undecided, or NULL */
 	struct stats_test bf;		/* Brown-Forsythe */
 	double bf_q;
 	double more_runs;		/* per side, for undecided rows; NAN if unknown */
@@ -163,9 +165,8 @@ struct comparison {
 /* Row verdict thresholds: FDR level, and the no-change band of the ratio. */
 #define CMP_ALPHA 0.05
 #define CMP_SAME_BAND 0.02
-#define CMP_RESAMPLES 2000
-#define CMP_MIN_RUNS 5		/* per side, the least a power estimate asks for */
-#define CMP_BOOT_SEED 20250619UL
+#define CMP_MIN_RUNS 5		/* per side, the least for a "=" (no change) */
+#define CMP_MIN_RUNS_STR "5"
 
 /* Builds the comparison of runs[1..] against runs[0] (runs stay owned by the caller). */
 void comparison_build(struct comparison *c, const struct cmp_run *runs, size_t nr);

@@ -5,7 +5,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
-#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -313,58 +313,214 @@ int stats_brown_forsythe(const double *a, size_t na, const double *b, size_t nb,
 	return 0;
 }
 
-static double resampled(enum stats_statistic s, const double *x, size_t n, double *buf,
-			gsl_rng *rng)
+/*
+ * The log of |statistic| of x and the variance of that log per run (so
+ * var of the log statistic is *v / n): the delta method, CV^2, for means;
+ * for an hmean the same on the reciprocals.  -1 when it has no log.
+ */
+static int log_location(enum stats_statistic s, const double *x, size_t n, double *l, double *v,
+			int *sign)
 {
-	for (size_t i = 0; i < n; i++)
-		buf[i] = x[gsl_rng_uniform_int(rng, n)];
-	if (s == STATS_MEDIAN)
-		return median_inplace(buf, n);
-	return stats_summary(s, buf, n);
+	double m, var;
+
+	if (s == STATS_HMEAN) {
+		double *r = xmalloc(n * sizeof(*r));
+
+		for (size_t i = 0; i < n; i++) {
+			if (!(x[i] > 0)) {
+				free(r);
+				return -1;
+			}
+			r[i] = 1 / x[i];
+		}
+		m = gsl_stats_mean(r, 1, n);
+		var = n > 1 ? gsl_stats_variance_m(r, 1, n, m) : 0;
+		free(r);
+		*l = -log(m);
+		*v = var / (m * m);
+		*sign = 1;
+		return 0;
+	}
+	m = gsl_stats_mean(x, 1, n);
+	if (!(m != 0) || !isfinite(m))
+		return -1;
+	var = n > 1 ? gsl_stats_variance_m(x, 1, n, m) : 0;
+	*l = log(fabs(m));
+	*v = var / (m * m);
+	*sign = m > 0 ? 1 : -1;
+	return isfinite(*v) ? 0 : -1;
 }
 
-int stats_bootstrap_ratio(const double *base, size_t nbase, const double *test, size_t ntest,
-			  enum stats_statistic s, unsigned resamples, unsigned long seed,
-			  double level, double *lo, double *hi)
+/* log|x| of every value, all of one sign; -1 otherwise. */
+static double *logs_one_sign(const double *x, size_t n, int *sign)
 {
-	double *bb, *tb, *ratio;
-	gsl_rng *rng;
-	int ret = 0;
+	double *l = xmalloc(n * sizeof(*l));
+	int sg = x[0] > 0 ? 1 : x[0] < 0 ? -1 : 0;
 
-	*lo = *hi = NAN;
-	if (!nbase || !ntest || !resamples || !(level > 0 && level < 1))
-		return -1;
-	bb = xmalloc(nbase * sizeof(*bb));
-	tb = xmalloc(ntest * sizeof(*tb));
-	ratio = xmalloc(resamples * sizeof(*ratio));
-	rng = gsl_rng_alloc(gsl_rng_mt19937);
-	if (!rng)
-		die(LAB_EXIT_FAIL, "out of memory");
-	gsl_rng_set(rng, seed);
-	for (unsigned i = 0; i < resamples; i++) {
-		double sb = resampled(s, base, nbase, bb, rng);
-		double st = resampled(s, test, ntest, tb, rng);
+	for (size_t i = 0; i < n; i++) {
+		if (!sg || !isfinite(x[i]) || (x[i] > 0 ? 1 : x[i] < 0 ? -1 : 0) != sg) {
+			free(l);
+			return NULL;
+		}
+		l[i] = log(fabs(x[i]));
+	}
+	*sign = sg;
+	return l;
+}
 
-		if (isnan(sb) || isnan(st)) {
-			ret = -1;
-			break;
+/*
+ * Null distribution of Mann-Whitney's U for m and n runs without ties:
+ * cdf[u] = P(U <= u), u = 0..m*n.  Counts of arrangements by the
+ * recurrence f(i, j, u) = f(i - 1, j, u - j) + f(i, j - 1, u).
+ */
+static double *mw_null_cdf(size_t m, size_t n)
+{
+	size_t mn = m * n, w = mn + 1;
+	double *f = xcalloc((m + 1) * (n + 1) * w, sizeof(*f)), *cdf = xmalloc(w * sizeof(*cdf));
+	double total = 0, run = 0;
+#define F(i, j, u) f[((i) * (n + 1) + (j)) * w + (u)]
+	for (size_t i = 0; i <= m; i++)
+		for (size_t j = 0; j <= n; j++) {
+			if (!i || !j) {
+				F(i, j, 0) = 1;
+				continue;
+			}
+			for (size_t u = 0; u <= i * j; u++)
+				F(i, j, u) = (u >= j ? F(i - 1, j, u - j) : 0) + F(i, j - 1, u);
 		}
-		ratio[i] = sb == 0 && st == 0 ? 1 : st / sb;
-		if (isnan(ratio[i])) {
-			ret = -1;
-			break;
-		}
+	for (size_t u = 0; u <= mn; u++)
+		total += F(m, n, u);
+	for (size_t u = 0; u <= mn; u++) {
+		run += F(m, n, u);
+		cdf[u] = run / total;
 	}
-	if (!ret) {
-		gsl_sort(ratio, 1, resamples);
-		*lo = gsl_stats_quantile_from_sorted_data(ratio, 1, resamples, (1 - level) / 2);
-		*hi = gsl_stats_quantile_from_sorted_data(ratio, 1, resamples, 1 - (1 - level) / 2);
+#undef F
+	free(f);
+	return cdf;
+}
+
+/* The k of the order statistics D_(k), D_(mn+1-k) (1-based) that bound
+ * the shift at `level`; 0 when no such interval exists. */
+static size_t mw_interval_k(size_t m, size_t n, double level)
+{
+	double tail = (1 - level) / 2;
+	size_t k = 0;
+
+	if (m <= STATS_MW_EXACT_MAX && n <= STATS_MW_EXACT_MAX) {
+		double *cdf = mw_null_cdf(m, n);
+
+		/* the largest k with P(U <= k - 1) <= tail */
+		while (k < m * n && cdf[k] <= tail)
+			k++;
+		free(cdf);
+		return k;
+	} else {
+		double mu = m * (double)n / 2, sd = sqrt(m * (double)n * (m + n + 1) / 12);
+		double kk = floor(mu - gsl_cdf_ugaussian_Pinv(1 - tail) * sd);
+
+		return kk < 1 ? 0 : (size_t)kk;
 	}
-	gsl_rng_free(rng);
-	free(bb);
-	free(tb);
-	free(ratio);
+}
+
+static int cmp_double(const void *x, const void *y)
+{
+	double a = *(const double *)x, b = *(const double *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+/* Above this many pairwise differences the median's interval falls back
+ * to the t interval of the mean of the logs. */
+#define HL_MAX_PAIRS (4u << 20)
+
+static int median_ratio_ci(const double *base, size_t nb, const double *test, size_t nt,
+			   double level, double *lo, double *hi, const char **why)
+{
+	int sb, st, ret = -1;
+	double *lb = logs_one_sign(base, nb, &sb), *lt = lb ? logs_one_sign(test, nt, &st) : NULL;
+	double *d;
+	size_t k, nd = nb * nt;
+
+	if (!lb || !lt || sb != st) {
+		*why = "values of both signs or zero: a ratio of medians has no log scale";
+		goto out;
+	}
+	if (nd > HL_MAX_PAIRS) {
+		double mb = gsl_stats_mean(lb, 1, nb), mt = gsl_stats_mean(lt, 1, nt);
+		double vb = gsl_stats_variance_m(lb, 1, nb, mb) / nb;
+		double vt = gsl_stats_variance_m(lt, 1, nt, mt) / nt;
+		double se = sqrt(vb + vt), t = gsl_cdf_ugaussian_Pinv(1 - (1 - level) / 2);
+
+		*lo = exp(mt - mb - t * se);
+		*hi = exp(mt - mb + t * se);
+		ret = 0;
+		goto out;
+	}
+	k = mw_interval_k(nb, nt, level);
+	if (!k) {
+		*why = "a median's interval needs 4 runs a side at 95 %";
+		goto out;
+	}
+	d = xmalloc(nd * sizeof(*d));
+	for (size_t i = 0; i < nb; i++)
+		for (size_t j = 0; j < nt; j++)
+			d[i * nt + j] = lt[j] - lb[i];
+	qsort(d, nd, sizeof(*d), cmp_double);
+	*lo = exp(d[k - 1]);
+	*hi = exp(d[nd - k]);
+	free(d);
+	ret = 0;
+out:
+	free(lb);
+	free(lt);
 	return ret;
+}
+
+int stats_ratio_ci(enum stats_statistic s, const double *base, size_t nbase, const double *test,
+		   size_t ntest, double level, double *lo, double *hi, const char **why)
+{
+	double lb, vb, lt, vt, sb2, st2, se2, df, t, d;
+	int gb, gt;
+	const char *dummy;
+
+	if (!why)
+		why = &dummy;
+	*why = NULL;
+	*lo = *hi = NAN;
+	if (!(level > 0 && level < 1)) {
+		*why = "no such level";
+		return -1;
+	}
+	if (nbase < 2 || ntest < 2) {
+		*why = "fewer than 2 runs a side";
+		return -1;
+	}
+	if (s == STATS_MEDIAN)
+		return median_ratio_ci(base, nbase, test, ntest, level, lo, hi, why);
+	if (log_location(s, base, nbase, &lb, &vb, &gb) || log_location(s, test, ntest, &lt, &vt, &gt) ||
+	    gb != gt) {
+		*why = s == STATS_HMEAN ? "an hmean of values that are not all positive"
+					: "a mean of zero, or means of both signs: the ratio has no meaning";
+		return -1;
+	}
+	d = lt - lb;
+	sb2 = vb / nbase;
+	st2 = vt / ntest;
+	se2 = sb2 + st2;
+	if (se2 == 0) {
+		/* runs that repeat to the last digit: the ratio is what it is */
+		*lo = *hi = exp(d);
+		return 0;
+	}
+	df = se2 * se2 / (sb2 * sb2 / (nbase - 1) + st2 * st2 / (ntest - 1));
+	t = gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, df);
+	if (!isfinite(t)) {
+		*why = "no t quantile for these runs";
+		return -1;
+	}
+	*lo = exp(d - t * sqrt(se2));
+	*hi = exp(d + t * sqrt(se2));
+	return 0;
 }
 
 struct pidx {
@@ -403,21 +559,162 @@ void stats_bh(const double *p, size_t n, double *q)
 	free(s);
 }
 
-double stats_runs_needed(const double *a, size_t na, const double *b, size_t nb,
-			 double alpha, double power)
+void stats_bh_levels(const double *p, size_t n, double alpha, double *level)
 {
-	double ma, mb, s2, d, z, n;
+	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			s[m++] = (struct pidx){ p[i], i };
+	qsort(s, m, sizeof(*s), cmp_pidx);
+	for (size_t i = 0; i < n; i++)
+		if (isnan(p[i]))
+			level[i] = alpha / (m ? m : 1);
+	for (size_t k = 0; k < m; k++)
+		level[s[k].i] = alpha * (k + 1) / m;
+	free(s);
+}
+
+double stats_mw_min_p(size_t n)
+{
+	return n ? fmin(1.0, 2 * exp(-gsl_sf_lnchoose((unsigned)(2 * n), (unsigned)n))) : 1.0;
+}
+
+/* Power of a two-sided Welch test with n runs a side, per-run variance v
+ * (log scale) and true difference delta: the shifted t approximation. */
+static double welch_power(size_t n, double v, double delta, double alpha)
+{
+	double df = 2.0 * n - 2, se = sqrt(2 * v / n), lam, tc;
+
+	if (n < 2)
+		return 0;
+	if (se == 0)
+		return delta != 0 ? 1 : 0;
+	lam = fabs(delta) / se;
+	tc = gsl_cdf_tdist_Pinv(1 - alpha / 2, df);
+	return gsl_cdf_tdist_Q(tc - lam, df) + gsl_cdf_tdist_P(-tc - lam, df);
+}
+
+/* Probability that the level-interval lies inside +-eps around a true
+ * log-ratio d: the no-change branch, (t + z_power) se <= eps - |d|. */
+static double band_power(size_t n, double v, double margin, double level)
+{
+	double df = 2.0 * n - 2, se = sqrt(2 * v / n), t;
+
+	if (n < 2 || margin <= 0)
+		return 0;
+	if (se == 0)
+		return 1;
+	t = gsl_cdf_tdist_Pinv(1 - (1 - level) / 2, df);
+	/* the half width is t * se; its margin left is normal in the estimate */
+	return gsl_cdf_ugaussian_P((margin - t * se) / se);
+}
+
+/* The least n in [from, STATS_RUNS_CAP] with ok(n) >= power (ok grows
+ * with n), or 0 when none: doubling, then bisection. */
+static size_t least_n(size_t from, double power, double (*ok)(size_t, const double *),
+		      const double *arg)
+{
+	size_t lo = from, hi = from;
+
+	if (ok(from, arg) >= power)
+		return from;
+	while (ok(hi, arg) < power) {
+		lo = hi;
+		if (hi >= STATS_RUNS_CAP)
+			return 0;
+		hi = hi * 2 > STATS_RUNS_CAP ? STATS_RUNS_CAP : hi * 2;
+	}
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ok(mid, arg) >= power)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+/* arg: v, delta, alpha / v, margin, level */
+static double ok_change(size_t n, const double *a)
+{
+	return welch_power(n, a[0], a[1], a[2]);
+}
+
+static double ok_band(size_t n, const double *a)
+{
+	return band_power(n, a[0], a[1], a[2]);
+}
+
+double stats_runs_to_decide(enum stats_statistic s, const double *a, size_t na, const double *b,
+			    size_t nb, double alpha, double power, double level, double band,
+			    size_t min_runs)
+{
+	size_t have = na < nb ? na : nb, from = have + 1, n_change = 0, n_same = 0;
+	double v, d;
+	/* Mann-Whitney's efficiency against the t test on normal data */
+	double are = s == STATS_MEDIAN ? 3 / M_PI : 1;
 
 	if (na < 2 || nb < 2)
 		return NAN;
-	ma = gsl_stats_mean(a, 1, na);
-	mb = gsl_stats_mean(b, 1, nb);
-	s2 = (gsl_stats_variance_m(a, 1, na, ma) + gsl_stats_variance_m(b, 1, nb, mb)) / 2;
-	d = mb - ma;
-	if (d == 0)
+	if (s == STATS_MEDIAN) {
+		int ga, gb;
+		double *la = logs_one_sign(a, na, &ga), *lb = la ? logs_one_sign(b, nb, &gb) : NULL;
+
+		if (!la || !lb || ga != gb) {
+			free(la);
+			free(lb);
+			return NAN;
+		}
+		d = stats_median(lb, nb) - stats_median(la, na);
+		v = (gsl_stats_variance(la, 1, na) + gsl_stats_variance(lb, 1, nb)) / 2;
+		free(la);
+		free(lb);
+	} else {
+		double la, va, lb, vb;
+		int ga, gb;
+
+		if (log_location(s, a, na, &la, &va, &ga) || log_location(s, b, nb, &lb, &vb, &gb) ||
+		    ga != gb)
+			return NAN;
+		d = lb - la;
+		v = (va + vb) / 2;
+	}
+	if (from < 2)
+		from = 2;
+	/*
+	 * A variance from a few runs is often far too small, and a plan built
+	 * on it then falls short (Browne 1995): plan with its upper confidence
+	 * limit at STATS_PLAN_VAR_CONF instead, sd^2 df / chi2_{1-conf}(df).
+	 */
+	{
+		double df = (double)(na + nb - 2);
+
+		v = v * df / gsl_cdf_chisq_Pinv(1 - STATS_PLAN_VAR_CONF, df);
+	}
+	if (d != 0) {
+		double arg[3] = { v / are, d, alpha };
+
+		n_change = least_n(from, power, ok_change, arg);
+		/* an exact rank test cannot go below 2 / C(2n, n) */
+		while (n_change && s == STATS_MEDIAN && n_change <= STATS_MW_EXACT_MAX &&
+		       stats_mw_min_p(n_change) >= alpha)
+			n_change++;
+	}
+	{
+		double margin = fmin(log1p(band), -log1p(-band)) - fabs(d);
+		double arg[3] = { v / are, margin, level };
+
+		if (margin > 0)
+			n_same = least_n(from, power, ok_band, arg);
+		if (n_same && n_same < min_runs)
+			n_same = min_runs;
+	}
+	if (!n_change && !n_same)
 		return INFINITY;
-	z = gsl_cdf_ugaussian_Pinv(1 - alpha / 2) + gsl_cdf_ugaussian_Pinv(power);
-	n = ceil(2 * z * z * s2 / (d * d));
-	/* a t-test needs two runs per side, whatever the formula says */
-	return n < 2 ? 2 : n;
+	if (!n_change || (n_same && n_same < n_change))
+		return (double)n_same;
+	return (double)n_change;
 }

@@ -61,28 +61,59 @@ int stats_brown_forsythe(const double *a, size_t na, const double *b, size_t nb,
 #define STATS_MW_EXACT_MAX 10
 
 /*
- * Percentile bootstrap interval of stat(test) / stat(base) at `level`
- * (e.g. 0.95): each side resampled with replacement `resamples` times with
- * a gsl_rng (MT19937) seeded with `seed`, so the same inputs give the same
- * interval.  0/0 counts as a ratio of 1.  Returns 0, or -1 (NAN bounds) when
- * a side is empty or the statistic is undefined (hmean of non-positive data).
+ * Interval of the ratio stat(test) / stat(base) at `level` (e.g. 0.95),
+ * built to keep its coverage at 2-30 runs a side, where a percentile
+ * bootstrap is far too narrow:
+ *   AMEAN   Welch's t interval of the log of the ratio of means (delta
+ *           method: var log m = s^2 / (n m^2)), Welch-Satterthwaite df;
+ *   HMEAN   the same on the reciprocals (an hmean is 1 / mean(1/x));
+ *   MEDIAN  the distribution-free interval of the shift between the logs
+ *           (Hodges-Lehmann, inverted exact Mann-Whitney test; normal
+ *           approximation of U's quantile above STATS_MW_EXACT_MAX).
+ * The log scale needs both statistics of one sign (a ratio of a positive
+ * and a negative mean has no meaning).  Returns 0, or -1 with NAN bounds
+ * and a reason in *why (static text): fewer than two runs a side, a
+ * statistic zero or of mixed sign, or (MEDIAN) too few runs for the exact
+ * test to reach `level` at all (3 a side at 95 %).
  */
-int stats_bootstrap_ratio(const double *base, size_t nbase, const double *test, size_t ntest,
-			  enum stats_statistic s, unsigned resamples, unsigned long seed,
-			  double level, double *lo, double *hi);
+int stats_ratio_ci(enum stats_statistic s, const double *base, size_t nbase, const double *test,
+		   size_t ntest, double level, double *lo, double *hi, const char **why);
 
 /* Benjamini-Hochberg adjusted p-values (q) of p[0..n-1] into q (may be p).
  * NAN p-values are left out of the family and get a NAN q. */
 void stats_bh(const double *p, size_t n, double *q);
+/* The level each p must reach at its rank: alpha * rank / m (rank 1 the
+ * smallest p, m the p-values that are not NAN); alpha / m for a NAN p. */
+void stats_bh_levels(const double *p, size_t n, double alpha, double *level);
 
 /*
- * Runs per side a two-sample t-test needs to detect the observed
- * difference of means at two-sided `alpha` with `power`:
- * n = 2 (z_{1-alpha/2} + z_{power})^2 s^2 / d^2, s^2 the mean of the two
- * sample variances, rounded up.  INFINITY when the means are equal, NAN
- * when a side has fewer than two runs.
+ * Runs per side that would decide a row at 80 % `power` (or any other),
+ * for the test the row uses, at the level `alpha` the row must reach (the
+ * Benjamini-Hochberg level at its rank, alpha * rank / m).  Two ways a
+ * row can be decided, and the nearer one counts:
+ *  - a change: the observed relative difference of the statistics is
+ *    detected by Welch's test (power from the shifted t distribution with
+ *    2n - 2 df) or, for MEDIAN rows, by Mann-Whitney (the t answer over
+ *    its asymptotic relative efficiency 3 / pi, and at least the n whose
+ *    exact test can reach alpha at all);
+ *  - no change: the interval of the ratio falls inside +-band, i.e.
+ *    (t_{1-(1-level)/2} + z_power) * se_n <= log(1 + band) - |log r|.
+ * Variances are per run on the log scale (CV^2), taken at their upper
+ * STATS_PLAN_VAR_CONF confidence limit: a variance from three runs is too
+ * small half of the time, and advice built on it falls short
+ * (bench/stats.sh measures how often following it decides).  Returns the total runs
+ * per side (>= the runs had and >= min_runs), INFINITY when neither can
+ * happen within STATS_RUNS_CAP, NAN with fewer than two runs a side or a
+ * ratio without meaning (see stats_ratio_ci).
  */
-double stats_runs_needed(const double *a, size_t na, const double *b, size_t nb,
-			 double alpha, double power);
+#define STATS_RUNS_CAP 100000
+#define STATS_PLAN_VAR_CONF 0.75
+double stats_runs_to_decide(enum stats_statistic s, const double *a, size_t na, const double *b,
+			    size_t nb, double alpha, double power, double level, double band,
+			    size_t min_runs);
+
+/* Smallest two-sided p the exact Mann-Whitney test can give with n runs a
+ * side and no ties: 2 / C(2n, n). */
+double stats_mw_min_p(size_t n);
 
 #endif

@@ -262,59 +262,99 @@ static void test_bh(void **state)
 }
 
 /*
- * Bootstrap: no external tool here, so the references are exact
- * distributions worked out by hand.  base {1,2}, test {2,4}: resampled means
- * are {1,1.5,2} and {2,3,4} with probabilities 1/4, 1/2, 1/4, so the ratio
- * is exactly 1 (its minimum) with probability 1/16 and exactly 4 (its
- * maximum) with probability 1/16; both exceed 2.5 %, so with 2000 resamples
- * the 95 % percentile interval is [1, 4] unless the sampler is broken.
+ * Ratio intervals against scipy 1.10.1 (python3-scipy), computed the way
+ * stats.h describes: Welch's t on the log ratio with the delta-method
+ * variances (amean: x, hmean: 1/x), and for medians the Hodges-Lehmann
+ * interval of the log shift with the exact null distribution of U
+ * enumerated over all C(10, 5) rank sets (k = 3 at 95 %).
  */
-static void test_bootstrap(void **state)
+static void test_ratio_ci(void **state)
 {
-	const double base[] = { 1, 2 }, test[] = { 2, 4 };
+	const double a[] = { 9, 10, 11 }, b[] = { 10, 11, 12, 13 };
 	const double c1[] = { 10, 10, 10 }, c2[] = { 20, 20, 20, 20 };
 	const double slow[] = { 1.9, 2.0, 2.1, 2.05, 1.95 }, fast[] = { 0.95, 1.0, 1.05, 1.02, 0.98 };
-	double lo, hi, lo2, hi2;
+	const char *why;
+	double lo, hi;
 
 	(void)state;
-	assert_int_equal(stats_bootstrap_ratio(base, 2, test, 2, STATS_AMEAN, 2000, 1, 0.95, &lo, &hi), 0);
-	assert_close(lo, 1, 1e-12);
-	assert_close(hi, 4, 1e-12);
+	assert_int_equal(stats_ratio_ci(STATS_AMEAN, a, 3, b, 4, 0.95, &lo, &hi, &why), 0);
+	assert_close(lo, 0.9317866861483166, 1e-9);
+	assert_close(hi, 1.4193162659006826, 1e-9);
+	assert_int_equal(stats_ratio_ci(STATS_HMEAN, a, 3, b, 4, 0.95, &lo, &hi, &why), 0);
+	assert_close(lo, 0.9278818121624111, 1e-9);
+	assert_close(hi, 1.4172064199477008, 1e-9);
+	assert_int_equal(stats_ratio_ci(STATS_MEDIAN, slow, 5, fast, 5, 0.95, &lo, &hi, &why), 0);
+	assert_close(lo, 0.4666666666666666, 1e-12);
+	assert_close(hi, 0.5368421052631579, 1e-12);
 	/* constant samples: the ratio of the statistic, whatever the statistic */
 	for (int s = STATS_AMEAN; s <= STATS_MEDIAN; s++) {
-		assert_int_equal(stats_bootstrap_ratio(c1, 3, c2, 4, s, 2000, 7, 0.95, &lo, &hi), 0);
+		if (s == STATS_MEDIAN)
+			continue;	/* 3 runs a side: no exact 95 % interval, below */
+		assert_int_equal(stats_ratio_ci(s, c1, 3, c2, 4, 0.95, &lo, &hi, &why), 0);
 		assert_close(lo, 2, 1e-12);
 		assert_close(hi, 2, 1e-12);
 	}
-	/* the same seed gives the same interval; it holds the observed ratio */
-	assert_int_equal(stats_bootstrap_ratio(slow, 5, fast, 5, STATS_MEDIAN, 2000, 42, 0.95, &lo, &hi), 0);
-	assert_int_equal(stats_bootstrap_ratio(slow, 5, fast, 5, STATS_MEDIAN, 2000, 42, 0.95, &lo2, &hi2), 0);
-	assert_true(lo == lo2 && hi == hi2);
-	assert_true(lo <= 0.5 && hi >= 0.5 && hi < 0.6 && lo > 0.42);
-	/* undefined statistics and empty sides say so */
+	/* what has no interval says why, with NAN bounds */
+	assert_int_equal(stats_ratio_ci(STATS_MEDIAN, c1, 3, c2, 4, 0.95, &lo, &hi, &why), -1);
+	assert_true(isnan(lo) && isnan(hi) && why && strstr(why, "needs 4 runs"));
+	assert_int_equal(stats_ratio_ci(STATS_AMEAN, a, 1, b, 4, 0.95, &lo, &hi, &why), -1);
+	assert_true(why && strstr(why, "fewer than 2"));
 	{
-		const double neg[] = { -1, 2 };
+		const double neg[] = { -1, 2 }, mixed[] = { -10, -11 }, zero[] = { -1, 1 };
 
-		assert_int_equal(stats_bootstrap_ratio(neg, 2, c1, 3, STATS_HMEAN, 100, 1, 0.95, &lo, &hi), -1);
+		assert_int_equal(stats_ratio_ci(STATS_HMEAN, neg, 2, c1, 3, 0.95, &lo, &hi, &why), -1);
 		assert_true(isnan(lo) && isnan(hi));
-		assert_int_equal(stats_bootstrap_ratio(c1, 0, c1, 3, STATS_AMEAN, 100, 1, 0.95, &lo, &hi), -1);
+		assert_int_equal(stats_ratio_ci(STATS_AMEAN, mixed, 2, c1, 3, 0.95, &lo, &hi, &why), -1);
+		assert_int_equal(stats_ratio_ci(STATS_AMEAN, zero, 2, c1, 3, 0.95, &lo, &hi, &why), -1);
+		assert_int_equal(stats_ratio_ci(STATS_MEDIAN, neg, 2, c1, 3, 0.95, &lo, &hi, &why), -1);
+		/* two negative means: a ratio of magnitudes */
+		assert_int_equal(stats_ratio_ci(STATS_AMEAN, mixed, 2, mixed, 2, 0.95, &lo, &hi, &why), 0);
+		assert_true(lo < 1 && hi > 1);
 	}
+	assert_int_equal(stats_ratio_ci(STATS_AMEAN, a, 3, b, 4, 1.5, &lo, &hi, &why), -1);
 }
 
 /*
- * Power by hand: a = {9,10,11}, b = {10,11,12}: s^2 = 1, d = 1, so
- * n = 2 (z_0.975 + z_0.8)^2 = 15.6977594686982 (mpmath 1.3.0 erfinv) -> 16.
- * Halving d quadruples it: 62.79 -> 63.
+ * Runs to decide, against scipy 1.10.1 with the same approximations: the
+ * least n whose shifted-t power reaches 0.8, the variance at its upper 75 %
+ * limit (x 4 / chi2.ppf(0.25, 4) = 2.0806).  a = {9,10,11}, b = {10,11,12}:
+ * 34 a side at alpha 0.05, 56 at the BH level of rank 1 of 8 (0.05 / 8).
+ * {100,101,99} vs {100.5,99.5,100.2}: the no-change branch needs 7, more
+ * than the 5 a "=" needs.
  */
-static void test_runs_needed(void **state)
+static void test_runs_to_decide(void **state)
 {
-	const double a[] = { 9, 10, 11 }, b[] = { 10, 11, 12 }, c[] = { 9.5, 10.5, 11.5 };
+	const double a[] = { 9, 10, 11 }, b[] = { 10, 11, 12 };
+	const double s1[] = { 100, 101, 99 }, s2[] = { 100.5, 99.5, 100.2 };
 
 	(void)state;
-	assert_close(stats_runs_needed(a, 3, b, 3, 0.05, 0.8), 16, 0);
-	assert_close(stats_runs_needed(a, 3, c, 3, 0.05, 0.8), 63, 0);
-	assert_true(isinf(stats_runs_needed(a, 3, a, 3, 0.05, 0.8)));
-	assert_true(isnan(stats_runs_needed(a, 1, b, 3, 0.05, 0.8)));
+	assert_close(stats_runs_to_decide(STATS_AMEAN, a, 3, b, 3, 0.05, 0.8, 0.95, 0.02, 5), 34, 0);
+	assert_close(stats_runs_to_decide(STATS_AMEAN, a, 3, b, 3, 0.05 / 8, 0.8, 0.95, 0.02, 5), 56, 0);
+	assert_close(stats_runs_to_decide(STATS_AMEAN, s1, 3, s2, 3, 0.05, 0.8, 0.95, 0.02, 5), 7, 0);
+	/* a "=" never comes from fewer than min_runs */
+	assert_close(stats_runs_to_decide(STATS_AMEAN, s1, 3, s2, 3, 0.05, 0.8, 0.95, 0.02, 9), 9, 0);
+	/* a rank test cannot reach p < 0.001 below 7 runs a side (2/C(14,7)) */
+	assert_true(stats_runs_to_decide(STATS_MEDIAN, a, 3, b, 3, 0.001, 0.8, 0.95, 0.02, 5) >= 7);
+	assert_close(stats_mw_min_p(5), 2.0 / 252, 1e-15);
+	assert_true(stats_mw_min_p(6) > 0.001 && stats_mw_min_p(7) < 0.001);
+	/* the answer is always more than what the row has */
+	assert_true(stats_runs_to_decide(STATS_AMEAN, a, 3, b, 3, 0.5, 0.8, 0.95, 0.02, 2) >= 4);
+	/* nothing to detect and no band to fall in; too few runs */
+	assert_true(isinf(stats_runs_to_decide(STATS_AMEAN, a, 3, a, 3, 0.05, 0.8, 0.95, 0, 5)));
+	assert_true(isnan(stats_runs_to_decide(STATS_AMEAN, a, 1, b, 3, 0.05, 0.8, 0.95, 0.02, 5)));
+}
+
+static void test_bh_levels(void **state)
+{
+	const double p[] = { 0.04, NAN, 0.01, 0.03 };
+	double l[4];
+
+	(void)state;
+	stats_bh_levels(p, 4, 0.05, l);
+	assert_close(l[2], 0.05 / 3, 1e-15);
+	assert_close(l[3], 0.05 * 2 / 3, 1e-15);
+	assert_close(l[0], 0.05, 1e-15);
+	assert_close(l[1], 0.05 / 3, 1e-15);
 }
 
 int main(void)
@@ -330,8 +370,9 @@ int main(void)
 		cmocka_unit_test(test_mann_whitney_normal),
 		cmocka_unit_test(test_brown_forsythe),
 		cmocka_unit_test(test_bh),
-		cmocka_unit_test(test_bootstrap),
-		cmocka_unit_test(test_runs_needed),
+		cmocka_unit_test(test_ratio_ci),
+		cmocka_unit_test(test_bh_levels),
+		cmocka_unit_test(test_runs_to_decide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
