@@ -18,7 +18,13 @@ trap keep_on_failure EXIT
 export LAB_RESULTS=$TMP/results
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
-skip() { echo "SKIP: $*" >&2; exit 77; }
+# skip REASON: the test cannot run here; run-tests shows REASON in its
+# summary, so it is one line (a captured error's newlines become spaces).
+skip() {
+	local why="$*"
+	printf 'SKIP: %s\n' "${why//$'\n'/ }" >&2
+	exit 77
+}
 
 # boot SPEC [args...]: runs lab boot, leaves stdout in $TMP/out, stderr in
 # $TMP/err, the exit code in $rc and the run directory in $run.
