@@ -416,50 +416,28 @@ out:
 	return ret;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-/* A config for the kernel at abs: config-<release> or config beside it, or
- * the .config of the build tree it came from. */
+/* A config for the kernel at abs, the first file of: config-<release> or
+ * config beside it, the .config of the build tree it came from, .config
+ * beside it. */
 static void find_config(const char *abs, const char *release, struct strbuf *config)
 {
 	static const char tree_suffix[] = "/arch/x86/boot/bzImage";
-	char *dir = xstrdup(abs), *slash = strrchr(dir, '/');
-	struct strbuf c = STRBUF_INIT;
+	size_t dirlen = strrchr(abs, '/') ? (size_t)(strrchr(abs, '/') - abs) : 0;
+	size_t n = strlen(abs), m = strlen(tree_suffix);
+	char *cand[4] = {
+		*release ? xasprintf("%.*s/config-%s", (int)dirlen, abs, release) : NULL,
+		xasprintf("%.*s/config", (int)dirlen, abs),
+		n >= m && !strcmp(abs + n - m, tree_suffix)
+			? xasprintf("%.*s/.config", (int)(n - m), abs) : NULL,
+		xasprintf("%.*s/.config", (int)dirlen, abs),
+	};
 
-	if (slash)
-		*slash = '\0';
 	strbuf_reset(config);
-	if (*release) {
-		strbuf_addf(&c, "%s/config-%s", dir, release);
-		if (is_file(c.buf))
-			goto found;
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
+		if (!config->len && cand[i] && is_file(cand[i]))
+			strbuf_addstr(config, cand[i]);
+		free(cand[i]);
 	}
-	strbuf_reset(&c);
-	strbuf_addf(&c, "%s/config", dir);
-	if (is_file(c.buf))
-		goto found;
-	strbuf_reset(&c);
-	if (ends_with(abs, tree_suffix)) {
-		strbuf_add(&c, abs, strlen(abs) - strlen(tree_suffix));
-		strbuf_addstr(&c, "/.config");
-		if (is_file(c.buf))
-			goto found;
-	}
-	strbuf_reset(&c);
-	strbuf_addf(&c, "%s/.config", dir);
-	if (is_file(c.buf))
-		goto found;
-	goto out;
-found:
-	strbuf_addstr(config, c.buf);
-out:
-	strbuf_release(&c);
-	free(dir);
 }
 
 /* Key of an extracted vmlinux: the image's path, size and mtime, so a
