@@ -72,12 +72,6 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 /* The same, with the one-line reason in err instead of on stderr. */
 int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err);
 int mkdir_p(const char *path, unsigned mode);
-/* 1 when path (symlinks followed) is a directory / a regular file, else 0. */
-int is_dir(const char *path);
-int is_file(const char *path);
-/* Removes path and everything below it without following symlinks or
- * crossing mount points; 0 also when path does not exist, -1 with errno. */
-int remove_tree(const char *path);
 
 /* The lab's version, recorded in every run.json. */
 #define LAB_VERSION "0.1"
@@ -96,5 +90,12 @@ uint64_t now_ns(void);
 int parse_size_mib(const char *s, uint64_t *mib);
 /* Parse an unsigned decimal in [min, max]; no sign, no spaces, no suffix. */
 int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
+
+/* 1 when path (symlinks followed) is a directory / a regular file, else 0. */
+int is_dir(const char *path);
+int is_file(const char *path);
+/* Removes path and everything below it without following symlinks or
+ * crossing mount points; 0 also when path does not exist, -1 with errno. */
+int remove_tree(const char *path);
 
 #endif
