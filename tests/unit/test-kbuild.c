@@ -233,6 +233,26 @@ static void test_shipped_fragments(void **state)
 
 /* ---- .config and the option check ---- */
 
+/* kconfig_value(): what the kernel config lookups and the image's module
+ * choice share; the first line counts, CRLF files too. */
+static void test_kconfig_value(void **state)
+{
+	const char *dot = "CONFIG_EXT4_FS=m\r\n# CONFIG_SMP is not set\nCONFIG_HZ=250\n";
+	struct strbuf v = STRBUF_INIT;
+
+	assert_int_equal(kconfig_value(dot, "EXT4_FS", &v), 1);
+	assert_string_equal(v.buf, "m");
+	strbuf_reset(&v);
+	assert_int_equal(kconfig_value(dot, "CONFIG_HZ", &v), 1);
+	assert_string_equal(v.buf, "250");
+	strbuf_reset(&v);
+	assert_int_equal(kconfig_value(dot, "SMP", &v), 0);
+	assert_int_equal(kconfig_value(dot, "EXT4", &v), 0);
+	assert_int_equal(kconfig_value(dot, "ABSENT", &v), 0);
+	assert_int_equal(v.len, 0);
+	strbuf_release(&v);
+}
+
 static void test_dotconfig_value(void **state)
 {
 	const char *dot = "#\n# CONFIG_SMP is not set\nCONFIG_NR_CPUS=64\nCONFIG_NUMA=y\n"
@@ -806,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_fragment_errors),
 		cmocka_unit_test(test_fragment_canonical),
 		cmocka_unit_test(test_shipped_fragments),
+		cmocka_unit_test(test_kconfig_value),
 		cmocka_unit_test(test_dotconfig_value),
 		cmocka_unit_test(test_kconfig_depends),
 		cmocka_unit_test(test_config_check),
