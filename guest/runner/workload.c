@@ -70,8 +70,7 @@ int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
 	return -1;
 }
 
-/* Value of "name   :   123" in /proc/.../sched, 0 when absent. */
-static uint64_t sched_field(const char *text, const char *name)
+uint64_t wl_sched_field(const char *text, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -124,25 +123,25 @@ void wl_task_done(struct wl_ctx *ctx)
 		return;
 	buf[n] = '\0';
 	__atomic_add_fetch(&t->tasks, 1, __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->nr_migrations, sched_field(buf, "se.nr_migrations"), __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->nr_voluntary_switches, sched_field(buf, "nr_voluntary_switches"), __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->nr_involuntary_switches, sched_field(buf, "nr_involuntary_switches"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_migrations, wl_sched_field(buf, "se.nr_migrations"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_voluntary_switches, wl_sched_field(buf, "nr_voluntary_switches"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->nr_involuntary_switches, wl_sched_field(buf, "nr_involuntary_switches"), __ATOMIC_RELAXED);
 	/* the prefix went in 5.17 (p->stats): "wait_sum" at the line start */
-	__atomic_add_fetch(&t->wait_sum_ns, sched_field(buf, "se.statistics.wait_sum") +
-			   sched_field(buf, "se.wait_sum") + sched_field(buf, "wait_sum"),
+	__atomic_add_fetch(&t->wait_sum_ns, wl_sched_field(buf, "se.statistics.wait_sum") +
+			   wl_sched_field(buf, "se.wait_sum") + wl_sched_field(buf, "wait_sum"),
 			   __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->nr_wakeups, sched_field(buf, "se.statistics.nr_wakeups") +
-			   sched_field(buf, "se.nr_wakeups") + sched_field(buf, "nr_wakeups"),
+	__atomic_add_fetch(&t->nr_wakeups, wl_sched_field(buf, "se.statistics.nr_wakeups") +
+			   wl_sched_field(buf, "se.nr_wakeups") + wl_sched_field(buf, "nr_wakeups"),
 			   __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->nr_wakeups_migrate, sched_field(buf, "se.statistics.nr_wakeups_migrate") +
-			   sched_field(buf, "se.nr_wakeups_migrate") +
-			   sched_field(buf, "nr_wakeups_migrate"), __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->numa_pages_migrated, sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
-	__atomic_add_fetch(&t->core_forceidle_ns, sched_field(buf, "core_forceidle_sum"),
+	__atomic_add_fetch(&t->nr_wakeups_migrate, wl_sched_field(buf, "se.statistics.nr_wakeups_migrate") +
+			   wl_sched_field(buf, "se.nr_wakeups_migrate") +
+			   wl_sched_field(buf, "nr_wakeups_migrate"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->numa_pages_migrated, wl_sched_field(buf, "numa_pages_migrated"), __ATOMIC_RELAXED);
+	__atomic_add_fetch(&t->core_forceidle_ns, wl_sched_field(buf, "core_forceidle_sum"),
 			   __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_failed_migrations_hot,
-			   sched_field(buf, "se.statistics.nr_failed_migrations_hot") +
-			   sched_field(buf, "nr_failed_migrations_hot"), __ATOMIC_RELAXED);
+			   wl_sched_field(buf, "se.statistics.nr_failed_migrations_hot") +
+			   wl_sched_field(buf, "nr_failed_migrations_hot"), __ATOMIC_RELAXED);
 }
 
 /* ---- options ---- */

@@ -89,6 +89,8 @@ void wl_task_done(struct wl_ctx *ctx);
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t wl_now_ns(void);
+/* Value of "name   :   123" in /proc/.../sched, 0 when absent. */
+uint64_t wl_sched_field(const char *text, const char *name);
 
 struct workload_ops {
 	const char *name;

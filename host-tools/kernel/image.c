@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "kernel/image.h"
 #include "kernel/initrd.h"
+#include "kernel/kconfig.h"
 #include "common/wire.h"
 
 #include <errno.h>
@@ -703,16 +704,13 @@ int image_modules_order(const char *dep, size_t len, const char *const *want,
 /* 'y', 'm' or 0 for CONFIG_<opt> in a .config text. */
 static int config_value(const char *config, const char *opt)
 {
-	char *key = xasprintf("\nCONFIG_%s=", opt);
-	const char *p = strstr(config, key);
-	int v = 0;
+	struct strbuf v = STRBUF_INIT;
+	int c = 0;
 
-	if (p) {
-		p += strlen(key);
-		v = *p == 'y' || *p == 'm' ? *p : 0;
-	}
-	free(key);
-	return v;
+	if (kconfig_value(config, opt, &v) > 0 && (!strcmp(v.buf, "y") || !strcmp(v.buf, "m")))
+		c = v.buf[0];
+	strbuf_release(&v);
+	return c;
 }
 
 static int add_modules(const char *release, const char *const *want, struct cpio *c,

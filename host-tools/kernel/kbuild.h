@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <nettle/sha2.h>
+
 #include "lib/util.h"
 
 /* A cache key is the first KBUILD_KEY_LEN hex digits of a SHA-256. */
@@ -14,12 +16,9 @@
 /* Shortest key prefix `--kernel` accepts (as git accepts short hashes). */
 #define KBUILD_KEY_MIN_PREFIX 8
 
-/* SHA-256, enough of it for cache keys and content hashes. */
+/* SHA-256 (nettle's) for cache keys and content hashes, as hex. */
 struct kbuild_sha256 {
-	uint32_t h[8];
-	uint64_t len;
-	uint8_t buf[64];
-	size_t nbuf;
+	struct sha256_ctx ctx;
 };
 void kbuild_sha256_init(struct kbuild_sha256 *c);
 void kbuild_sha256_update(struct kbuild_sha256 *c, const void *data, size_t len);
@@ -28,70 +27,6 @@ void kbuild_sha256_final(struct kbuild_sha256 *c, char hex[65]);
 void kbuild_sha256_hex(const void *data, size_t len, char hex[65]);
 /* The SHA-256 of a file's bytes; -1 with one line in err. */
 int kbuild_sha256_file(const char *path, char hex[65], struct strbuf *err);
-
-/*
- * One requested option of the merged fragments.  value is what follows '='
- * ("y", "m", "256", "\"str\"") or "n" for "# CONFIG_X is not set"; origin
- * is the fragment's name and line the line in it.
- */
-struct kbuild_option {
-	char *name;     /* without CONFIG_ */
-	char *value;
-	char *origin;
-	unsigned line;
-};
-
-/* The options requested by fragments merged in order: a later fragment
- * overrides an earlier one, as merge_config.sh does.  Owns everything. */
-struct kbuild_config {
-	struct kbuild_option *opt;
-	size_t nr, alloc;
-};
-#define KBUILD_CONFIG_INIT { NULL, 0, 0 }
-void kbuild_config_release(struct kbuild_config *cfg);
-
-/*
- * Adds the option lines of one fragment (its text, its name for messages).
- * Accepted lines: blank, "# comment", "CONFIG_X=value", "# CONFIG_X is not
- * set".  Anything else is refused: "fragment 'NAME' line N: ...".  Returns 0
- * or -1 with one line in err (cfg then holds the lines before the error).
- */
-int kbuild_config_add(struct kbuild_config *cfg, const char *text, const char *name,
-		      struct strbuf *err);
-
-/* The requested value of option name ("X" or "CONFIG_X"), NULL if none. */
-const struct kbuild_option *kbuild_config_find(const struct kbuild_config *cfg,
-					       const char *name);
-
-/* "CONFIG_X=value\n" for every option, sorted by name: what the cache key
- * hashes, so comments and the order of unrelated lines do not matter. */
-void kbuild_config_canonical(const struct kbuild_config *cfg, struct strbuf *out);
-
-/*
- * The value of option name in a .config text: what follows '=', "n" for
- * "is not set" and for an option the file does not mention (Kconfig writes
- * nothing for an invisible option).  Appends to value.
- */
-void kbuild_dotconfig_value(const char *dotconfig, const char *name, struct strbuf *value);
-
-/*
- * Compares every requested option with the .config olddefconfig wrote.
- * For each one that did not survive, appends one line to problems:
- * "CONFIG_X=y (lab-base:12) is n after olddefconfig: depends on A && B;
- * unmet: B=n" when srctree's Kconfig files define X, "... no such option in
- * this tree" when they do not.  srctree may be NULL (no dependency hints).
- * Returns the number of problems.
- */
-size_t kbuild_config_check(const struct kbuild_config *want, const char *dotconfig,
-			   const char *srctree, struct strvec *problems);
-
-/*
- * The "depends on" expressions of `config NAME` in srctree's Kconfig files
- * (arch/x86 and the generic directories; other architectures are skipped),
- * joined with " && ".  Returns 1 when the symbol is defined, 0 when not
- * found, -1 when srctree cannot be read.
- */
-int kbuild_kconfig_depends(const char *srctree, const char *name, struct strbuf *deps);
 
 enum kbuild_source_kind {
 	KBUILD_SOURCE_NONE,
@@ -119,7 +54,7 @@ int kbuild_tree_hash(const char *dir, char hex[65], struct strbuf *err);
  *   source    "git <commit>[ dirty <sha256 of git diff HEAD>]",
  *             "tarball <sha256>" or "tree <listing sha256>"
  *   patches   the SHA-256 of each patch, in the order they are applied
- *   config    kbuild_config_canonical() of the merged fragments
+ *   config    kconfig_frags_canonical() of the merged fragments
  *   compiler  the first line of `gcc --version`
  */
 struct kbuild_inputs {

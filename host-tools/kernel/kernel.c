@@ -1,486 +1,26 @@
-/* kernel.c - guest kernels: bzImage/vmlinux validation, xz vmlinux extraction
- * for PVH boot, the cached Debian kernel, path resolution and config lookups. */
+/* kernel.c - guest kernels: the cached Debian kernel, what --kernel names
+ * resolved to bootable files, and lookups in a kernel's config. */
 #define _GNU_SOURCE
 #include "kernel/kernel.h"
-#include "lib/child.h"
 #include "kernel/kbuild.h"
+#include "kernel/kconfig.h"
+#include "lib/child.h"
 
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
-#include <lzma.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* Offsets of the x86 boot protocol header (Documentation/arch/x86/boot.rst). */
-#define BZ_SETUP_SECTS   0x1f1
-#define BZ_SYSSIZE       0x1f4
-#define BZ_BOOT_FLAG     0x1fe
-#define BZ_HEADER        0x202
-#define BZ_VERSION       0x206
-#define BZ_KERNEL_VERSION 0x20e
-#define BZ_LOADFLAGS     0x211
-#define BZ_PAYLOAD_OFFSET 0x248
-#define BZ_PAYLOAD_LENGTH 0x24c
-#define BZ_MIN_PROTOCOL  0x0206
-
-/* ELF64 layout, read by offset so nothing depends on the host's alignment. */
-#define ELF_EHDR_SIZE    64
-#define ELF_PHDR_SIZE    56
-#define ELF_ET_EXEC      2
-#define ELF_EM_X86_64    62
-#define ELF_PT_LOAD      1
-#define ELF_PT_NOTE      4
-#define XEN_ELFNOTE_PHYS32_ENTRY 18
 
 /* Deadlines for the tools the Debian fetch runs. */
 #define APT_CACHE_TIMEOUT_MS (60 * 1000)
 #define APT_DOWNLOAD_TIMEOUT_MS (20 * 60 * 1000)
 #define DPKG_DEB_TIMEOUT_MS (5 * 60 * 1000)
-
-static uint16_t get_le16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint64_t get_le64(const uint8_t *p)
-{
-	return (uint64_t)get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
-}
-
-const char *kernel_kind_name(enum kernel_kind kind)
-{
-	switch (kind) {
-	case KERNEL_KIND_BZIMAGE: return "bzImage";
-	case KERNEL_KIND_ELF: return "vmlinux";
-	default: return "none";
-	}
-}
-
-const char *kernel_comp_name(enum kernel_comp comp)
-{
-	switch (comp) {
-	case KERNEL_COMP_NONE: return "none";
-	case KERNEL_COMP_GZIP: return "gzip";
-	case KERNEL_COMP_XZ: return "xz";
-	case KERNEL_COMP_ZSTD: return "zstd";
-	case KERNEL_COMP_LZMA: return "lzma";
-	case KERNEL_COMP_LZ4: return "lz4";
-	case KERNEL_COMP_BZIP2: return "bzip2";
-	default: return "unknown";
-	}
-}
-
-static int not_an_image(const char *name, struct strbuf *err)
-{
-	strbuf_reset(err);
-	strbuf_addf(err, "'%s' is not a bootable x86 kernel image "
-		    "(no bzImage header, not an x86-64 ELF)", name);
-	return -1;
-}
-
-static int image_error(struct strbuf *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int image_error(struct strbuf *err, const char *fmt, ...)
-{
-	va_list ap;
-
-	strbuf_reset(err);
-	va_start(ap, fmt);
-	strbuf_vaddf(err, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* Copies printable text from [p, end) up to NUL or newline; a banner with
- * control bytes in it is cut there rather than passed on to terminals. */
-static void copy_banner(char *dst, size_t dstlen, const uint8_t *p, const uint8_t *end)
-{
-	size_t n = 0;
-
-	while (p < end && n + 1 < dstlen && *p >= 0x20 && *p < 0x7f)
-		dst[n++] = (char)*p++;
-	dst[n] = '\0';
-}
-
-static void set_release(struct kernel_info *ki)
-{
-	size_t n = strcspn(ki->version, " ");
-
-	memcpy(ki->release, ki->version, n);
-	ki->release[n] = '\0';
-}
-
-static enum kernel_comp detect_comp(const uint8_t *p, size_t len)
-{
-	static const struct {
-		enum kernel_comp comp;
-		size_t len;
-		const char *magic;
-	} magics[] = {
-		{ KERNEL_COMP_XZ, 6, "\xfd" "7zXZ\0" },
-		{ KERNEL_COMP_ZSTD, 4, "\x28\xb5\x2f\xfd" },
-		{ KERNEL_COMP_LZ4, 4, "\x02\x21\x4c\x18" },
-		{ KERNEL_COMP_BZIP2, 3, "BZh" },
-		{ KERNEL_COMP_LZMA, 3, "\x5d\0\0" },
-		{ KERNEL_COMP_GZIP, 2, "\x1f\x8b" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(magics); i++)
-		if (len >= magics[i].len && !memcmp(p, magics[i].magic, magics[i].len))
-			return magics[i].comp;
-	return KERNEL_COMP_UNKNOWN;
-}
-
-static int parse_bzimage(const uint8_t *b, size_t len, const char *name,
-			 struct kernel_info *ki, struct strbuf *err)
-{
-	uint64_t setup_size, pm_size;
-	uint16_t kv;
-
-	if (len < BZ_VERSION + 2 || get_le16(b + BZ_BOOT_FLAG) != 0xaa55)
-		return not_an_image(name, err);
-	ki->kind = KERNEL_KIND_BZIMAGE;
-	ki->boot_protocol = get_le16(b + BZ_VERSION);
-	if (ki->boot_protocol < BZ_MIN_PROTOCOL)
-		return image_error(err, "'%s' uses boot protocol %u.%02u, QEMU needs 2.06 or later",
-				   name, ki->boot_protocol >> 8, ki->boot_protocol & 0xff);
-
-	ki->setup_sects = b[BZ_SETUP_SECTS] ? b[BZ_SETUP_SECTS] : 4;
-	setup_size = ((uint64_t)ki->setup_sects + 1) * 512;
-	if (setup_size > len)
-		return image_error(err, "'%s' is truncated (the setup code needs %llu bytes, "
-				   "the file has %zu)", name, (unsigned long long)setup_size, len);
-	/* From here on every header field (all below 0x250) lies inside the
-	 * setup area, which is at least 1024 bytes. */
-	pm_size = (uint64_t)get_le32(b + BZ_SYSSIZE) * 16;
-	if (setup_size + pm_size > len)
-		return image_error(err, "'%s' is truncated (the header promises %llu bytes, "
-				   "the file has %zu)", name,
-				   (unsigned long long)(setup_size + pm_size), len);
-	ki->loadflags = b[BZ_LOADFLAGS];
-
-	kv = get_le16(b + BZ_KERNEL_VERSION);
-	if (kv && (uint64_t)kv + 0x200 < setup_size)
-		copy_banner(ki->version, sizeof(ki->version), b + kv + 0x200, b + setup_size);
-	set_release(ki);
-
-	ki->compression = KERNEL_COMP_UNKNOWN;
-	if (ki->boot_protocol >= 0x0208) {
-		uint64_t start, end;
-
-		ki->payload_offset = get_le32(b + BZ_PAYLOAD_OFFSET);
-		ki->payload_length = get_le32(b + BZ_PAYLOAD_LENGTH);
-		start = setup_size + ki->payload_offset;
-		end = start + ki->payload_length;
-		if (end > len)
-			return image_error(err, "'%s' is truncated or damaged (its payload ends at "
-					   "byte %llu, the file has %zu)", name,
-					   (unsigned long long)end, len);
-		ki->payload_file_offset = start;
-		ki->compression = detect_comp(b + start, ki->payload_length);
-	}
-	return 0;
-}
-
-/* Looks for the Xen PVH entry note in one PT_NOTE segment. */
-static void scan_notes(const uint8_t *p, uint64_t size, struct kernel_info *ki)
-{
-	while (size >= 12) {
-		uint64_t namesz = get_le32(p), descsz = get_le32(p + 4);
-		uint32_t type = get_le32(p + 8);
-		uint64_t name_pad = (namesz + 3) & ~3ull, desc_pad = (descsz + 3) & ~3ull;
-
-		p += 12;
-		size -= 12;
-		if (name_pad > size || desc_pad > size - name_pad)
-			return;
-		if (namesz == 4 && !memcmp(p, "Xen", 4) &&
-		    type == XEN_ELFNOTE_PHYS32_ENTRY && descsz >= 4) {
-			ki->pvh = 1;
-			ki->pvh_entry = get_le32(p + name_pad);
-		}
-		p += name_pad + desc_pad;
-		size -= name_pad + desc_pad;
-	}
-}
-
-static void find_linux_banner(const uint8_t *b, size_t len, struct kernel_info *ki)
-{
-	static const char tag[] = "Linux version ";
-	const uint8_t *p = b, *end = b + len;
-
-	while ((p = memmem(p, (size_t)(end - p), tag, sizeof(tag) - 1))) {
-		p += sizeof(tag) - 1;
-		if (p < end && isdigit(*p)) {
-			copy_banner(ki->version, sizeof(ki->version), p, end);
-			break;
-		}
-	}
-	set_release(ki);
-}
-
-static int parse_elf(const uint8_t *b, size_t len, const char *name,
-		     struct kernel_info *ki, struct strbuf *err)
-{
-	uint64_t phoff;
-	unsigned phentsize, phnum, type, loads = 0;
-
-	if (len < ELF_EHDR_SIZE)
-		return image_error(err, "'%s' is a truncated ELF file (%zu bytes)", name, len);
-	/* ELFCLASS64, little-endian, EM_X86_64 */
-	if (b[4] != 2 || b[5] != 1 || get_le16(b + 18) != ELF_EM_X86_64)
-		return not_an_image(name, err);
-	type = get_le16(b + 16);
-	if (type != ELF_ET_EXEC)
-		return image_error(err, "'%s' is an x86-64 ELF file but not an executable "
-				   "kernel (ELF type %u)", name, type);
-	ki->kind = KERNEL_KIND_ELF;
-	ki->compression = KERNEL_COMP_NONE;
-	ki->entry = get_le64(b + 24);
-	phoff = get_le64(b + 32);
-	phentsize = get_le16(b + 54);
-	phnum = get_le16(b + 56);
-	if (!phnum || phentsize < ELF_PHDR_SIZE || phoff > len ||
-	    (uint64_t)phnum * phentsize > len - phoff)
-		return image_error(err, "'%s' is a damaged ELF file (program headers "
-				   "missing or past its end)", name);
-	for (unsigned i = 0; i < phnum; i++) {
-		const uint8_t *ph = b + phoff + (uint64_t)i * phentsize;
-		uint32_t ptype = get_le32(ph);
-		uint64_t off = get_le64(ph + 8), filesz = get_le64(ph + 32);
-
-		if (ptype == ELF_PT_LOAD)
-			loads++;
-		if (off > len || filesz > len - off)
-			return image_error(err, "'%s' is truncated or damaged (segment %u "
-					   "lies past its end)", name, i);
-		if (ptype == ELF_PT_NOTE)
-			scan_notes(b + off, filesz, ki);
-	}
-	if (!loads)
-		return image_error(err, "'%s' is an x86-64 ELF file without loadable "
-				   "segments", name);
-	find_linux_banner(b, len, ki);
-	return 0;
-}
-
-int kernel_parse_image(const void *buf, size_t len, const char *name,
-		       struct kernel_info *ki, struct strbuf *err)
-{
-	const uint8_t *b = buf;
-
-	memset(ki, 0, sizeof(*ki));
-	if (len >= BZ_HEADER + 4 && !memcmp(b + BZ_HEADER, "HdrS", 4))
-		return parse_bzimage(b, len, name, ki, err);
-	if (len >= 4 && !memcmp(b, "\x7f" "ELF", 4))
-		return parse_elf(b, len, name, ki, err);
-	return not_an_image(name, err);
-}
-
-/* A read-only mapping of a whole file. */
-struct mapped_file {
-	const uint8_t *buf;
-	size_t len;
-};
-
-static int map_file(const char *path, struct mapped_file *mf, struct strbuf *err)
-{
-	struct stat st;
-	int fd;
-
-	mf->buf = NULL;
-	mf->len = 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT || errno == ENOTDIR)
-			return image_error(err, "kernel '%s' does not exist", path);
-		return image_error(err, "cannot open kernel '%s': %s", path, strerror(errno));
-	}
-	if (fstat(fd, &st) < 0) {
-		image_error(err, "cannot stat kernel '%s': %s", path, strerror(errno));
-		close(fd);
-		return -1;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return not_an_image(path, err);
-	}
-	if (st.st_size > 0) {
-		void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-
-		if (p == MAP_FAILED) {
-			image_error(err, "cannot map kernel '%s': %s", path, strerror(errno));
-			close(fd);
-			return -1;
-		}
-		mf->buf = p;
-		mf->len = (size_t)st.st_size;
-	}
-	close(fd);
-	return 0;
-}
-
-static void unmap_file(struct mapped_file *mf)
-{
-	if (mf->len)
-		munmap((void *)mf->buf, mf->len);
-	mf->buf = NULL;
-	mf->len = 0;
-}
-
-int kernel_check_bzimage(const char *path, struct kernel_info *ki, struct strbuf *err)
-{
-	struct mapped_file mf;
-	int ret;
-
-	memset(ki, 0, sizeof(*ki));
-	if (map_file(path, &mf, err) < 0)
-		return -1;
-	ret = kernel_parse_image(mf.buf, mf.len, path, ki, err);
-	unmap_file(&mf);
-	return ret;
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* Streams the xz payload through liblzma into fd.  Returns 0 or -1 with err. */
-static int unxz_to_fd(const char *name, const uint8_t *in, size_t in_len, int fd,
-		      const char *outname, struct strbuf *err)
-{
-	lzma_stream strm = LZMA_STREAM_INIT;
-	uint8_t *out = xmalloc(1 << 20);
-	lzma_ret lr;
-	int ret = -1;
-
-	/* The kernel's xz_wrap.sh keeps the dictionary at 32 MiB at most. */
-	lr = lzma_stream_decoder(&strm, 256ull << 20, 0);
-	if (lr != LZMA_OK) {
-		image_error(err, "cannot start the xz decoder (liblzma error %d)", (int)lr);
-		goto out;
-	}
-	strm.next_in = in;
-	strm.avail_in = in_len;
-	do {
-		strm.next_out = out;
-		strm.avail_out = 1 << 20;
-		/* The payload is the xz stream plus 4 bytes of size: the decoder
-		 * stops at the end of the stream, before them. */
-		lr = lzma_code(&strm, strm.avail_in ? LZMA_RUN : LZMA_FINISH);
-		if (lr != LZMA_OK && lr != LZMA_STREAM_END) {
-			image_error(err, "'%s' has a damaged xz payload (liblzma error %d)",
-				    name, (int)lr);
-			goto out;
-		}
-		if (strm.total_out > KERNEL_VMLINUX_MAX) {
-			image_error(err, "'%s' decompresses to more than %llu MiB; refusing it",
-				    name, KERNEL_VMLINUX_MAX >> 20);
-			goto out;
-		}
-		if (write_all(fd, out, (1 << 20) - strm.avail_out) < 0) {
-			image_error(err, "cannot write '%s': %s", outname, strerror(errno));
-			goto out;
-		}
-	} while (lr != LZMA_STREAM_END);
-
-	/* Cross-check with the decompressed size the kernel build appended. */
-	if (in_len - strm.total_in >= 4 &&
-	    get_le32(in + in_len - 4) != (uint32_t)strm.total_out) {
-		image_error(err, "'%s' has a damaged xz payload (%llu bytes decompressed, "
-			    "the image says %u)", name, (unsigned long long)strm.total_out,
-			    get_le32(in + in_len - 4));
-		goto out;
-	}
-	ret = 0;
-out:
-	lzma_end(&strm);
-	free(out);
-	return ret;
-}
-
-int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *err)
-{
-	struct kernel_info ki, vk;
-	struct mapped_file mf;
-	struct strbuf tmp = STRBUF_INIT;
-	int fd, ret = -1;
-
-	if (map_file(bzimage, &mf, err) < 0)
-		return -1;
-	if (kernel_parse_image(mf.buf, mf.len, bzimage, &ki, err) < 0)
-		goto out;
-	if (ki.kind != KERNEL_KIND_BZIMAGE) {
-		image_error(err, "'%s' is already an ELF vmlinux", bzimage);
-		ret = 1;
-		goto out;
-	}
-	if (ki.compression != KERNEL_COMP_XZ) {
-		image_error(err, "'%s' has a %s payload; only xz is extracted", bzimage,
-			    kernel_comp_name(ki.compression));
-		ret = 1;
-		goto out;
-	}
-
-	strbuf_addf(&tmp, "%s.tmp.%ld", out, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		image_error(err, "cannot create '%s': %s", tmp.buf, strerror(errno));
-		goto out;
-	}
-	if (unxz_to_fd(bzimage, mf.buf + ki.payload_file_offset, ki.payload_length,
-		       fd, tmp.buf, err) < 0) {
-		close(fd);
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (close(fd) < 0) {
-		image_error(err, "cannot write '%s': %s", tmp.buf, strerror(errno));
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (kernel_check_bzimage(tmp.buf, &vk, err) < 0 || vk.kind != KERNEL_KIND_ELF) {
-		image_error(err, "the xz payload of '%s' is not an ELF vmlinux", bzimage);
-		unlink(tmp.buf);
-		goto out;
-	}
-	if (rename(tmp.buf, out) < 0) {
-		image_error(err, "cannot rename '%s' to '%s': %s", tmp.buf, out, strerror(errno));
-		unlink(tmp.buf);
-		goto out;
-	}
-	ret = 0;
-out:
-	unmap_file(&mf);
-	strbuf_release(&tmp);
-	return ret;
-}
 
 const char *kernel_paths_boot_image(const struct kernel_paths *kp)
 {
@@ -510,50 +50,11 @@ static int set_paths(struct kernel_paths *kp, const char *bzimage, const char *v
 
 		if (strlen(src) >= f[i].size) {
 			memset(kp, 0, sizeof(*kp));
-			return image_error(err, "path too long: '%s'", src);
+			return kernel_error(err, "path too long: '%s'", src);
 		}
 		strcpy(f[i].dst, src);
 	}
 	return 0;
-}
-
-static int is_file(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
-}
-
-static int is_dir(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* A vmlinux we can hand to QEMU's -kernel: a valid ELF with the PVH note. */
-static int is_pvh_vmlinux(const char *path)
-{
-	struct strbuf err = STRBUF_INIT;
-	struct kernel_info ki;
-	int ok = is_file(path) && kernel_check_bzimage(path, &ki, &err) == 0 &&
-		 ki.kind == KERNEL_KIND_ELF && ki.pvh;
-
-	strbuf_release(&err);
-	return ok;
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
-}
-
-/* Removes a tree without following symlinks or crossing mount points. */
-static int remove_tree(const char *path)
-{
-	if (access(path, F_OK) < 0)
-		return 0;
-	return nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
 
 int kernel_parse_apt_depends(const char *text, struct strbuf *pkg)
@@ -594,7 +95,7 @@ static int fill_from_debian_dir(const char *dir, struct kernel_paths *kp, struct
 
 	memset(kp, 0, sizeof(*kp));
 	if (kernel_check_bzimage(bz, &ki, err) == 0)
-		ret = set_paths(kp, bz, is_pvh_vmlinux(vm) ? vm : NULL,
+		ret = set_paths(kp, bz, kernel_is_pvh_vmlinux(vm) ? vm : NULL,
 				is_file(config) ? config : NULL, ki.release, "debian", err);
 	free(bz);
 	free(vm);
@@ -683,10 +184,10 @@ static int run_step(const char *dir, int timeout_ms, struct strbuf *err, ...)
 	cp.errbuf = err;
 	code = child_capture(&cp, timeout_ms, &out, &errout);
 	if (code == CHILD_TIMED_OUT)
-		image_error(err, "'%s %s' did not finish in %d s", cp.args.v[0],
+		kernel_error(err, "'%s %s' did not finish in %d s", cp.args.v[0],
 			    cp.args.v[1], timeout_ms / 1000);
 	else if (code > 0)
-		image_error(err, "'%s %s' failed (exit %d): %s", cp.args.v[0],
+		kernel_error(err, "'%s %s' failed (exit %d): %s", cp.args.v[0],
 			    cp.args.v[1], code, errout.len ? last_line(&errout) : last_line(&out));
 	child_process_clear(&cp);
 	strbuf_release(&out);
@@ -707,7 +208,7 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 	strbuf_addf(&x, "%s/x", dl.buf);
 	strbuf_addf(&boot, "%s/boot", x.buf);
 	if (mkdir_p(dl.buf, 0755) < 0) {
-		image_error(err, "cannot create directory '%s': %s", dl.buf, strerror(errno));
+		kernel_error(err, "cannot create directory '%s': %s", dl.buf, strerror(errno));
 		goto out;
 	}
 	/* apt warns that _apt cannot write here when we are root and then
@@ -716,7 +217,7 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 		     pkg, (const char *)NULL) < 0)
 		goto out;
 	if (find_one(dl.buf, pkg, ".deb", &deb) < 0) {
-		image_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl.buf);
+		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl.buf);
 		goto out;
 	}
 	if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb.buf, x.buf,
@@ -724,12 +225,12 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 		goto out;
 
 	if (find_one(boot.buf, "vmlinuz-", "", &src) < 0) {
-		image_error(err, "package '%s' has no single boot/vmlinuz-*", pkg);
+		kernel_error(err, "package '%s' has no single boot/vmlinuz-*", pkg);
 		goto out;
 	}
 	strbuf_addf(&dst, "%s/vmlinuz", work);
 	if (rename(src.buf, dst.buf) < 0) {
-		image_error(err, "cannot move '%s' to '%s': %s", src.buf, dst.buf, strerror(errno));
+		kernel_error(err, "cannot move '%s' to '%s': %s", src.buf, dst.buf, strerror(errno));
 		goto out;
 	}
 	if (kernel_check_bzimage(dst.buf, &ki, err) < 0)
@@ -738,7 +239,7 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 		strbuf_reset(&dst);
 		strbuf_addf(&dst, "%s/config", work);
 		if (rename(src.buf, dst.buf) < 0) {
-			image_error(err, "cannot move '%s' to '%s': %s", src.buf, dst.buf,
+			kernel_error(err, "cannot move '%s' to '%s': %s", src.buf, dst.buf,
 				    strerror(errno));
 			goto out;
 		}
@@ -752,7 +253,7 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 	r = kernel_extract_vmlinux(src.buf, dst.buf, &xerr);
 	if (r < 0)
 		warning("%s", xerr.buf);
-	if (r == 0 && !is_pvh_vmlinux(dst.buf))
+	if (r == 0 && !kernel_is_pvh_vmlinux(dst.buf))
 		unlink(dst.buf);
 
 	strbuf_addf(&infotext, "package=%s\nrelease=%s\nversion=%s\ncompression=%s\n",
@@ -760,11 +261,11 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 	strbuf_reset(&dst);
 	strbuf_addf(&dst, "%s/info", work);
 	if (write_file_atomic(dst.buf, infotext.buf, infotext.len) < 0) {
-		image_error(err, "cannot write '%s'", dst.buf);
+		kernel_error(err, "cannot write '%s'", dst.buf);
 		goto out;
 	}
 	if (remove_tree(dl.buf) < 0) {
-		image_error(err, "cannot remove '%s': %s", dl.buf, strerror(errno));
+		kernel_error(err, "cannot remove '%s': %s", dl.buf, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -857,12 +358,12 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 	if (code == -1)
 		goto out;
 	if (code == CHILD_TIMED_OUT) {
-		image_error(err, "'apt-cache depends linux-image-amd64' did not finish in %d s",
+		kernel_error(err, "'apt-cache depends linux-image-amd64' did not finish in %d s",
 			    APT_CACHE_TIMEOUT_MS / 1000);
 		goto out;
 	}
 	if (code != 0 || kernel_parse_apt_depends(out.buf, &pkg) < 0) {
-		image_error(err, "apt has no candidate for 'linux-image-amd64' "
+		kernel_error(err, "apt has no candidate for 'linux-image-amd64' "
 			    "(run apt-get update)");
 		goto out;
 	}
@@ -874,7 +375,7 @@ have_pkg:
 	strbuf_addf(&vmlinuz, "%s/vmlinuz", final.buf);
 	if (!is_file(vmlinuz.buf)) {
 		if (mkdir_p(cache.buf, 0755) < 0) {
-			image_error(err, "cannot create directory '%s': %s", cache.buf,
+			kernel_error(err, "cannot create directory '%s': %s", cache.buf,
 				    strerror(errno));
 			goto out;
 		}
@@ -882,7 +383,7 @@ have_pkg:
 		strbuf_addf(&work, "%s.tmp.%ld", final.buf, (long)getpid());
 		remove_tree(work.buf);
 		if (mkdir(work.buf, 0755) < 0) {
-			image_error(err, "cannot create directory '%s': %s", work.buf,
+			kernel_error(err, "cannot create directory '%s': %s", work.buf,
 				    strerror(errno));
 			goto out;
 		}
@@ -898,7 +399,7 @@ have_pkg:
 
 			remove_tree(work.buf);
 			if (e != EEXIST && e != ENOTEMPTY) {
-				image_error(err, "cannot rename '%s' to '%s': %s", work.buf,
+				kernel_error(err, "cannot rename '%s' to '%s': %s", work.buf,
 					    final.buf, strerror(e));
 				goto out;
 			}
@@ -915,50 +416,28 @@ out:
 	return ret;
 }
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
-/* A config for the kernel at abs: config-<release> or config beside it, or
- * the .config of the build tree it came from. */
+/* A config for the kernel at abs, the first file of: config-<release> or
+ * config beside it, the .config of the build tree it came from, .config
+ * beside it. */
 static void find_config(const char *abs, const char *release, struct strbuf *config)
 {
 	static const char tree_suffix[] = "/arch/x86/boot/bzImage";
-	char *dir = xstrdup(abs), *slash = strrchr(dir, '/');
-	struct strbuf c = STRBUF_INIT;
+	size_t dirlen = strrchr(abs, '/') ? (size_t)(strrchr(abs, '/') - abs) : 0;
+	size_t n = strlen(abs), m = strlen(tree_suffix);
+	char *cand[4] = {
+		*release ? xasprintf("%.*s/config-%s", (int)dirlen, abs, release) : NULL,
+		xasprintf("%.*s/config", (int)dirlen, abs),
+		n >= m && !strcmp(abs + n - m, tree_suffix)
+			? xasprintf("%.*s/.config", (int)(n - m), abs) : NULL,
+		xasprintf("%.*s/.config", (int)dirlen, abs),
+	};
 
-	if (slash)
-		*slash = '\0';
 	strbuf_reset(config);
-	if (*release) {
-		strbuf_addf(&c, "%s/config-%s", dir, release);
-		if (is_file(c.buf))
-			goto found;
+	for (size_t i = 0; i < ARRAY_SIZE(cand); i++) {
+		if (!config->len && cand[i] && is_file(cand[i]))
+			strbuf_addstr(config, cand[i]);
+		free(cand[i]);
 	}
-	strbuf_reset(&c);
-	strbuf_addf(&c, "%s/config", dir);
-	if (is_file(c.buf))
-		goto found;
-	strbuf_reset(&c);
-	if (ends_with(abs, tree_suffix)) {
-		strbuf_add(&c, abs, strlen(abs) - strlen(tree_suffix));
-		strbuf_addstr(&c, "/.config");
-		if (is_file(c.buf))
-			goto found;
-	}
-	strbuf_reset(&c);
-	strbuf_addf(&c, "%s/.config", dir);
-	if (is_file(c.buf))
-		goto found;
-	goto out;
-found:
-	strbuf_addstr(config, c.buf);
-out:
-	strbuf_release(&c);
-	free(dir);
 }
 
 /* Key of an extracted vmlinux: the image's path, size and mtime, so a
@@ -985,23 +464,23 @@ static int extract_cached(const char *abs, struct strbuf *vmlinux, struct strbuf
 
 	strbuf_reset(vmlinux);
 	if (stat(abs, &st) < 0)
-		return image_error(err, "cannot stat kernel '%s': %s", abs, strerror(errno));
+		return kernel_error(err, "cannot stat kernel '%s': %s", abs, strerror(errno));
 	strbuf_addf(&dir, "%s/kernels/extracted/%016llx", lab_cache_dir(),
 		    (unsigned long long)image_key(abs, &st));
 	strbuf_addf(vmlinux, "%s/vmlinux", dir.buf);
-	if (is_pvh_vmlinux(vmlinux->buf)) {
+	if (kernel_is_pvh_vmlinux(vmlinux->buf)) {
 		strbuf_release(&dir);
 		return 0;
 	}
 	created = !is_dir(dir.buf);
 	if (mkdir_p(dir.buf, 0755) < 0) {
-		image_error(err, "cannot create directory '%s': %s", dir.buf, strerror(errno));
+		kernel_error(err, "cannot create directory '%s': %s", dir.buf, strerror(errno));
 		strbuf_release(&dir);
 		strbuf_reset(vmlinux);
 		return -1;
 	}
 	r = kernel_extract_vmlinux(abs, vmlinux->buf, err);
-	if (r == 0 && !is_pvh_vmlinux(vmlinux->buf)) {
+	if (r == 0 && !kernel_is_pvh_vmlinux(vmlinux->buf)) {
 		unlink(vmlinux->buf);
 		r = 1;
 	}
@@ -1026,7 +505,7 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 	if (is_dir(spec)) {
 		strbuf_addstr(&path, "/arch/x86/boot/bzImage");
 		if (!is_file(path.buf)) {
-			image_error(err, "'%s' is a directory without arch/x86/boot/bzImage "
+			kernel_error(err, "'%s' is a directory without arch/x86/boot/bzImage "
 				    "(not a built kernel tree)", spec);
 			goto out;
 		}
@@ -1035,7 +514,7 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 		goto out;
 	abs = realpath(path.buf, NULL);
 	if (!abs) {
-		image_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
+		kernel_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
 		goto out;
 	}
 
@@ -1049,7 +528,7 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 		strbuf_addf(&path, "%s/arch/x86/boot/bzImage", tree);
 		free(tree);
 		if (!is_file(path.buf)) {
-			image_error(err, "'%s' is an x86-64 ELF without a PVH entry note "
+			kernel_error(err, "'%s' is an x86-64 ELF without a PVH entry note "
 				    "(CONFIG_PVH is off): QEMU cannot boot it with -kernel, "
 				    "give its bzImage", spec);
 			goto out;
@@ -1060,7 +539,7 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 			goto out;
 		abs = realpath(path.buf, NULL);
 		if (!abs) {
-			image_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
+			kernel_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
 			goto out;
 		}
 	}
@@ -1096,7 +575,7 @@ static int resolve_key(const char *spec, struct kernel_paths *kp, struct strbuf 
 	if (r < 0)
 		goto out;
 	if (r == 0) {
-		image_error(err, "kernel '%s' is neither a file nor the key of a built kernel "
+		kernel_error(err, "kernel '%s' is neither a file nor the key of a built kernel "
 			    "in '%s' (see lab kernel build --help)", spec, kbuild_cache_root());
 		goto out;
 	}
@@ -1105,7 +584,7 @@ static int resolve_key(const char *spec, struct kernel_paths *kp, struct strbuf 
 	strbuf_addf(&cfg, "%s/config", dir.buf);
 	if (kernel_check_bzimage(bz.buf, &ki, err) < 0)
 		goto out;
-	ret = set_paths(kp, bz.buf, is_pvh_vmlinux(vm.buf) ? vm.buf : NULL,
+	ret = set_paths(kp, bz.buf, kernel_is_pvh_vmlinux(vm.buf) ? vm.buf : NULL,
 			is_file(cfg.buf) ? cfg.buf : NULL, ki.release, "build", err);
 out:
 	strbuf_release(&dir);
@@ -1128,33 +607,13 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
 
 int kernel_config_value(const char *config_path, const char *option, struct strbuf *value)
 {
-	struct strbuf key = STRBUF_INIT;
 	char *text = read_file(config_path, NULL);
-	int ret = 0;
+	int ret;
 
 	strbuf_reset(value);
 	if (!text)
 		return -1;
-	if (strncmp(option, "CONFIG_", 7))
-		strbuf_addstr(&key, "CONFIG_");
-	strbuf_addstr(&key, option);
-	strbuf_addch(&key, '=');
-	for (const char *line = text; line && *line; ) {
-		const char *nl = strchr(line, '\n');
-
-		if (!strncmp(line, key.buf, key.len)) {
-			const char *v = line + key.len;
-			size_t n = nl ? (size_t)(nl - v) : strlen(v);
-
-			if (n && v[n - 1] == '\r')
-				n--;
-			strbuf_add(value, v, n);
-			ret = 1;
-			break;
-		}
-		line = nl ? nl + 1 : NULL;
-	}
-	strbuf_release(&key);
+	ret = kconfig_value(text, option, value);
 	free(text);
 	return ret;
 }

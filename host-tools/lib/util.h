@@ -91,4 +91,11 @@ int parse_size_mib(const char *s, uint64_t *mib);
 /* Parse an unsigned decimal in [min, max]; no sign, no spaces, no suffix. */
 int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
 
+/* 1 when path (symlinks followed) is a directory / a regular file, else 0. */
+int is_dir(const char *path);
+int is_file(const char *path);
+/* Removes path and everything below it without following symlinks or
+ * crossing mount points; 0 also when path does not exist, -1 with errno. */
+int remove_tree(const char *path);
+
 #endif

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../guest/runner/wlutil.c"
+#include "../../guest/runner/wlutil.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -8,8 +8,7 @@
 #include <string.h>
 
 #include "fault/hostfault.h"
-#include "../../guest/runner/wlutil.c"
-#include "../../guest/runner/cpu-online.c"
+#include "../../guest/runner/cpu-online.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

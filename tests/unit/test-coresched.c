@@ -14,10 +14,8 @@
 #include <string.h>
 
 #include "wl-harness.h"
-#include "../../guest/runner/histogram.c"
-#include "../../guest/runner/workloads/schbench.c"
-#include "../../guest/runner/workloads/vector_hog.c"
-#include "../../guest/runner/workloads/coresched.c"
+#include "../../guest/runner/histogram.h"
+#include "../../guest/runner/workloads/coresched.h"
 #include "report/compare.h"
 
 static void expect_path(const char *text, int ret, const char *want)
@@ -68,14 +66,14 @@ static void test_sched_fields(void **state)
 		"nr_voluntary_switches                        :                   33\n";
 
 	(void)state;
-	assert_int_equal(sched_field(text, "se.nr_migrations"), 17);
-	assert_int_equal(sched_field(text, "wait_sum"), 12000345);
-	assert_int_equal(sched_field(text, "nr_wakeups"), 40);
-	assert_int_equal(sched_field(text, "nr_wakeups_migrate"), 5);
-	assert_int_equal(sched_field(text, "core_forceidle_sum"), 1500250000ull);
+	assert_int_equal(wl_sched_field(text, "se.nr_migrations"), 17);
+	assert_int_equal(wl_sched_field(text, "wait_sum"), 12000345);
+	assert_int_equal(wl_sched_field(text, "nr_wakeups"), 40);
+	assert_int_equal(wl_sched_field(text, "nr_wakeups_migrate"), 5);
+	assert_int_equal(wl_sched_field(text, "core_forceidle_sum"), 1500250000ull);
 	/* only at a line start: "se.statistics.wait_sum" is not "wait_sum" */
-	assert_int_equal(sched_field("se.statistics.wait_sum : 1.000002\n", "wait_sum"), 0);
-	assert_int_equal(sched_field(text, "se.wait_sum"), 0);
+	assert_int_equal(wl_sched_field("se.statistics.wait_sum : 1.000002\n", "wait_sum"), 0);
+	assert_int_equal(wl_sched_field(text, "se.wait_sum"), 0);
 }
 
 static double counter(const struct wl_ctx *ctx, const char *name)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../guest/runner/wlutil.c"
-#include "../../guest/runner/cpu-online.c"
+#include "../../guest/runner/wlutil.h"
+#include "../../guest/runner/cpu-online.h"
 
 #define DGRAM(s) s, sizeof(s) - 1
 

@@ -12,18 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
-#include "../../guest/runner/wlutil.c"
-#include "../../guest/runner/fault-opt.c"
-#include "../../guest/runner/fault-tasks.c"
-#include "../../guest/runner/fault.c"
-#include "../../guest/runner/faults/cpu_hotplug.c"
-#include "../../guest/runner/faults/affinity_storm.c"
-#include "../../guest/runner/faults/cgroup_churn.c"
-#include "../../guest/runner/faults/rt_hog.c"
-#include "../../guest/runner/faults/sysctl_flip.c"
-#include "../../guest/runner/faults/fail_inject.c"
-#include "../../guest/runner/faults/mem_pressure.c"
+#include "../../guest/runner/wlutil.h"
+#include "../../guest/runner/fault-opt.h"
+#include "../../guest/runner/fault-tasks.h"
+#include "../../guest/runner/fault.h"
+#include "../../guest/runner/faults/cgroup_churn.h"
+#include "../../guest/runner/faults/sysctl_flip.h"
 
 #include "scenario/scenario.h"
 #include "lib/util.h"
@@ -49,14 +45,6 @@ void fault_event(struct fault_ctx *fc, const char *action, const char *target, i
 	nr_events++;
 	snprintf(last_event, sizeof(last_event), "%s %s %s %s", action, target, ok ? "ok" : "error",
 		 detail);
-}
-
-uint64_t wl_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* A guest fault of kind with "key=value" options (NULL-ended), from a
@@ -413,20 +401,20 @@ static void test_kind_helpers(void **state)
 	cpu_set_t set;
 
 	(void)state;
-	assert_int_equal(feature_state(features, "TTWU_QUEUE"), 1);
-	assert_int_equal(feature_state(features, "NEXT_BUDDY"), 0);
-	assert_int_equal(feature_state(features, "SIS_PROP"), 0);
-	assert_int_equal(feature_state(features, "BUDDY"), -1);
-	assert_int_equal(feature_state(features, "START"), -1);
+	assert_int_equal(flip_feature_state(features, "TTWU_QUEUE"), 1);
+	assert_int_equal(flip_feature_state(features, "NEXT_BUDDY"), 0);
+	assert_int_equal(flip_feature_state(features, "SIS_PROP"), 0);
+	assert_int_equal(flip_feature_state(features, "BUDDY"), -1);
+	assert_int_equal(flip_feature_state(features, "START"), -1);
 
-	assert_int_equal(parse_knobs("cpuset.mems, cpu.max", knobs, &nr, err, sizeof(err)), 0);
+	assert_int_equal(churn_parse_knobs("cpuset.mems, cpu.max", knobs, &nr, err, sizeof(err)), 0);
 	assert_int_equal(nr, 2);
 	assert_int_equal(knobs[0], KNOB_CPUSET_MEMS);
 	assert_int_equal(knobs[1], KNOB_CPU_MAX);
-	assert_int_equal(parse_knobs(" ", knobs, &nr, err, sizeof(err)), -1);
+	assert_int_equal(churn_parse_knobs(" ", knobs, &nr, err, sizeof(err)), -1);
 	assert_string_equal(err, "'knobs' names no knob");
 
-	assert_int_equal(split_values("0, 1 ,,2  500000", values, FLIP_MAX_VALUES), 4);
+	assert_int_equal(flip_split_values("0, 1 ,,2  500000", values, FLIP_MAX_VALUES), 4);
 	assert_string_equal(values[3], "500000");
 
 	wl_parse_cpulist("0-3,5,7-8", &set);

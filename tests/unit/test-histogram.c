@@ -14,8 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* runner code is not in the host library: compile it into the test */
-#include "../../guest/runner/histogram.c"
+#include "../../guest/runner/histogram.h"
 
 #define NR_SAMPLES 100000
 

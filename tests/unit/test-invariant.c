@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../guest/runner/wlutil.c"
-#include "../../guest/runner/fault-json.c"
-#include "../../guest/runner/fault-opt.c"
-#include "../../guest/runner/fault-tasks.c"
-#include "../../guest/runner/invariant.c"
+#include "../../guest/runner/wlutil.h"
+#include "../../guest/runner/fault-json.h"
+#include "../../guest/runner/fault-opt.h"
+#include "../../guest/runner/fault-tasks.h"
+#include "../../guest/runner/invariant.h"
 
 /* 8 CPUs online; LLCs of two CPUs (0-1, 2-3, ...), nodes of four. */
 static struct inv_topo topo8;

@@ -19,6 +19,7 @@
 
 #include "lib/child.h"
 #include "kernel/kbuild.h"
+#include "kernel/kconfig.h"
 #include "kernel/kernel.h"
 #include "lib/util.h"
 
@@ -112,50 +113,50 @@ static void test_sha256_file(void **state)
 
 static void test_fragment_parse(void **state)
 {
-	struct kbuild_config cfg = KBUILD_CONFIG_INIT;
+	struct kconfig_frags cfg = KCONFIG_FRAGS_INIT;
 	struct strbuf err = STRBUF_INIT;
-	const struct kbuild_option *o;
+	const struct kconfig_option *o;
 
-	assert_int_equal(kbuild_config_add(&cfg,
+	assert_int_equal(kconfig_frags_add(&cfg,
 		"# base - why\n\n# SMP for balancing\nCONFIG_SMP=y\n"
 		"# no modules\n# CONFIG_MODULES is not set\r\n"
 		"  # indented comment\nCONFIG_NR_CPUS=256\nCONFIG_CMDLINE=\"a b#c\"\n",
 		"base", &err), 0);
 	assert_int_equal(cfg.nr, 4);
-	o = kbuild_config_find(&cfg, "SMP");
+	o = kconfig_frags_find(&cfg, "SMP");
 	assert_non_null(o);
 	assert_string_equal(o->value, "y");
 	assert_string_equal(o->origin, "base");
 	assert_int_equal(o->line, 4);
-	o = kbuild_config_find(&cfg, "CONFIG_MODULES");
+	o = kconfig_frags_find(&cfg, "CONFIG_MODULES");
 	assert_non_null(o);
 	assert_string_equal(o->value, "n");
-	assert_string_equal(kbuild_config_find(&cfg, "NR_CPUS")->value, "256");
-	assert_string_equal(kbuild_config_find(&cfg, "CMDLINE")->value, "\"a b#c\"");
-	assert_null(kbuild_config_find(&cfg, "SM"));
+	assert_string_equal(kconfig_frags_find(&cfg, "NR_CPUS")->value, "256");
+	assert_string_equal(kconfig_frags_find(&cfg, "CMDLINE")->value, "\"a b#c\"");
+	assert_null(kconfig_frags_find(&cfg, "SM"));
 
 	/* A later fragment overrides, as merge_config.sh does. */
-	assert_int_equal(kbuild_config_add(&cfg, "# kprobes need them\nCONFIG_MODULES=y\n",
+	assert_int_equal(kconfig_frags_add(&cfg, "# kprobes need them\nCONFIG_MODULES=y\n",
 					   "faults", &err), 0);
 	assert_int_equal(cfg.nr, 4);
-	o = kbuild_config_find(&cfg, "MODULES");
+	o = kconfig_frags_find(&cfg, "MODULES");
 	assert_string_equal(o->value, "y");
 	assert_string_equal(o->origin, "faults");
 	assert_int_equal(o->line, 2);
-	kbuild_config_release(&cfg);
+	kconfig_frags_release(&cfg);
 	strbuf_release(&err);
 }
 
 static void expect_parse_error(const char *text, const char *needle)
 {
-	struct kbuild_config cfg = KBUILD_CONFIG_INIT;
+	struct kconfig_frags cfg = KCONFIG_FRAGS_INIT;
 	struct strbuf err = STRBUF_INIT;
 
-	assert_int_equal(kbuild_config_add(&cfg, text, "frag", &err), -1);
+	assert_int_equal(kconfig_frags_add(&cfg, text, "frag", &err), -1);
 	if (!strstr(err.buf, needle))
 		fail_msg("error '%s' lacks '%s'", err.buf, needle);
 	assert_null(strchr(err.buf, '\n'));
-	kbuild_config_release(&cfg);
+	kconfig_frags_release(&cfg);
 	strbuf_release(&err);
 }
 
@@ -172,22 +173,22 @@ static void test_fragment_errors(void **state)
 
 static void test_fragment_canonical(void **state)
 {
-	struct kbuild_config a = KBUILD_CONFIG_INIT, b = KBUILD_CONFIG_INIT;
+	struct kconfig_frags a = KCONFIG_FRAGS_INIT, b = KCONFIG_FRAGS_INIT;
 	struct strbuf ca = STRBUF_INIT, cb = STRBUF_INIT, err = STRBUF_INIT;
 
-	assert_int_equal(kbuild_config_add(&a, "# one\nCONFIG_B=y\nCONFIG_A=m\n", "x", &err), 0);
-	assert_int_equal(kbuild_config_add(&b, "CONFIG_A=m\n\n# other words\nCONFIG_B=y\n", "y", &err), 0);
-	kbuild_config_canonical(&a, &ca);
-	kbuild_config_canonical(&b, &cb);
+	assert_int_equal(kconfig_frags_add(&a, "# one\nCONFIG_B=y\nCONFIG_A=m\n", "x", &err), 0);
+	assert_int_equal(kconfig_frags_add(&b, "CONFIG_A=m\n\n# other words\nCONFIG_B=y\n", "y", &err), 0);
+	kconfig_frags_canonical(&a, &ca);
+	kconfig_frags_canonical(&b, &cb);
 	assert_string_equal(ca.buf, "CONFIG_A=m\nCONFIG_B=y\n");
 	assert_string_equal(ca.buf, cb.buf);
 	/* an override changes it */
-	assert_int_equal(kbuild_config_add(&b, "# CONFIG_B is not set\n", "z", &err), 0);
+	assert_int_equal(kconfig_frags_add(&b, "# CONFIG_B is not set\n", "z", &err), 0);
 	strbuf_reset(&cb);
-	kbuild_config_canonical(&b, &cb);
+	kconfig_frags_canonical(&b, &cb);
 	assert_string_equal(cb.buf, "CONFIG_A=m\nCONFIG_B=n\n");
-	kbuild_config_release(&a);
-	kbuild_config_release(&b);
+	kconfig_frags_release(&a);
+	kconfig_frags_release(&b);
 	strbuf_release(&ca);
 	strbuf_release(&cb);
 	strbuf_release(&err);
@@ -204,7 +205,7 @@ static void test_shipped_fragments(void **state)
 	struct strbuf err = STRBUF_INIT;
 
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		struct kbuild_config one = KBUILD_CONFIG_INIT;
+		struct kconfig_frags one = KCONFIG_FRAGS_INIT;
 		char *path = xasprintf("%s/kernel-configs/%s", cwd, names[i]);
 		char *text = read_file(path, NULL);
 		const char *prev = "";
@@ -212,7 +213,7 @@ static void test_shipped_fragments(void **state)
 
 		if (!text)
 			fail_msg("cannot read %s", path);
-		if (kbuild_config_add(&one, text, names[i], &err) < 0)
+		if (kconfig_frags_add(&one, text, names[i], &err) < 0)
 			fail_msg("%s", err.buf);
 		assert_true(one.nr > 0);
 		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
@@ -223,7 +224,7 @@ static void test_shipped_fragments(void **state)
 			}
 			prev = line;
 		}
-		kbuild_config_release(&one);
+		kconfig_frags_release(&one);
 		free(text);
 		free(path);
 	}
@@ -232,29 +233,49 @@ static void test_shipped_fragments(void **state)
 
 /* ---- .config and the option check ---- */
 
+/* kconfig_value(): what the kernel config lookups and the image's module
+ * choice share; the first line counts, CRLF files too. */
+static void test_kconfig_value(void **state)
+{
+	const char *dot = "CONFIG_EXT4_FS=m\r\n# CONFIG_SMP is not set\nCONFIG_HZ=250\n";
+	struct strbuf v = STRBUF_INIT;
+
+	assert_int_equal(kconfig_value(dot, "EXT4_FS", &v), 1);
+	assert_string_equal(v.buf, "m");
+	strbuf_reset(&v);
+	assert_int_equal(kconfig_value(dot, "CONFIG_HZ", &v), 1);
+	assert_string_equal(v.buf, "250");
+	strbuf_reset(&v);
+	assert_int_equal(kconfig_value(dot, "SMP", &v), 0);
+	assert_int_equal(kconfig_value(dot, "EXT4", &v), 0);
+	assert_int_equal(kconfig_value(dot, "ABSENT", &v), 0);
+	assert_int_equal(v.len, 0);
+	strbuf_release(&v);
+}
+
 static void test_dotconfig_value(void **state)
 {
 	const char *dot = "#\n# CONFIG_SMP is not set\nCONFIG_NR_CPUS=64\nCONFIG_NUMA=y\n"
 			  "CONFIG_NUMA_BALANCING=m\nCONFIG_LOCALVERSION=\"-lab\"\n";
 	struct strbuf v = STRBUF_INIT;
 
-	kbuild_dotconfig_value(dot, "SMP", &v);
+	kconfig_dotconfig_value(dot, "SMP", &v);
 	assert_string_equal(v.buf, "n");
 	strbuf_reset(&v);
-	kbuild_dotconfig_value(dot, "CONFIG_NR_CPUS", &v);
+	kconfig_dotconfig_value(dot, "CONFIG_NR_CPUS", &v);
 	assert_string_equal(v.buf, "64");
 	strbuf_reset(&v);
 	/* NUMA must not match NUMA_BALANCING, nor the other way round */
-	kbuild_dotconfig_value(dot, "NUMA", &v);
+	kconfig_dotconfig_value(dot, "NUMA", &v);
 	assert_string_equal(v.buf, "y");
 	strbuf_reset(&v);
-	kbuild_dotconfig_value(dot, "NUMA_BALANCING", &v);
+	kconfig_dotconfig_value(dot, "NUMA_BALANCING", &v);
 	assert_string_equal(v.buf, "m");
 	strbuf_reset(&v);
-	kbuild_dotconfig_value(dot, "LOCALVERSION", &v);
+	kconfig_dotconfig_value(dot, "LOCALVERSION", &v);
 	assert_string_equal(v.buf, "\"-lab\"");
 	strbuf_reset(&v);
-	kbuild_dotconfig_value(dot, "ABSENT", &v);
+	kconfig_dotconfig_value(dot, "ABSENT", &v);
 	assert_string_equal(v.buf, "n");
 	strbuf_release(&v);
 }
@@ -303,27 +324,27 @@ static void test_kconfig_depends(void **state)
 
 	make_kconfig_tree();
 	root = sp("kc");
-	assert_int_equal(kbuild_kconfig_depends(root, "A", &deps), 1);
+	assert_int_equal(kconfig_depends(root, "A", &deps), 1);
 	assert_string_equal(deps.buf, "B");
 	strbuf_reset(&deps);
-	assert_int_equal(kbuild_kconfig_depends(root, "CONFIG_B", &deps), 1);
+	assert_int_equal(kconfig_depends(root, "CONFIG_B", &deps), 1);
 	assert_string_equal(deps.buf, "D && C");
 	strbuf_reset(&deps);
-	assert_int_equal(kbuild_kconfig_depends(root, "E", &deps), 1);
+	assert_int_equal(kconfig_depends(root, "E", &deps), 1);
 	assert_string_equal(deps.buf, "(B || C) && !F");
 	strbuf_reset(&deps);
-	assert_int_equal(kbuild_kconfig_depends(root, "NODEP", &deps), 1);
+	assert_int_equal(kconfig_depends(root, "NODEP", &deps), 1);
 	assert_string_equal(deps.buf, "");
-	assert_int_equal(kbuild_kconfig_depends(root, "MISSING", &deps), 0);
+	assert_int_equal(kconfig_depends(root, "MISSING", &deps), 0);
 	/* a prefix of a symbol is not the symbol */
-	assert_int_equal(kbuild_kconfig_depends(root, "NODE", &deps), 0);
+	assert_int_equal(kconfig_depends(root, "NODE", &deps), 0);
 	free(root);
 	strbuf_release(&deps);
 }
 
 static void test_config_check(void **state)
 {
-	struct kbuild_config want = KBUILD_CONFIG_INIT;
+	struct kconfig_frags want = KCONFIG_FRAGS_INIT;
 	struct strvec problems = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const char *dot = "CONFIG_D=y\n# CONFIG_C is not set\nCONFIG_NODEP=y\nCONFIG_F=y\n";
@@ -331,12 +352,12 @@ static void test_config_check(void **state)
 
 	make_kconfig_tree();
 	root = sp("kc");
-	assert_int_equal(kbuild_config_add(&want,
+	assert_int_equal(kconfig_frags_add(&want,
 		"# a\nCONFIG_A=y\n# nodep\nCONFIG_NODEP=y\n# e\nCONFIG_E=y\n"
 		"# typo\nCONFIG_TYPO=y\n# off\n# CONFIG_C is not set\n# nodep off\n"
 		"# CONFIG_NODEP is not set\n", "frag", &err), 0);
 	/* NODEP was overridden to n later in the fragment: it is a problem */
-	assert_int_equal(kbuild_config_check(&want, dot, root, &problems), 4);
+	assert_int_equal(kconfig_check(&want, dot, root, &problems), 4);
 	assert_int_equal(problems.nr, 4);
 	/* A: the option, its origin, what it became, the chain of unmet deps */
 	assert_string_equal(problems.v[0],
@@ -351,16 +372,16 @@ static void test_config_check(void **state)
 		"CONFIG_TYPO=y (frag line 8) is n after olddefconfig: no such option in this tree");
 	/* without a tree there are no hints, but the problems are the same */
 	strvec_clear(&problems);
-	assert_int_equal(kbuild_config_check(&want, dot, NULL, &problems), 4);
+	assert_int_equal(kconfig_check(&want, dot, NULL, &problems), 4);
 	assert_string_equal(problems.v[0], "CONFIG_A=y (frag line 2) is n after olddefconfig");
 	/* everything met: no problems */
 	strvec_clear(&problems);
-	assert_int_equal(kbuild_config_check(&want,
+	assert_int_equal(kconfig_check(&want,
 		"CONFIG_A=y\nCONFIG_E=y\nCONFIG_TYPO=y\n", root, &problems), 0);
 	assert_int_equal(problems.nr, 0);
 	free(root);
 	strvec_clear(&problems);
-	kbuild_config_release(&want);
+	kconfig_frags_release(&want);
 	strbuf_release(&err);
 }
 
@@ -805,6 +826,7 @@ int main(void)
 		cmocka_unit_test(test_fragment_errors),
 		cmocka_unit_test(test_fragment_canonical),
 		cmocka_unit_test(test_shipped_fragments),
+		cmocka_unit_test(test_kconfig_value),
 		cmocka_unit_test(test_dotconfig_value),
 		cmocka_unit_test(test_kconfig_depends),
 		cmocka_unit_test(test_config_check),

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kernel/kernel.h"
+#include "kernel/kimage.h"
 #include "lib/util.h"
 
 #define FAKE_RELEASE "6.9.0-lab-test"

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "wl-harness.h"
-#include "../../guest/runner/workloads/stream.c"
+#include "../../guest/runner/workloads/stream.h"
 
 /* ---- tests ---- */
 

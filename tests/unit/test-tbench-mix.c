@@ -7,14 +7,18 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
-/* runner code is not in the host library: compile the workload in */
 #include "wl-harness.h"
-#include "../../guest/runner/workloads/tbench.c"
+#include "../../guest/runner/workloads/tbench.h"
 
 static void test_mix_shape(void **state)
 {

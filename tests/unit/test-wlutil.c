@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../guest/runner/wlutil.c"
+#include "../../guest/runner/wlutil.h"
 
 static void test_cpulist(void **state)
 {

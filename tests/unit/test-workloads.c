@@ -16,11 +16,11 @@
 #include <time.h>
 
 #include "wl-harness.h"
-#include "../../guest/runner/histogram.c"
-#include "../../guest/runner/workloads/numa.c"
-#include "../../guest/runner/workloads/sysbench_cpu.c"
-#include "../../guest/runner/workloads/vector_hog.c"
-#include "../../guest/runner/workloads/exec.c"
+#include "../../guest/runner/histogram.h"
+#include "../../guest/runner/workloads/exec.h"
+#include "../../guest/runner/workloads/numa.h"
+#include "../../guest/runner/workloads/sysbench_cpu.h"
+#include "../../guest/runner/workloads/vector_hog.h"
 
 /* ---- sysbench_cpu ---- */
 

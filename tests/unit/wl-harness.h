@@ -1,5 +1,5 @@
-/* wl-harness.h - the runner core (guest/runner/workload.c, wlutil.c, wlproc.c)
- * for unit tests of workloads, and running one as the runner would. */
+/* wl-harness.h - runs a workload as the runner would, for unit tests of
+ * workloads (linked with the runner's objects, less its main()). */
 #ifndef WL_HARNESS_H
 #define WL_HARNESS_H
 
@@ -9,22 +9,8 @@
 #include <unistd.h>
 
 #include "../../guest/runner/workload.h"
-
-/*
- * workload.c's registry names every workload; a test compiles in only
- * the ones it tests.  Declared weak before any definition, the others
- * link as NULL without stubs (so a test must not call workload_find()),
- * and the ones the test includes after this header keep their own
- * definitions.  Include this header after <cmocka.h> and before any
- * workload's .c file.
- */
-#define X(n) extern const struct workload_ops workload_##n __attribute__((weak));
-WORKLOAD_LIST(X)
-#undef X
-
-#include "../../guest/runner/workload.c"
-#include "../../guest/runner/wlutil.c"
-#include "../../guest/runner/wlproc.c"
+#include "../../guest/runner/wlproc.h"
+#include "../../guest/runner/wlutil.h"
 
 /* What the tasks of the last harness_run() added up (wl_task_done()). */
 static struct wl_task_totals harness_totals;

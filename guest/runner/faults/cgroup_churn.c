@@ -3,13 +3,12 @@
 #include "../fault.h"
 #include "../fault-tasks.h"
 #include "../wlutil.h"
+#include "cgroup_churn.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum knob { KNOB_CPU_MAX, KNOB_CPU_WEIGHT, KNOB_CPUSET_CPUS, KNOB_CPUSET_MEMS, NR_KNOBS };
 
 static const char *const knob_names[NR_KNOBS] = {
 	"cpu.max", "cpu.weight", "cpuset.cpus", "cpuset.mems",
@@ -25,7 +24,7 @@ struct churn {
 };
 
 /* "cpu.max cpu.weight" into knob indexes; -1 and err on an unknown one. */
-static int parse_knobs(const char *list, unsigned *out, unsigned *nr, char *err, size_t len)
+int churn_parse_knobs(const char *list, unsigned *out, unsigned *nr, char *err, size_t len)
 {
 	char word[64];
 	const char *p = list;
@@ -68,7 +67,7 @@ static int churn_check(const struct fault_ctx *fc, char *err, size_t len)
 {
 	unsigned knobs[NR_KNOBS], nr;
 
-	return parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, len);
+	return churn_parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, len);
 }
 
 static int churn_supported(const struct fault_ctx *fc, char *why, size_t len)
@@ -99,7 +98,7 @@ static void churn_knobs(const struct fault_ctx *fc, void (*add)(void *ctx, const
 	unsigned knobs[NR_KNOBS], nr;
 	char path[192], err[128];
 
-	if (parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, sizeof(err)) < 0)
+	if (churn_parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, sizeof(err)) < 0)
 		return;
 	for (unsigned i = 0; i < nr; i++) {
 		knob_path(fc, knobs[i], path, sizeof(path));
@@ -119,7 +118,7 @@ static int churn_start(struct fault_ctx *fc)
 		errno = ENOENT;
 		return -1;
 	}
-	parse_knobs(fopt_str(&fc->args, "knobs"), c->knobs, &c->nr_knobs, err, sizeof(err));
+	churn_parse_knobs(fopt_str(&fc->args, "knobs"), c->knobs, &c->nr_knobs, err, sizeof(err));
 	for (unsigned i = 0; i < c->nr_knobs; i++) {
 		unsigned k = c->knobs[i];
 

@@ -1,6 +1,7 @@
 /* sysctl_flip.c - sysctl and scheduler debugfs flips: cycles a sysctl or a
  * /sys/kernel/debug/sched tunable through values, or flips a sched feature. */
 #include "../fault.h"
+#include "sysctl_flip.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -9,7 +10,6 @@
 #include <unistd.h>
 
 #define FEATURES "/sys/kernel/debug/sched/features"
-#define FLIP_MAX_VALUES 16
 
 struct flip {
 	char path[160];
@@ -82,7 +82,7 @@ bad:
 	return -1;
 }
 
-static unsigned split_values(const char *s, char out[][64], unsigned max)
+unsigned flip_split_values(const char *s, char out[][64], unsigned max)
 {
 	unsigned n = 0;
 
@@ -107,7 +107,7 @@ static int flip_check(const struct fault_ctx *fc, char *err, size_t len)
 
 	if (flip_path(fc, path, sizeof(path), err, len) < 0)
 		return -1;
-	n = split_values(v, values, FLIP_MAX_VALUES + 1);
+	n = flip_split_values(v, values, FLIP_MAX_VALUES + 1);
 	if (fopt_str(&fc->args, "feature")[0]) {
 		if (v[0]) {
 			snprintf(err, len, "a feature flips on and off: leave 'values' out");
@@ -127,7 +127,7 @@ static int flip_check(const struct fault_ctx *fc, char *err, size_t len)
 }
 
 /* Whether FEATURES lists name as on (NAME) or off (NO_NAME): 1, 0, -1. */
-static int feature_state(const char *text, const char *name)
+int flip_feature_state(const char *text, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -156,7 +156,7 @@ static int flip_supported(const struct fault_ctx *fc, char *why, size_t len)
 		snprintf(why, len, "this kernel has no writable '%s'", path);
 		return 0;
 	}
-	if (feat[0] && feature_state(buf, feat) < 0) {
+	if (feat[0] && flip_feature_state(buf, feat) < 0) {
 		snprintf(why, len, "this kernel has no scheduler feature '%s'", feat);
 		return 0;
 	}
@@ -186,9 +186,9 @@ static int flip_start(struct fault_ctx *fc)
 	}
 	snprintf(f->feature, sizeof(f->feature), "%s", fopt_str(&fc->args, "feature"));
 	if (f->feature[0])
-		f->feature_was_on = feature_state(f->saved, f->feature) == 1;
+		f->feature_was_on = flip_feature_state(f->saved, f->feature) == 1;
 	else
-		f->nr_values = split_values(fopt_str(&fc->args, "values"), f->values, FLIP_MAX_VALUES);
+		f->nr_values = flip_split_values(fopt_str(&fc->args, "values"), f->values, FLIP_MAX_VALUES);
 	fc->priv = f;
 	return 0;
 }

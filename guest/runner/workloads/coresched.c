@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlutil.h"
+#include "coresched.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,14 +18,6 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-#ifndef PR_SCHED_CORE
-#define PR_SCHED_CORE 62
-#define PR_SCHED_CORE_GET 0
-#define PR_SCHED_CORE_CREATE 1
-#define PR_SCHED_CORE_SCOPE_THREAD 0
-#define PR_SCHED_CORE_SCOPE_THREAD_GROUP 1
-#endif
 
 #define CS_CGROUP_ROOT "/sys/fs/cgroup"
 
@@ -67,7 +60,7 @@ struct cs_run {
 	pid_t pid[CS_GROUPS];
 };
 
-static int cs_prctl(unsigned long cmd, unsigned long type, uint64_t *cookie)
+int cs_prctl(unsigned long cmd, unsigned long type, uint64_t *cookie)
 {
 	if (cookie)
 		*cookie = 0;

@@ -2,6 +2,7 @@
  * client on bare metal) and takes its metrics from declared output patterns. */
 #define _GNU_SOURCE
 #include "../workload.h"
+#include "exec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,27 +20,17 @@
 
 #define EXEC_MAX_ARGS 64
 #define EXEC_PATTERNS 4
-/* output kept for the patterns: the tail, where benchmarks print results */
-#define EXEC_OUT_MAX (1u << 20)
-#define EXEC_LINE_SHOW 160
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
-
-struct exec_pattern {
-	char name[WL_NAME_LEN];
-	char prefix[256];
-	char unit[16];
-	int higher_is_better;
-};
 
 /*
  * Splits cmd (modified in place) on spaces and tabs into argv, NULL
  * terminated.  No quoting, no shell: what you write is what runs.
  * Returns argc, or -1 when there are more than max - 1 words.
  */
-static int exec_split(char *cmd, char **argv, int max)
+int exec_split(char *cmd, char **argv, int max)
 {
 	int argc = 0;
 	char *save = NULL;
@@ -57,7 +48,7 @@ static int exec_split(char *cmd, char **argv, int max)
  * "NAME=PREFIX" or "NAME=PREFIX%f": the metric NAME is the number right
  * after PREFIX.  Returns 0, or -1 with why filled.
  */
-static int exec_parse_pattern(const char *spec, struct exec_pattern *p, char *why, size_t len)
+int exec_parse_pattern(const char *spec, struct exec_pattern *p, char *why, size_t len)
 {
 	const char *eq = strchr(spec, '=');
 	size_t nlen, plen;
@@ -103,7 +94,7 @@ static int exec_parse_pattern(const char *spec, struct exec_pattern *p, char *wh
  * prefix (progress lines come first, results last).  Returns 0, -1 when
  * no line holds prefix, -2 when one does but no number follows it.
  */
-static int exec_find(const char *out, size_t len, const char *prefix, double *value)
+int exec_find(const char *out, size_t len, const char *prefix, double *value)
 {
 	size_t plen = strlen(prefix);
 	const char *hit = NULL, *line = out, *end = out + len;
@@ -137,7 +128,7 @@ static int exec_find(const char *out, size_t len, const char *prefix, double *va
 }
 
 /* The last non-empty line of out, at most EXEC_LINE_SHOW characters. */
-static void exec_last_line(const char *out, size_t len, char *line, size_t size)
+void exec_last_line(const char *out, size_t len, char *line, size_t size)
 {
 	size_t e = len, s, n;
 
@@ -159,14 +150,7 @@ static void exec_last_line(const char *out, size_t len, char *line, size_t size)
 	line[n] = '\0';
 }
 
-/* Output kept in one fixed buffer; when it fills, the older half goes. */
-struct exec_out {
-	char *data;
-	size_t len;
-	int truncated;
-};
-
-static void exec_out_make_room(struct exec_out *o)
+void exec_out_make_room(struct exec_out *o)
 {
 	size_t drop = EXEC_OUT_MAX / 2;
 	const char *nl;

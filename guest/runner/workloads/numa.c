@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlutil.h"
+#include "numa.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -16,25 +17,14 @@
 
 #define NUMA_MAX_NODES 64
 #define NUMA_MAX_THREADS 512       /* per set */
-#define NUMA_SETS 2
 /* sweep in pieces so a thread notices the deadline within one of them */
 #define NUMA_STEP (2u << 20)
-/* regions start on huge-page boundaries, as they would in one big buffer */
-#define NUMA_ALIGN (2u << 20)
-
-enum numa_shape { SHAPE_SEED001, SHAPE_NUMA01, SHAPE_NUMA02 };
 
 static const char *const numa_counter[] = {
 	"numa_pte_updates", "numa_hint_faults", "numa_hint_faults_local",
 	"numa_pages_migrated", "pgmigrate_success",
 };
 #define NR_COUNTERS (sizeof(numa_counter) / sizeof(numa_counter[0]))
-
-struct numa_node {
-	int id;
-	cpu_set_t cpus;
-	int nr_cpus;
-};
 
 /*
  * The online nodes that have CPUs (memory-only nodes cannot run a set),
@@ -64,7 +54,7 @@ static int numa_nodes(struct numa_node *nodes, int max)
 	return n;
 }
 
-static int numa_supported(char *why, size_t len)
+int numa_supported(char *why, size_t len)
 {
 	struct numa_node nodes[NUMA_SETS];
 	int n = numa_nodes(nodes, NUMA_SETS);
@@ -76,7 +66,7 @@ static int numa_supported(char *why, size_t len)
 }
 
 /* [*off, *off + *len) of part i of n over len bytes, in whole pages. */
-static void numa_slice(size_t total, size_t page, unsigned i, unsigned n, size_t *off, size_t *len)
+void numa_slice(size_t total, size_t page, unsigned i, unsigned n, size_t *off, size_t *len)
 {
 	size_t pages = total / page;
 	size_t lo = pages * i / n, hi = pages * (i + 1) / n;
@@ -91,8 +81,8 @@ static void numa_slice(size_t total, size_t page, unsigned i, unsigned n, size_t
  * units), converted to pages of `page` bytes.  Returns 0, or -1 when the
  * line does not start with an address.
  */
-static int numa_maps_parse(const char *line, size_t page, uintptr_t *start,
-			   uint64_t *pages, int max_nodes)
+int numa_maps_parse(const char *line, size_t page, uintptr_t *start,
+		    uint64_t *pages, int max_nodes)
 {
 	uint64_t kpage = page;
 	const char *p;
@@ -121,46 +111,6 @@ static int numa_maps_parse(const char *line, size_t page, uintptr_t *start,
 			pages[n] = pages[n] * kpage / page;
 	return 0;
 }
-
-/* Lives in MAP_SHARED memory: numa01's processes report through it. */
-struct numa_shared {
-	int stop;                /* set by the parent: leave at the gate */
-	int timed_out;
-	uint64_t end_ns;         /* numa01: when the last process's threads ended */
-	uint64_t local[NUMA_SETS], pages[NUMA_SETS];
-	char error[200];
-};
-
-struct numa_job;
-
-struct numa_thread {
-	struct numa_job *job;
-	pthread_t tid;
-	int set;
-	int own_region;          /* 0: shares the region of the thread before */
-	char *base;
-	size_t len;
-	const cpu_set_t *bind;   /* NULL: the scheduler places it */
-	int end_node;
-	int started;
-};
-
-struct numa_job {
-	struct wl_ctx *ctx;
-	struct wl_gate gate;
-	struct numa_shared *sh;
-	enum numa_shape shape;
-	struct numa_node nodes[NUMA_SETS];
-	unsigned nthreads[NUMA_SETS];
-	unsigned passes;
-	size_t page;
-	size_t buf_len;          /* the memory option, in whole pages */
-	char *map;               /* the reservation the regions live in */
-	size_t map_len;
-	int touch_failed;
-	struct numa_thread *threads;
-	unsigned nr_threads;
-};
 
 static int numa_current_node(void)
 {
@@ -245,7 +195,7 @@ static void numa_join_threads(struct numa_job *j)
  * numa_maps, not move_pages(2): some kernels report pages whose PTEs NUMA
  * balancing has just made PROT_NONE as absent to move_pages(2) queries.
  */
-static int numa_locality(struct numa_job *j)
+int numa_locality(struct numa_job *j)
 {
 	FILE *f = fopen("/proc/self/numa_maps", "re");
 	uint64_t pages[NUMA_MAX_NODES];
@@ -281,7 +231,7 @@ static int numa_locality(struct numa_job *j)
  * half s among it; numa02 leaves them unbound on a slice each; numa01
  * (one process, one set) has all threads share one region of len bytes.
  */
-static void numa_layout(struct numa_job *j, size_t len, int only_set)
+void numa_layout(struct numa_job *j, size_t len, int only_set)
 {
 	unsigned all = j->nthreads[0] + j->nthreads[1], k = 0;
 
@@ -324,7 +274,7 @@ static size_t numa_span(size_t len)
  * between them, so each stays its own mapping (numa_maps reports each
  * alone) while keeping the huge-page alignment one big buffer would have.
  */
-static int numa_map_regions(struct numa_job *j)
+int numa_map_regions(struct numa_job *j)
 {
 	size_t total = NUMA_ALIGN;
 	uintptr_t p;
@@ -358,7 +308,7 @@ fail:
 	return -1;
 }
 
-static void numa_unmap_regions(struct numa_job *j)
+void numa_unmap_regions(struct numa_job *j)
 {
 	if (j->map)
 		munmap(j->map, j->map_len);

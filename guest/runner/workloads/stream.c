@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlutil.h"
+#include "stream.h"
 
 #include <errno.h>
 #include <math.h>
@@ -12,16 +13,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define STREAM_SCALAR 3.0
-/* STREAM's tolerance for 8-byte elements (checkSTREAMresults) */
-#define STREAM_EPSILON 1.e-13
 #define STREAM_MAX_THREADS 1024
-/* each thread's slice starts on a page of its own, so first touch places it */
-#define STREAM_CHUNK (4096 / sizeof(double))
 /* array size when sysfs describes no caches: STREAM's default 10M elements */
 #define STREAM_FALLBACK_BYTES (10000000ull * sizeof(double))
-
-enum stream_kernel { K_COPY, K_SCALE, K_ADD, K_TRIAD, NR_KERNELS };
 
 static const char *const stream_metric[NR_KERNELS] = {
 	"copy_mb_s", "scale_mb_s", "add_mb_s", "triad_mb_s",
@@ -29,13 +23,13 @@ static const char *const stream_metric[NR_KERNELS] = {
 /* arrays touched per element: copy and scale read one and write one */
 static const unsigned stream_arrays[NR_KERNELS] = { 2, 2, 3, 3 };
 
-static uint64_t stream_bytes(enum stream_kernel k, uint64_t n)
+uint64_t stream_bytes(enum stream_kernel k, uint64_t n)
 {
 	return (uint64_t)stream_arrays[k] * sizeof(double) * n;
 }
 
 /* Best time of iterations 1..ntimes-1: the first one warms up, as in STREAM. */
-static double stream_best_time(const double *times, unsigned ntimes)
+double stream_best_time(const double *times, unsigned ntimes)
 {
 	double best = INFINITY;
 
@@ -45,13 +39,13 @@ static double stream_best_time(const double *times, unsigned ntimes)
 	return best;
 }
 
-static double stream_mb_s(enum stream_kernel k, uint64_t n, double best_s)
+double stream_mb_s(enum stream_kernel k, uint64_t n, double best_s)
 {
 	return 1e-6 * (double)stream_bytes(k, n) / best_s;
 }
 
 /* The values every element holds after ntimes iterations. */
-static void stream_expected(unsigned ntimes, double *a, double *b, double *c)
+void stream_expected(unsigned ntimes, double *a, double *b, double *c)
 {
 	double aj = 1.0, bj = 2.0, cj = 0.0;
 
@@ -72,8 +66,8 @@ static void stream_expected(unsigned ntimes, double *a, double *b, double *c)
  * expected value must stay within epsilon.  sums[] are the summed absolute
  * errors of a, b, c over n elements.  Returns 0, or -1 with why filled.
  */
-static int stream_check(const double sums[3], uint64_t n, unsigned ntimes,
-			char *why, size_t len)
+int stream_check(const double sums[3], uint64_t n, unsigned ntimes,
+		 char *why, size_t len)
 {
 	static const char names[3] = { 'a', 'b', 'c' };
 	double expect[3];
@@ -92,13 +86,13 @@ static int stream_check(const double sums[3], uint64_t n, unsigned ntimes,
 }
 
 /* Elements per array: bytes rounded down to whole pages of doubles. */
-static uint64_t stream_elements(uint64_t array_bytes)
+uint64_t stream_elements(uint64_t array_bytes)
 {
 	return array_bytes / sizeof(double) / STREAM_CHUNK * STREAM_CHUNK;
 }
 
 /* [lo, hi) of thread t of n over nelem elements, in whole chunks. */
-static void stream_slice(uint64_t nelem, unsigned t, unsigned n, uint64_t *lo, uint64_t *hi)
+void stream_slice(uint64_t nelem, unsigned t, unsigned n, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t chunks = (nelem + STREAM_CHUNK - 1) / STREAM_CHUNK;
 
@@ -110,30 +104,7 @@ static void stream_slice(uint64_t nelem, unsigned t, unsigned n, uint64_t *lo, u
 		*lo = nelem;
 }
 
-enum stream_phase { PH_INIT, PH_COPY, PH_SCALE, PH_ADD, PH_TRIAD, PH_CHECK, PH_STOP };
-
-struct stream_run;
-
-struct stream_thread {
-	struct stream_run *run;
-	pthread_t tid;
-	int cpu;
-	uint64_t lo, hi;
-	double err[3];
-};
-
-struct stream_run {
-	struct wl_ctx *ctx;
-	double *a, *b, *c;
-	uint64_t nelem;
-	unsigned ntimes;
-	enum stream_phase phase;     /* written by the parent between barriers */
-	struct wl_gate gate;
-	pthread_barrier_t start, done;
-	struct stream_thread *threads;
-};
-
-static void stream_do(struct stream_run *r, struct stream_thread *t, enum stream_phase ph)
+void stream_do(struct stream_run *r, struct stream_thread *t, enum stream_phase ph)
 {
 	double *restrict a = r->a, *restrict b = r->b, *restrict c = r->c;
 	const double s = STREAM_SCALAR;

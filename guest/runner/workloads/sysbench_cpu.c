@@ -4,6 +4,7 @@
 #include "../workload.h"
 #include "../wlproc.h"
 #include "../histogram.h"
+#include "sysbench_cpu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -16,7 +17,7 @@
  * division of every c in [3, max_prime) up to sqrt(c).  Returns how many
  * of them are prime, so the work cannot be optimised away.
  */
-static unsigned long long sb_cpu_event(unsigned long long max_prime)
+unsigned long long sb_cpu_event(unsigned long long max_prime)
 {
 	unsigned long long c, l, n = 0;
 	double t;

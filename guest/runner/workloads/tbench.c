@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlproc.h"
+#include "tbench.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,19 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-/*
- * dbench's tbench mode replays an SMB trace over TCP with the file system
- * left out: small requests, replies from a few dozen bytes to 64 KiB, one
- * request in flight per client, one forked server per connection.  We
- * keep that shape with a fixed cycle of operations instead of the trace,
- * so every run moves the same bytes in the same order.
- */
-struct tb_op {
-	const char *name;
-	uint32_t request, reply;   /* bytes on the wire, header included */
-};
-
-static const struct tb_op tb_mix[] = {
+const struct tb_op tb_mix[TB_MIX_LEN] = {
 	{ "NTCreateX",        160,   110 },
 	{ "QUERY_FILE_INFO",  110,   220 },
 	{ "ReadX",            120,  4096 },
@@ -41,14 +30,10 @@ static const struct tb_op tb_mix[] = {
 	{ "UnlockX",          130,    60 },
 	{ "Close",            100,    50 },
 };
-#define TB_MIX_LEN (sizeof(tb_mix) / sizeof(tb_mix[0]))
-#define TB_HDR 8
-#define TB_MAX_REQUEST 4096
-#define TB_MAX_REPLY 65536
 
 /* Request header: total request length, then the reply length wanted
  * (both little-endian u32); the rest of the request is filler. */
-static void tb_encode(unsigned char *buf, const struct tb_op *op)
+void tb_encode(unsigned char *buf, const struct tb_op *op)
 {
 	for (int i = 0; i < 4; i++) {
 		buf[i] = (unsigned char)(op->request >> (8 * i));
@@ -57,7 +42,7 @@ static void tb_encode(unsigned char *buf, const struct tb_op *op)
 }
 
 /* 0 and the lengths, or -1 when the header is not one we would send. */
-static int tb_decode(const unsigned char *buf, uint32_t *request, uint32_t *reply)
+int tb_decode(const unsigned char *buf, uint32_t *request, uint32_t *reply)
 {
 	uint32_t req = 0, rep = 0;
 
@@ -133,7 +118,7 @@ static int tb_transact(int fd, const struct tb_op *op, unsigned char *buf)
 }
 
 /* The server side of one connection: 0 at the client's end of stream. */
-static int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
+int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
 {
 	for (;;) {
 		uint32_t request, reply;
@@ -157,23 +142,7 @@ static int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
 	}
 }
 
-struct tb_slot {
-	uint64_t ops, bytes;       /* written by one client only */
-} __attribute__((aligned(64)));
-
-struct tb_shared {
-	int stop;
-	struct tb_slot slot[];
-};
-
-struct tb {
-	struct wl_ctx *ctx;
-	unsigned clients;
-	struct tb_shared *sh;      /* in procs' shared memory */
-	struct wl_procs procs;
-};
-
-static int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
+int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 {
 	struct tb_slot *slot = &tb->sh->slot[idx];
 	uint64_t ops = 0, bytes = 0;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlproc.h"
+#include "vector_hog.h"
 
 #include <immintrin.h>
 #include <stdlib.h>
@@ -20,8 +21,6 @@
 static volatile double hog_param[2] = { 0.9999999, 1e-7 };
 #define HOG_START(i) (1.0 + (i) * 1e-3)
 
-enum hog_kind { HOG_SSE, HOG_AVX2, HOG_AVX512 };
-
 static const char *const hog_kind_name[] = { "sse", "avx2", "avx512" };
 static const unsigned hog_kind_bits[] = { 128, 256, 512 };
 
@@ -31,7 +30,7 @@ static const unsigned hog_kind_bits[] = { 128, 256, 512 };
  * The wide kernels are compiled for their ISA only, so the static binary
  * still runs on any x86-64 and picks one at run time.
  */
-static uint64_t hog_sse(uint64_t iters, double *sink)
+uint64_t hog_sse(uint64_t iters, double *sink)
 {
 	__m128d m = _mm_set1_pd(hog_param[0]), a = _mm_set1_pd(hog_param[1]);
 	__m128d x0 = _mm_set1_pd(HOG_START(0)), x1 = _mm_set1_pd(HOG_START(1));
@@ -64,7 +63,7 @@ static uint64_t hog_sse(uint64_t iters, double *sink)
 }
 
 __attribute__((target("avx2,fma")))
-static uint64_t hog_avx2(uint64_t iters, double *sink)
+uint64_t hog_avx2(uint64_t iters, double *sink)
 {
 	__m256d m = _mm256_set1_pd(hog_param[0]), a = _mm256_set1_pd(hog_param[1]);
 	__m256d x0 = _mm256_set1_pd(HOG_START(0)), x1 = _mm256_set1_pd(HOG_START(1));
@@ -98,7 +97,7 @@ static uint64_t hog_avx2(uint64_t iters, double *sink)
 }
 
 __attribute__((target("avx512f")))
-static uint64_t hog_avx512(uint64_t iters, double *sink)
+uint64_t hog_avx512(uint64_t iters, double *sink)
 {
 	__m512d m = _mm512_set1_pd(hog_param[0]), a = _mm512_set1_pd(hog_param[1]);
 	__m512d x0 = _mm512_set1_pd(HOG_START(0)), x1 = _mm512_set1_pd(HOG_START(1));
@@ -130,7 +129,7 @@ static uint64_t hog_avx512(uint64_t iters, double *sink)
 	return iters * 12 * 8 * 2;
 }
 
-static int hog_cpu_has(enum hog_kind k)
+int hog_cpu_has(enum hog_kind k)
 {
 	__builtin_cpu_init();
 	switch (k) {
