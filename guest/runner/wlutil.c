@@ -1,6 +1,7 @@
 /* wlutil.c - small helpers the workloads share: sysfs and procfs, CPU
  * lists and pinning, cache and memory sizes, deadline sleeps, a start gate. */
 #include "wlutil.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +14,8 @@
 
 ssize_t wl_read_text(const char *path, char *buf, size_t len)
 {
-	size_t got = 0;
-	int fd;
+	ssize_t got;
+	int fd, e;
 
 	if (!len) {
 		errno = EINVAL;
@@ -23,23 +24,13 @@ ssize_t wl_read_text(const char *path, char *buf, size_t len)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
+	got = read_in_full(fd, buf, len - 1);
+	e = errno;
 	close(fd);
+	if (got < 0) {
+		errno = e;
+		return -1;
+	}
 	while (got && buf[got - 1] == '\n')
 		got--;
 	buf[got] = '\0';
@@ -297,9 +288,7 @@ int wl_gate_wait_ready(struct wl_gate *g, unsigned n, uint64_t deadline_ns)
 		}
 		if (!(pfd.revents & (POLLIN | POLLHUP)))
 			continue;
-		got = read(g->ready[0], buf, n < sizeof(buf) ? n : sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
+		got = xread(g->ready[0], buf, n < sizeof(buf) ? n : sizeof(buf));
 		if (got <= 0)
 			return -1;
 		for (ssize_t i = 0; i < got; i++)
@@ -335,8 +324,7 @@ void wl_gate_child(struct wl_gate *g)
 
 static void gate_signal(struct wl_gate *g, char c)
 {
-	while (write(g->ready[1], &c, 1) < 0 && errno == EINTR)
-		;
+	write_in_full(g->ready[1], &c, 1);
 }
 
 /* `go` never carries data: read() returns 0 once the gate is open */
@@ -344,8 +332,7 @@ static void gate_wait(struct wl_gate *g)
 {
 	char c;
 
-	while (read(g->go[0], &c, 1) < 0 && errno == EINTR)
-		;
+	xread(g->go[0], &c, 1);
 }
 
 void wl_gate_pass(struct wl_gate *g)
@@ -396,9 +383,7 @@ char *wl_slurp(const char *path, size_t *len, size_t max)
 			}
 			buf = nb;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = xread(fd, buf + n, cap - n);
 		if (r <= 0)
 			break;
 		n += (size_t)r;

@@ -64,23 +64,6 @@ static unsigned plan_deadline_s(const char *text, size_t len)
 	return total;
 }
 
-static char *write_temp(const char *what, const void *data, size_t len, struct strbuf *err)
-{
-	char *dir = xasprintf("%s/tmp", lab_cache_dir());
-	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
-	int fd;
-
-	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0 ||
-	    write(fd, data, len) != (ssize_t)len || close(fd) < 0) {
-		strbuf_addf(err, "cannot write a temporary %s in '%s': %s", what, dir, strerror(errno));
-		free(dir);
-		free(path);
-		return NULL;
-	}
-	free(dir);
-	return path;
-}
-
 int cmd_run(int argc, const char **argv)
 {
 	const char *suite = NULL, *scenario = NULL, *smt = NULL;
@@ -133,7 +116,7 @@ int cmd_run(int argc, const char **argv)
 	/* Scenarios first: a typo must not cost a boot. */
 	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	plan_path = write_temp("plan", plan.buf, plan.len, &err);
+	plan_path = temp_file_write("plan", plan.buf, plan.len, &err);
 	if (!plan_path)
 		die(LAB_EXIT_FAIL, "%s", err.buf);
 	if (check_plan_on_host(plan_path, &err) < 0) {
@@ -145,7 +128,7 @@ int cmd_run(int argc, const char **argv)
 
 	cpio_add_file(&cpio, "plan", 0644, plan.buf, plan.len);
 	cpio_finish(&cpio);
-	cpio_path = write_temp("plan-cpio", cpio.buf.buf, cpio.buf.len, &err);
+	cpio_path = temp_file_write("plan-cpio", cpio.buf.buf, cpio.buf.len, &err);
 	cpio_release(&cpio);
 	if (!cpio_path)
 		die(LAB_EXIT_FAIL, "%s", err.buf);
