@@ -610,6 +610,15 @@ void plan_release(struct plan *p)
 	p->nr_cases = 0;
 }
 
+unsigned plan_deadline_s(const struct plan *p)
+{
+	unsigned total = 0;
+
+	for (unsigned i = 0; i < p->nr_cases; i++)
+		total += p->cases[i].deadline_s;
+	return total;
+}
+
 void plan_write_header(plan_emit_fn emit, void *ctx)
 {
 	char header[32];

@@ -153,6 +153,8 @@ struct plan {
 /* Parses text into p.  -1 with "line N: problem" in err. */
 int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t errlen);
 void plan_release(struct plan *p);
+/* Seconds the whole plan may take: the sum of its cases' deadlines. */
+unsigned plan_deadline_s(const struct plan *p);
 
 /* Appends the text form of one case to a caller-supplied writer. */
 typedef void (*plan_emit_fn)(void *ctx, const char *s, size_t len);

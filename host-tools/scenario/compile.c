@@ -1,9 +1,13 @@
 /* compile.c - scenario files and suites compiled into the runner's plan
  * text, which is parsed back before anyone gets it. */
 #include "scenario/scenario.h"
+#include "kernel/initrd.h"
+#include "lib/child.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int plan_compile_paths(const char *const *paths, size_t nr, struct plan *p, struct strbuf *err)
 {
@@ -97,4 +101,36 @@ int plan_compile_suite(const char *suite, struct strbuf *plan_text, struct strbu
 int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf *err)
 {
 	return compile(&path, 1, plan_text, err);
+}
+
+int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err)
+{
+	char found[PATH_MAX];
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	const char *argv[4];
+	char *path;
+	int rc;
+
+	if (!runner) {
+		if (initrd_find_runner(found, err) < 0)
+			return -1;
+		runner = found;
+	}
+	path = temp_file_write("plan", text, len, err);
+	if (!path)
+		return -1;
+	argv[0] = runner;
+	argv[1] = "--check-plan";
+	argv[2] = path;
+	argv[3] = NULL;
+	rc = run_command_capture(argv, 30000, &out, &errout);
+	if (rc != 0) {
+		errout.buf[strcspn(errout.buf, "\n")] = '\0';
+		strbuf_addstr(err, errout.buf[0] ? errout.buf : "the runner rejected the plan");
+	}
+	unlink(path);
+	free(path);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return rc == 0 ? 0 : -1;
 }
