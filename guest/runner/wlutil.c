@@ -1,6 +1,7 @@
 /* wlutil.c - small helpers the workloads share: sysfs and procfs, CPU
  * lists and pinning, cache and memory sizes, deadline sleeps, a start gate. */
 #include "wlutil.h"
+#include "common/cpulist.h"
 #include "common/io.h"
 
 #include <errno.h>
@@ -37,49 +38,16 @@ ssize_t wl_read_text(const char *path, char *buf, size_t len)
 	return (ssize_t)got;
 }
 
-static int parse_cpu_number(const char **p, unsigned long *out)
-{
-	char *end;
-
-	if (**p < '0' || **p > '9')
-		return -1;
-	errno = 0;
-	*out = strtoul(*p, &end, 10);
-	if (errno || *out >= CPU_SETSIZE)
-		return -1;
-	*p = end;
-	return 0;
-}
-
 int wl_parse_cpulist(const char *s, cpu_set_t *set)
 {
-	const char *p = s;
+	unsigned long bits[CPULIST_LONGS(CPU_SETSIZE)];
+	int n = cpulist_parse(s, bits, CPU_SETSIZE, NULL, 0);
 
 	CPU_ZERO(set);
-	while (*p == ' ' || *p == '\n')
-		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
-		unsigned long lo, hi;
-
-		if (parse_cpu_number(&p, &lo) < 0)
-			return -1;
-		hi = lo;
-		if (*p == '-') {
-			p++;
-			if (parse_cpu_number(&p, &hi) < 0 || hi < lo)
-				return -1;
-		}
-		for (unsigned long c = lo; c <= hi; c++)
-			CPU_SET(c, set);
-		if (*p != ',')
-			break;
-		p++;
-	}
-	while (*p == ' ' || *p == '\n')
-		p++;
-	return *p ? -1 : CPU_COUNT(set);
+	for (unsigned i = 0; n > 0 && i < CPU_SETSIZE; i++)
+		if (cpulist_test(bits, i))
+			CPU_SET(i, set);
+	return n;
 }
 
 int wl_parse_cache_size(const char *s, uint64_t *bytes)

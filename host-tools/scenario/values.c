@@ -2,6 +2,7 @@
  * keys, with the file and line in the message. */
 #include "scenario/loader.h"
 #include "fault/hostfault.h"
+#include "common/cpulist.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -329,30 +330,11 @@ static int add_opt(struct loader *l, const char *what, const char *section, stru
 /* "random", "workload", or a CPU list ("3", "1-3,6"). */
 static int target_ok(const char *v)
 {
+	unsigned long bits[CPULIST_LONGS(8192)];
+
 	if (!strcmp(v, "random") || !strcmp(v, "workload"))
 		return 1;
-	for (const char *p = v;;) {
-		unsigned long lo, hi;
-		char *end;
-
-		if (*p < '0' || *p > '9')
-			return 0;
-		lo = strtoul(p, &end, 10);
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			if (p[1] < '0' || p[1] > '9')
-				return 0;
-			hi = strtoul(p + 1, &end, 10);
-			p = end;
-		}
-		if (hi < lo || hi >= 8192)
-			return 0;
-		if (!*p)
-			return 1;
-		if (*p++ != ',')
-			return 0;
-	}
+	return cpulist_parse(v, bits, 8192, NULL, 0) > 0;
 }
 
 static int set_seconds(struct loader *l, const char *key, const char *value, unsigned *ms)
