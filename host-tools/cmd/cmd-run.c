@@ -5,6 +5,7 @@
 #include "cmd/lab.h"
 #include "run/labrun.h"
 #include "cmd/options.h"
+#include "fault/hostfault.h"
 #include "common/plan.h"
 #include "results/runreport.h"
 #include "scenario/scenario.h"
@@ -106,11 +107,15 @@ int cmd_run(int argc, const char **argv)
 	r.plan_len = plan.len;
 	/* the host's own faults (QMP) run from the same plan */
 	r.plan = &parsed;
-	for (unsigned i = 0; i < parsed.nr_cases; i++)
-		for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++)
-			if (parsed.cases[i].faults[k].side == PLAN_SIDE_HOST &&
-			    !strcmp(parsed.cases[i].faults[k].kind, "nmi"))
+	for (unsigned i = 0; i < parsed.nr_cases; i++) {
+		for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++) {
+			const struct plan_fault *f = &parsed.cases[i].faults[k];
+			const struct hostfault_ops *ops = hostfault_find(f->kind);
+
+			if (f->side == PLAN_SIDE_HOST && ops && ops->raises_nmi)
 				r.nmi_is_a_fault = 1;
+		}
+	}
 	if (lab_run_resolve(&r, &err) < 0) {
 		unlink(cpio_path);
 		die(LAB_EXIT_USAGE, "%s", err.buf);

@@ -118,10 +118,15 @@ static int plan_has_profile(const struct plan *p)
  */
 static int plan_removes_vcpus(const struct plan *p)
 {
-	for (unsigned i = 0; p && i < p->nr_cases; i++)
-		for (unsigned k = 0; k < p->cases[i].nr_faults; k++)
-			if (!strcmp(p->cases[i].faults[k].kind, "vcpu_remove"))
+	for (unsigned i = 0; p && i < p->nr_cases; i++) {
+		for (unsigned k = 0; k < p->cases[i].nr_faults; k++) {
+			const struct plan_fault *f = &p->cases[i].faults[k];
+			const struct hostfault_ops *ops = hostfault_find(f->kind);
+
+			if (f->side == PLAN_SIDE_HOST && ops && ops->removes_vcpus)
 				return 1;
+		}
+	}
 	return 0;
 }
 

@@ -1,6 +1,7 @@
 /* checks.c - what only the whole file can tell: required keys, fault
  * timing, the matrix's size and the length of its case ids. */
 #include "scenario/loader.h"
+#include "fault/hostfault.h"
 
 #include <string.h>
 
@@ -13,6 +14,17 @@ static int check_fault(struct loader *l, unsigned idx)
 
 	if (!f->kind[0])
 		return loader_fail_at(l, line, "[fault %s] has no 'kind'", f->name);
+	/* the runner checks its own kinds' keys; the host's are checked here */
+	if (f->side == PLAN_SIDE_HOST) {
+		struct strbuf why = STRBUF_INIT;
+		unsigned at;
+
+		if (hostfault_check_opts(hostfault_find(f->kind), f, &why, &at) < 0) {
+			loader_fail_at(l, at ? at : line, "[fault %s]: %s", f->name, why.buf);
+			strbuf_release(&why);
+			return -1;
+		}
+	}
 	if (keys[FKEY_COUNT] && keys[FKEY_DURATION])
 		return loader_fail_at(l, keys[FKEY_DURATION], "[fault %s]: give 'count' or 'duration', "
 			       "not both", f->name);

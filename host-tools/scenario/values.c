@@ -369,12 +369,9 @@ static int fault_key(struct loader *l, const char *name, const char *value)
 			return loader_fail_at(l, l->lineno, "bad fault kind '%s' (lowercase letters, digits "
 				       "and '_')", scenario_quoted(value, shown, sizeof(shown)));
 		strcpy(f->kind, value);
-		f->side = PLAN_SIDE_GUEST;
 		/* the host's kinds (QMP) go to the plan as side "host": the runner
 		 * skips them and the host times them from the run's run_start */
-		for (const char *const *h = hostfault_kinds; *h; h++)
-			if (!strcmp(*h, value))
-				f->side = PLAN_SIDE_HOST;
+		f->side = hostfault_find(value) ? PLAN_SIDE_HOST : PLAN_SIDE_GUEST;
 		return 0;
 	case FKEY_TARGET:
 		if (strlen(value) >= sizeof(f->target) || !target_ok(value))
