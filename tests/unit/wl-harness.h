@@ -1,4 +1,4 @@
-/* wl-harness.h - the runner core (guest/runner/workload.c, wlutil.c, wlproc.c)
+/* wl-harness.h - the runner core (guest/runner/workload.c, wlutil.c, wlproc.c, options.c)
  * for unit tests of workloads, and running one as the runner would. */
 #ifndef WL_HARNESS_H
 #define WL_HARNESS_H
@@ -25,6 +25,7 @@ WORKLOAD_LIST(X)
 #include "../../guest/runner/workload.c"
 #include "../../guest/runner/wlutil.c"
 #include "../../guest/runner/wlproc.c"
+#include "../../guest/runner/options.c"
 
 /* What the tasks of the last harness_run() added up (wl_task_done()). */
 static struct wl_task_totals harness_totals;
