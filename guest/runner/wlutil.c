@@ -52,26 +52,20 @@ int wl_parse_cpulist(const char *s, cpu_set_t *set)
 
 int wl_parse_cache_size(const char *s, uint64_t *bytes)
 {
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
+	char buf[32];
+	size_t n = strlen(s);
+	int64_t v;
 
-	if (*s < '0' || *s > '9')
+	/* sysfs ends the value with a newline; the option grammar does not */
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (n >= sizeof(buf))
 		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (wl_parse_size(buf, &v) < 0)
 		return -1;
-	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	}
-	if (*end && *end != '\n')
-		return -1;
-	if (v > (UINT64_MAX >> 30))
-		return -1;
-	*bytes = (uint64_t)v << shift;
+	*bytes = (uint64_t)v;
 	return 0;
 }
 

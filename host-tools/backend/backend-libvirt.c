@@ -711,11 +711,7 @@ static void libvirt_release(struct backend *b)
 	free(p->run_dir);
 	free(p);
 	b->priv = NULL;
-	if (b->console_fd >= 0)
-		close(b->console_fd);
-	if (b->record_fd >= 0)
-		close(b->record_fd);
-	b->console_fd = b->record_fd = -1;
+	backend_close_streams(b);
 }
 
 const struct backend_ops *backend_find(const char *name)
