@@ -1,4 +1,4 @@
-/* test-scenario.c - unit tests of host-tools/scenario/scenario.c: the INI scenario
+/* test-scenario.c - unit tests of host-tools/scenario/: the INI scenario
  * format and its errors, matrix expansion, suites, the shipped scenarios. */
 #define _GNU_SOURCE
 #include <stdarg.h>
