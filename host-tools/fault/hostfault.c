@@ -1,6 +1,6 @@
-/* hostfault.c - host-side faults during a guest run: pause/resume the whole
- * guest, NMIs, vCPU-thread throttling through a cgroup's CPU quota, and
- * vCPU hot-plug (hostfault-vcpu.c), timed from the runner's run_start. */
+/* hostfault.c - host-side faults during a guest run: the registry of kinds
+ * (hostfault-guest.c, -cgroup.c, -vcpu.c), their options, and the timeline
+ * of actions from the runner's run_start, logged to host-faults.jsonl. */
 #define _GNU_SOURCE
 #include "fault/hostfault.h"
 #include "backend/backend.h"
