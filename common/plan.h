@@ -83,6 +83,22 @@ struct plan_opt {
  */
 enum plan_side { PLAN_SIDE_GUEST, PLAN_SIDE_HOST };
 
+/*
+ * The host's fault kinds, listed once for both sides: X(kind, guest_helps).
+ * guest_helps: the runner's fault driver must run beside the case (a
+ * hot-added vCPU is onlined from inside the guest).  fault/hostfault.h
+ * builds the host's registry of kinds from this list.
+ */
+#define PLAN_HOST_FAULTS(X)  \
+	X(pause, 0)          \
+	X(nmi, 0)            \
+	X(vcpu_throttle, 0)  \
+	X(vcpu_add, 1)       \
+	X(vcpu_remove, 0)
+
+/* Whether a host kind needs the guest's fault driver (see above). */
+int plan_host_fault_guest_helps(const char *kind);
+
 struct plan_fault {
 	char name[48];
 	char kind[32];

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define X(n) &hostfault_kind_##n,
+#define X(n, guest_helps) &hostfault_kind_##n,
 const struct hostfault_ops *const hostfault_kinds[] = { HOSTFAULT_LIST(X) NULL };
 #undef X
 

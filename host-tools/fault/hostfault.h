@@ -137,15 +137,11 @@ struct hostfault_ops {
 		    struct strbuf *detail, struct strbuf *err);
 };
 
-/* The registry (hostfault.c), generated from HOSTFAULT_LIST. */
-#define HOSTFAULT_LIST(X) \
-	X(pause)          \
-	X(nmi)            \
-	X(vcpu_throttle)  \
-	X(vcpu_add)       \
-	X(vcpu_remove)
+/* The registry (hostfault.c), generated from the plan's list of host
+ * kinds, X(kind, guest_helps): one const hostfault_kind_<kind> each. */
+#define HOSTFAULT_LIST(X) PLAN_HOST_FAULTS(X)
 
-#define X(n) extern const struct hostfault_ops hostfault_kind_##n;
+#define X(n, guest_helps) extern const struct hostfault_ops hostfault_kind_##n;
 HOSTFAULT_LIST(X)
 #undef X
 

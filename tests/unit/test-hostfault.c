@@ -140,7 +140,7 @@ static void test_quota(void **state)
 static void test_registry(void **state)
 {
 	static const char *const names[] = {
-#define X(n) #n,
+#define X(n, guest_helps) #n,
 		HOSTFAULT_LIST(X)
 #undef X
 	};
@@ -166,6 +166,10 @@ static void test_registry(void **state)
 	assert_true(hostfault_find("nmi")->raises_nmi);
 	assert_true(hostfault_find("vcpu_remove")->removes_vcpus);
 	assert_false(hostfault_find("vcpu_add")->removes_vcpus);
+	/* the runner's fault driver onlines what the host hot-adds */
+	assert_true(plan_host_fault_guest_helps("vcpu_add"));
+	assert_false(plan_host_fault_guest_helps("pause"));
+	assert_false(plan_host_fault_guest_helps("cpu_hotplug"));
 
 	/* options: the default, a given value, and what the table refuses */
 	assert_int_equal(hostfault_opt(&hostfault_kind_vcpu_throttle, f, "quota", &pct, &err), 0);
