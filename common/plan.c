@@ -610,6 +610,27 @@ void plan_release(struct plan *p)
 	p->nr_cases = 0;
 }
 
+int plan_host_fault_guest_helps(const char *kind)
+{
+#define X(n, helps) { #n, helps },
+	static const struct { const char *kind; int helps; } kinds[] = { PLAN_HOST_FAULTS(X) };
+#undef X
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strcmp(kinds[i].kind, kind))
+			return kinds[i].helps;
+	return 0;
+}
+
+unsigned plan_deadline_s(const struct plan *p)
+{
+	unsigned total = 0;
+
+	for (unsigned i = 0; i < p->nr_cases; i++)
+		total += p->cases[i].deadline_s;
+	return total;
+}
+
 void plan_write_header(plan_emit_fn emit, void *ctx)
 {
 	char header[32];

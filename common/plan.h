@@ -83,6 +83,22 @@ struct plan_opt {
  */
 enum plan_side { PLAN_SIDE_GUEST, PLAN_SIDE_HOST };
 
+/*
+ * The host's fault kinds, listed once for both sides: X(kind, guest_helps).
+ * guest_helps: the runner's fault driver must run beside the case (a
+ * hot-added vCPU is onlined from inside the guest).  fault/hostfault.h
+ * builds the host's registry of kinds from this list.
+ */
+#define PLAN_HOST_FAULTS(X)  \
+	X(pause, 0)          \
+	X(nmi, 0)            \
+	X(vcpu_throttle, 0)  \
+	X(vcpu_add, 1)       \
+	X(vcpu_remove, 0)
+
+/* Whether a host kind needs the guest's fault driver (see above). */
+int plan_host_fault_guest_helps(const char *kind);
+
 struct plan_fault {
 	char name[48];
 	char kind[32];
@@ -153,6 +169,8 @@ struct plan {
 /* Parses text into p.  -1 with "line N: problem" in err. */
 int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t errlen);
 void plan_release(struct plan *p);
+/* Seconds the whole plan may take: the sum of its cases' deadlines. */
+unsigned plan_deadline_s(const struct plan *p);
 
 /* Appends the text form of one case to a caller-supplied writer. */
 typedef void (*plan_emit_fn)(void *ctx, const char *s, size_t len);

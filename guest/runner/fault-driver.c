@@ -53,7 +53,8 @@ int fault_driver_wanted(const struct plan_case *c)
 		return 1;
 	/* a CPU the host hot-adds needs someone in the guest to online it */
 	for (unsigned i = 0; i < c->nr_faults; i++)
-		if (c->faults[i].side == PLAN_SIDE_GUEST || !strcmp(c->faults[i].kind, "vcpu_add"))
+		if (c->faults[i].side == PLAN_SIDE_GUEST ||
+		    plan_host_fault_guest_helps(c->faults[i].kind))
 			return 1;
 	return 0;
 }

@@ -282,26 +282,27 @@ static int scan_pgrp(pid_t pgid, int threads, pid_t *ids, int max)
 	return n;
 }
 
-int workload_tids(const char *cgroup, pid_t pgid, pid_t *tids, int max)
+/* The run's cgroup lists its own; without one, the process group is scanned. */
+static int workload_ids(const char *cgroup, pid_t pgid, int threads, pid_t *ids, int max)
 {
 	if (cgroup && cgroup[0]) {
 		char path[192];
 
-		snprintf(path, sizeof(path), "%s/cgroup.threads", cgroup);
-		return read_ids(path, tids, max);
+		snprintf(path, sizeof(path), "%s/%s", cgroup,
+			 threads ? "cgroup.threads" : "cgroup.procs");
+		return read_ids(path, ids, max);
 	}
-	return pgid > 0 ? scan_pgrp(pgid, 1, tids, max) : 0;
+	return pgid > 0 ? scan_pgrp(pgid, threads, ids, max) : 0;
+}
+
+int workload_tids(const char *cgroup, pid_t pgid, pid_t *tids, int max)
+{
+	return workload_ids(cgroup, pgid, 1, tids, max);
 }
 
 int workload_pids(const char *cgroup, pid_t pgid, pid_t *pids, int max)
 {
-	if (cgroup && cgroup[0]) {
-		char path[192];
-
-		snprintf(path, sizeof(path), "%s/cgroup.procs", cgroup);
-		return read_ids(path, pids, max);
-	}
-	return pgid > 0 ? scan_pgrp(pgid, 0, pids, max) : 0;
+	return workload_ids(cgroup, pgid, 0, pids, max);
 }
 
 int task_stat_parse(const char *text, struct task_state *ts)

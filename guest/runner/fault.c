@@ -80,9 +80,9 @@ int fault_prepare(struct fault_ctx *fc, const struct plan_fault *pf, char *err, 
 	}
 	fc->ops = ops;
 	snprintf(owner, sizeof(owner), "[fault %s] (%s)", pf->name, ops->name);
-	if (fopt_parse(&fc->args, ops->options, owner, pf->opts, pf->nr_opts, why, sizeof(why),
+	if (wl_args_parse(&fc->args, ops->options, owner, pf->opts, pf->nr_opts, why, sizeof(why),
 		       &line) < 0) {
-		fopt_where(pf->where, line, where, sizeof(where));
+		wl_opt_where(pf->where, line, where, sizeof(where));
 		snprintf(err, errlen, "%s: %s", where, why);
 		return -1;
 	}

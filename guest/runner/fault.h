@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "fault-opt.h"
+#include "options.h"
 #include "common/plan.h"
 
 /*
@@ -44,7 +44,7 @@ struct fault_env;
 struct fault_ctx {
 	const struct plan_fault *pf;
 	const struct fault_ops *ops;
-	struct fopt_args args;
+	struct wl_args args;
 	enum fault_target_type target;  /* never DEFAULT once prepared */
 	cpu_set_t target_cpus;          /* FAULT_TARGET_CPUS */
 	struct fault_env *env;          /* NULL in --check-plan */
@@ -71,7 +71,7 @@ struct fault_env {
 struct fault_ops {
 	const char *name;
 	const char *description;
-	const struct fopt *options;     /* terminated by { .name = NULL } */
+	const struct wl_option *options;     /* terminated by { .name = NULL } */
 	unsigned targets;               /* FAULT_TARGET_BIT()s the kind accepts */
 	enum fault_target_type default_target;
 	const char *controllers;        /* cgroup v2 controllers the run's cgroup needs */

@@ -43,9 +43,9 @@ int invariant_prepare(struct inv_ctx *ic, const struct plan_invariant *pi,
 	}
 	ic->ops = ops;
 	snprintf(owner, sizeof(owner), "[invariant %s] (%s)", pi->name, ops->name);
-	if (fopt_parse(&ic->args, ops->options, owner, pi->opts, pi->nr_opts, why, sizeof(why),
+	if (wl_args_parse(&ic->args, ops->options, owner, pi->opts, pi->nr_opts, why, sizeof(why),
 		       &line) < 0) {
-		fopt_where(pi->where, line, where, sizeof(where));
+		wl_opt_where(pi->where, line, where, sizeof(where));
 		snprintf(err, errlen, "%s: %s", where, why);
 		return -1;
 	}
@@ -59,9 +59,9 @@ int invariant_prepare(struct inv_ctx *ic, const struct plan_invariant *pi,
 
 unsigned invariant_interval_ms(const struct inv_ctx *ic)
 {
-	for (const struct fopt *o = ic->ops->options; o && o->name; o++)
+	for (const struct wl_option *o = ic->ops->options; o && o->name; o++)
 		if (!strcmp(o->name, "interval"))
-			return (unsigned)fopt_int(&ic->args, "interval");
+			return (unsigned)wl_int(&ic->args, "interval");
 	return 0;
 }
 
@@ -188,7 +188,7 @@ static void aff_record(struct aff_state *s, const struct task_state *t, uint64_t
 	v->t_ms = t_ms;
 	v->expected = expected;
 	if (t->have_allowed)
-		fopt_format_cpus(&t->allowed, v->allowed, sizeof(v->allowed));
+		wl_format_cpus(&t->allowed, v->allowed, sizeof(v->allowed));
 	else
 		snprintf(v->allowed, sizeof(v->allowed), "?");
 }
@@ -205,9 +205,9 @@ static void aff_record(struct aff_state *s, const struct task_state *t, uint64_t
 static void aff_sample(struct inv_ctx *ic, const struct inv_sample *smp)
 {
 	struct aff_state *s = ic->state;
-	uint64_t grace = (uint64_t)fopt_int(&ic->args, "grace");
+	uint64_t grace = (uint64_t)wl_int(&ic->args, "grace");
 	cpu_set_t expect;
-	int have_expect = fopt_cpus(&ic->args, "cpus", &expect) > 0;
+	int have_expect = wl_cpus(&ic->args, "cpus", &expect) > 0;
 
 	s->samples++;
 	for (unsigned i = 0; i < smp->nr_tasks; i++) {
@@ -246,8 +246,8 @@ static void aff_finish(struct inv_ctx *ic, const struct run_outcome *o, struct i
 	cpu_set_t set;
 
 	(void)o;
-	fopt_cpus(&ic->args, "cpus", &set);
-	fopt_format_cpus(&set, expect, sizeof(expect));
+	wl_cpus(&ic->args, "cpus", &set);
+	wl_format_cpus(&set, expect, sizeof(expect));
 	if (!s->observations) {
 		snprintf(r->summary, sizeof(r->summary), "no workload task was observed in %u "
 			 "samples: nothing to judge", s->samples);
@@ -300,11 +300,11 @@ static void aff_finish(struct inv_ctx *ic, const struct run_outcome *o, struct i
 	}
 }
 
-static const struct fopt aff_options[] = {
-	{ "cpus", FOPT_CPULIST, 0, 0, "", NULL,
+static const struct wl_option aff_options[] = {
+	{ "cpus", WL_CPULIST, 0, 0, "", NULL,
 	  "also expect every workload task on these CPUs (default: only its own allowed set)" },
-	{ "interval", FOPT_SECONDS, 20, 60000, "0.2", NULL, "seconds between samples" },
-	{ "grace", FOPT_SECONDS, 0, 60000, "1", NULL,
+	{ "interval", WL_SECONDS, 20, 60000, "0.2", NULL, "seconds between samples" },
+	{ "grace", WL_SECONDS, 0, 60000, "1", NULL,
 	  "seconds a task's allowed set must be unchanged before it is judged against it" },
 	{ .name = NULL },
 };
@@ -389,20 +389,20 @@ static void online_finish(struct inv_ctx *ic, const struct run_outcome *o, struc
 	online_required(ic->topo, o, &req);
 	CPU_XOR(&missing, &req, &o->online_after);
 	CPU_AND(&missing, &missing, &req);
-	fopt_format_cpus(&ic->topo->online, was, sizeof(was));
+	wl_format_cpus(&ic->topo->online, was, sizeof(was));
 	if (!CPU_COUNT(&missing)) {
 		r->ok = 1;
 		if (CPU_EQUAL(&req, &ic->topo->online)) {
 			snprintf(r->summary, sizeof(r->summary), "every CPU online at the start (%s) "
 				 "is online at the end", was);
 		} else {
-			fopt_format_cpus(&req, list, sizeof(list));
+			wl_format_cpus(&req, list, sizeof(list));
 			snprintf(r->summary, sizeof(r->summary), "every CPU that exists at the end "
 				 "(%.100s) is online (online at the start: %.100s)", list, was);
 		}
 		return;
 	}
-	fopt_format_cpus(&missing, list, sizeof(list));
+	wl_format_cpus(&missing, list, sizeof(list));
 	snprintf(r->summary, sizeof(r->summary), "CPU%s %.120s offline at the end (online at "
 		 "the start: %.120s)", CPU_COUNT(&missing) == 1 ? "" : "s", list, was);
 	j = evidence(r);
@@ -410,7 +410,7 @@ static void online_finish(struct inv_ctx *ic, const struct run_outcome *o, struc
 	fj_str(j, list);
 	fj_add(j, ", \"online_at_start\": ", 21);
 	fj_str(j, was);
-	fopt_format_cpus(&o->online_after, list, sizeof(list));
+	wl_format_cpus(&o->online_after, list, sizeof(list));
 	fj_add(j, ", \"online_at_end\": ", 19);
 	fj_str(j, list);
 	fj_add(j, "}", 1);
@@ -490,7 +490,7 @@ struct spread_state {
 
 static int spread_level_is_node(const struct inv_ctx *ic)
 {
-	return !strcmp(fopt_str(&ic->args, "level"), "node");
+	return !strcmp(wl_str(&ic->args, "level"), "node");
 }
 
 static int spread_init(struct inv_ctx *ic)
@@ -516,9 +516,9 @@ static void spread_sample(struct inv_ctx *ic, const struct inv_sample *smp)
 {
 	struct spread_state *s = ic->state;
 	unsigned per[CPU_SETSIZE] = { 0 }, busy = 0, covered = 0;
-	unsigned tolerance = (unsigned)fopt_int(&ic->args, "tolerance");
+	unsigned tolerance = (unsigned)wl_int(&ic->args, "tolerance");
 
-	if (smp->t_ms < (uint64_t)fopt_int(&ic->args, "settle") || s->domains < 2)
+	if (smp->t_ms < (uint64_t)wl_int(&ic->args, "settle") || s->domains < 2)
 		return;
 	s->samples++;
 	for (unsigned i = 0; i < smp->nr_tasks; i++) {
@@ -551,12 +551,12 @@ static void spread_finish(struct inv_ctx *ic, const struct run_outcome *o, struc
 {
 	struct spread_state *s = ic->state;
 	const char *what = s->node_level ? "node" : "LLC";
-	unsigned min_pct = (unsigned)fopt_int(&ic->args, "min_pct");
+	unsigned min_pct = (unsigned)wl_int(&ic->args, "min_pct");
 	char settle[16], t[16];
 	struct fj *j;
 
 	(void)o;
-	plan_format_ms((unsigned)fopt_int(&ic->args, "settle"), settle, sizeof(settle));
+	plan_format_ms((unsigned)wl_int(&ic->args, "settle"), settle, sizeof(settle));
 	if (s->domains < 2) {
 		r->ok = 1;
 		snprintf(r->summary, sizeof(r->summary), "one %s: nothing to spread over", what);
@@ -569,10 +569,10 @@ static void spread_finish(struct inv_ctx *ic, const struct run_outcome *o, struc
 		return;
 	}
 	r->ok = (uint64_t)s->covered * 100 >= (uint64_t)min_pct * s->eligible;
-	if (fopt_int(&ic->args, "tolerance"))
+	if (wl_int(&ic->args, "tolerance"))
 		snprintf(r->summary, sizeof(r->summary), "busy tasks left at most %lld %ss without "
 			 "one in %u of %u eligible samples (%u%%, needed %u%%)",
-			 (long long)fopt_int(&ic->args, "tolerance"), what, s->covered, s->eligible,
+			 (long long)wl_int(&ic->args, "tolerance"), what, s->covered, s->eligible,
 			 (unsigned)(100ull * s->covered / s->eligible), min_pct);
 	else
 		snprintf(r->summary, sizeof(r->summary), "busy tasks covered every %s in %u of %u "
@@ -599,15 +599,15 @@ static int spread_supported(const struct inv_ctx *ic, char *why, size_t len)
 	return 1;
 }
 
-static const struct fopt spread_options[] = {
-	{ "level", FOPT_STR, 0, 0, "llc", "llc|node", "what the busy tasks should cover" },
-	{ "settle", FOPT_SECONDS, 0, 3600000, "1", NULL,
+static const struct wl_option spread_options[] = {
+	{ "level", WL_STR, 0, 0, "llc", "llc|node", "what the busy tasks should cover" },
+	{ "settle", WL_SECONDS, 0, 3600000, "1", NULL,
 	  "seconds after the run's start before samples count" },
-	{ "tolerance", FOPT_INT, 0, 1024, "0", NULL,
+	{ "tolerance", WL_INT, 0, 1024, "0", NULL,
 	  "LLCs or nodes a sample may leave without a busy task" },
-	{ "min_pct", FOPT_INT, 1, 100, "80", NULL,
+	{ "min_pct", WL_INT, 1, 100, "80", NULL,
 	  "percent of eligible samples that must cover them" },
-	{ "interval", FOPT_SECONDS, 20, 60000, "0.2", NULL, "seconds between samples" },
+	{ "interval", WL_SECONDS, 20, 60000, "0.2", NULL, "seconds between samples" },
 	{ .name = NULL },
 };
 
@@ -668,8 +668,8 @@ static int conv_init(struct inv_ctx *ic)
 static void conv_sample(struct inv_ctx *ic, const struct inv_sample *smp)
 {
 	struct conv_state *s = ic->state;
-	uint64_t min_kb = (uint64_t)fopt_int(&ic->args, "min_mb") * 1024;
-	double level = (double)fopt_int(&ic->args, "level") / 100, value = 2;
+	uint64_t min_kb = (uint64_t)wl_int(&ic->args, "min_mb") * 1024;
+	double level = (double)wl_int(&ic->args, "level") / 100, value = 2;
 	pid_t weak_tgid = 0;
 	int weak_node = -1;
 
@@ -721,8 +721,8 @@ static void conv_sample(struct inv_ctx *ic, const struct inv_sample *smp)
 static void conv_finish(struct inv_ctx *ic, const struct run_outcome *o, struct inv_result *r)
 {
 	struct conv_state *s = ic->state;
-	unsigned level = (unsigned)fopt_int(&ic->args, "level");
-	uint64_t within = (uint64_t)fopt_int(&ic->args, "within");
+	unsigned level = (unsigned)wl_int(&ic->args, "level");
+	uint64_t within = (uint64_t)wl_int(&ic->args, "within");
 	char w[16], t[16], end[16];
 	struct fj *j;
 
@@ -731,7 +731,7 @@ static void conv_finish(struct inv_ctx *ic, const struct run_outcome *o, struct 
 	if (!s->judged) {
 		snprintf(r->summary, sizeof(r->summary), "no workload process held %lld MiB with "
 			 "its threads sampled (%u samples): nothing to judge",
-			 (long long)fopt_int(&ic->args, "min_mb"), s->samples);
+			 (long long)wl_int(&ic->args, "min_mb"), s->samples);
 		return;
 	}
 	if (s->reached && s->reached_ms <= within) {
@@ -756,14 +756,14 @@ static void conv_finish(struct inv_ctx *ic, const struct run_outcome *o, struct 
 		  s->judged);
 }
 
-static const struct fopt conv_options[] = {
-	{ "level", FOPT_INT, 1, 100, "80", NULL,
+static const struct wl_option conv_options[] = {
+	{ "level", WL_INT, 1, 100, "80", NULL,
 	  "percent of each set's memory that must be local" },
-	{ "within", FOPT_SECONDS, 100, PLAN_MAX_MS, NULL, NULL,
+	{ "within", WL_SECONDS, 100, PLAN_MAX_MS, NULL, NULL,
 	  "seconds after the run's start by which every set must get there" },
-	{ "min_mb", FOPT_INT, 1, 1 << 20, "4", NULL,
+	{ "min_mb", WL_INT, 1, 1 << 20, "4", NULL,
 	  "processes with less anonymous memory are not judged" },
-	{ "interval", FOPT_SECONDS, 100, 60000, "0.5", NULL,
+	{ "interval", WL_SECONDS, 100, 60000, "0.5", NULL,
 	  "seconds between samples (numa_maps walks every page)" },
 	{ .name = NULL },
 };
@@ -783,7 +783,7 @@ const struct inv_ops invariant_numa_convergence = {
 
 static int bound_check(const struct inv_ctx *ic, char *err, size_t len)
 {
-	if (!fopt_isset(&ic->args, "max") && !fopt_isset(&ic->args, "min")) {
+	if (!wl_isset(&ic->args, "max") && !wl_isset(&ic->args, "min")) {
 		snprintf(err, len, "give 'max' or 'min' (or both), in the metric's unit");
 		return -1;
 	}
@@ -792,9 +792,9 @@ static int bound_check(const struct inv_ctx *ic, char *err, size_t len)
 
 static void bound_finish(struct inv_ctx *ic, const struct run_outcome *o, struct inv_result *r)
 {
-	const char *name = fopt_str(&ic->args, "metric");
-	int has_max = fopt_isset(&ic->args, "max"), has_min = fopt_isset(&ic->args, "min");
-	double max = fopt_number(&ic->args, "max"), min = fopt_number(&ic->args, "min");
+	const char *name = wl_str(&ic->args, "metric");
+	int has_max = wl_isset(&ic->args, "max"), has_min = wl_isset(&ic->args, "min");
+	double max = wl_number(&ic->args, "max"), min = wl_number(&ic->args, "min");
 	const struct wl_metric *m = NULL;
 	struct fj *j;
 
@@ -829,11 +829,11 @@ static void bound_finish(struct inv_ctx *ic, const struct run_outcome *o, struct
 	fj_add(j, "}", 1);
 }
 
-static const struct fopt bound_options[] = {
-	{ "metric", FOPT_STR, 0, 0, NULL, NULL, "the workload metric, e.g. wakeup_p99" },
-	{ "max", FOPT_NUMBER, -1000000000000ll, 1000000000000ll, "", NULL,
+static const struct wl_option bound_options[] = {
+	{ "metric", WL_STR, 0, 0, NULL, NULL, "the workload metric, e.g. wakeup_p99" },
+	{ "max", WL_NUMBER, -1000000000000ll, 1000000000000ll, "", NULL,
 	  "largest value allowed, in the metric's unit" },
-	{ "min", FOPT_NUMBER, -1000000000000ll, 1000000000000ll, "", NULL,
+	{ "min", WL_NUMBER, -1000000000000ll, 1000000000000ll, "", NULL,
 	  "smallest value allowed (for throughputs)" },
 	{ .name = NULL },
 };

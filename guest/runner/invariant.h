@@ -12,7 +12,7 @@
 #include <sys/types.h>
 
 #include "fault-json.h"
-#include "fault-opt.h"
+#include "options.h"
 #include "fault-tasks.h"
 #include "common/plan.h"
 #include "workload.h"
@@ -93,7 +93,7 @@ struct inv_ops;
 struct inv_ctx {
 	const struct plan_invariant *pi;
 	const struct inv_ops *ops;
-	struct fopt_args args;
+	struct wl_args args;
 	const struct inv_topo *topo;
 	void *state;                  /* init() .. release() */
 	uint64_t next_ms;             /* the driver's schedule */
@@ -102,7 +102,7 @@ struct inv_ctx {
 struct inv_ops {
 	const char *name;
 	const char *description;
-	const struct fopt *options;   /* an "interval" option makes it sampled */
+	const struct wl_option *options;   /* an "interval" option makes it sampled */
 	unsigned needs;               /* enum inv_need */
 	int (*check)(const struct inv_ctx *ic, char *err, size_t len);
 	/* 0 with why filled when it cannot be judged on this machine (SKIP) */

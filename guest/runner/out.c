@@ -2,6 +2,7 @@
  * port in a guest, a file or stdout on bare metal) with checked writes. */
 #define _GNU_SOURCE
 #include "out.h"
+#include "common/io.h"
 #include "common/wire.h"
 
 #include <errno.h>
@@ -24,26 +25,6 @@ void runner_error(const char *fmt, ...)
 	dprintf(2, "runner: error: %s\n", msg);
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0) {
-			errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int out_open(struct out *o, const char *path)
 {
@@ -93,7 +74,7 @@ int out_record(struct out *o, uint16_t type, const void *payload, size_t len)
 		return -1;
 	}
 	flen = wire_encode(o->seq, type, payload, (uint32_t)len, frame, WIRE_HDR_LEN + len);
-	if (!flen || write_all(o->fd, frame, flen) < 0) {
+	if (!flen || write_in_full(o->fd, frame, flen) < 0) {
 		runner_error("cannot write to '%s': %s", o->name, strerror(errno));
 		ret = -1;
 	} else {

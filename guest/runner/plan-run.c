@@ -2,6 +2,7 @@
  * each run in its own process group under a deadline, and report records. */
 #define _GNU_SOURCE
 #include "plan-run.h"
+#include "common/io.h"
 #include "cpu-online.h"
 #include "fault-driver.h"
 #include "fault-json.h"
@@ -176,9 +177,7 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 			return -1;
 		if (r == 0)
 			continue;
-		n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
+		n = xread(fd, p, len);
 		if (n <= 0)
 			return -1;
 		p += n;

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "probe.h"
 #include "common/wire.h"
+#include "common/io.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,25 +33,17 @@ static const char *const node_files[] = { "cpulist", "distance", "meminfo" };
  */
 static ssize_t read_value(const char *path, char *buf)
 {
-	size_t len = 0;
+	ssize_t got;
+	size_t len;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
-	while (len < VALUE_MAX) {
-		ssize_t n = read(fd, buf + len, VALUE_MAX - len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	got = read_in_full(fd, buf, VALUE_MAX);
 	close(fd);
+	if (got < 0)
+		return -1;
+	len = (size_t)got;
 	for (size_t i = 0; i < len; i++)
 		if (buf[i] == '\n' || buf[i] == '\0' || buf[i] == '\r')
 			buf[i] = ' ';

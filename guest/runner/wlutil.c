@@ -1,6 +1,8 @@
 /* wlutil.c - small helpers the workloads share: sysfs and procfs, CPU
  * lists and pinning, cache and memory sizes, deadline sleeps, a start gate. */
 #include "wlutil.h"
+#include "common/cpulist.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,8 +15,8 @@
 
 ssize_t wl_read_text(const char *path, char *buf, size_t len)
 {
-	size_t got = 0;
-	int fd;
+	ssize_t got;
+	int fd, e;
 
 	if (!len) {
 		errno = EINVAL;
@@ -23,96 +25,47 @@ ssize_t wl_read_text(const char *path, char *buf, size_t len)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (!n)
-			break;
-		got += (size_t)n;
-	}
+	got = read_in_full(fd, buf, len - 1);
+	e = errno;
 	close(fd);
+	if (got < 0) {
+		errno = e;
+		return -1;
+	}
 	while (got && buf[got - 1] == '\n')
 		got--;
 	buf[got] = '\0';
 	return (ssize_t)got;
 }
 
-static int parse_cpu_number(const char **p, unsigned long *out)
-{
-	char *end;
-
-	if (**p < '0' || **p > '9')
-		return -1;
-	errno = 0;
-	*out = strtoul(*p, &end, 10);
-	if (errno || *out >= CPU_SETSIZE)
-		return -1;
-	*p = end;
-	return 0;
-}
-
 int wl_parse_cpulist(const char *s, cpu_set_t *set)
 {
-	const char *p = s;
+	unsigned long bits[CPULIST_LONGS(CPU_SETSIZE)];
+	int n = cpulist_parse(s, bits, CPU_SETSIZE, NULL, 0);
 
 	CPU_ZERO(set);
-	while (*p == ' ' || *p == '\n')
-		p++;
-	if (!*p)
-		return 0;
-	for (;;) {
-		unsigned long lo, hi;
-
-		if (parse_cpu_number(&p, &lo) < 0)
-			return -1;
-		hi = lo;
-		if (*p == '-') {
-			p++;
-			if (parse_cpu_number(&p, &hi) < 0 || hi < lo)
-				return -1;
-		}
-		for (unsigned long c = lo; c <= hi; c++)
-			CPU_SET(c, set);
-		if (*p != ',')
-			break;
-		p++;
-	}
-	while (*p == ' ' || *p == '\n')
-		p++;
-	return *p ? -1 : CPU_COUNT(set);
+	for (unsigned i = 0; n > 0 && i < CPU_SETSIZE; i++)
+		if (cpulist_test(bits, i))
+			CPU_SET(i, set);
+	return n;
 }
 
 int wl_parse_cache_size(const char *s, uint64_t *bytes)
 {
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
+	char buf[32];
+	size_t n = strlen(s);
+	int64_t v;
 
-	if (*s < '0' || *s > '9')
+	/* sysfs ends the value with a newline; the option grammar does not */
+	if (n && s[n - 1] == '\n')
+		n--;
+	if (n >= sizeof(buf))
 		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (wl_parse_size(buf, &v) < 0)
 		return -1;
-	switch (*end) {
-	case 'K': shift = 10; end++; break;
-	case 'M': shift = 20; end++; break;
-	case 'G': shift = 30; end++; break;
-	}
-	if (*end && *end != '\n')
-		return -1;
-	if (v > (UINT64_MAX >> 30))
-		return -1;
-	*bytes = (uint64_t)v << shift;
+	*bytes = (uint64_t)v;
 	return 0;
 }
 
@@ -297,9 +250,7 @@ int wl_gate_wait_ready(struct wl_gate *g, unsigned n, uint64_t deadline_ns)
 		}
 		if (!(pfd.revents & (POLLIN | POLLHUP)))
 			continue;
-		got = read(g->ready[0], buf, n < sizeof(buf) ? n : sizeof(buf));
-		if (got < 0 && errno == EINTR)
-			continue;
+		got = xread(g->ready[0], buf, n < sizeof(buf) ? n : sizeof(buf));
 		if (got <= 0)
 			return -1;
 		for (ssize_t i = 0; i < got; i++)
@@ -335,8 +286,7 @@ void wl_gate_child(struct wl_gate *g)
 
 static void gate_signal(struct wl_gate *g, char c)
 {
-	while (write(g->ready[1], &c, 1) < 0 && errno == EINTR)
-		;
+	write_in_full(g->ready[1], &c, 1);
 }
 
 /* `go` never carries data: read() returns 0 once the gate is open */
@@ -344,8 +294,7 @@ static void gate_wait(struct wl_gate *g)
 {
 	char c;
 
-	while (read(g->go[0], &c, 1) < 0 && errno == EINTR)
-		;
+	xread(g->go[0], &c, 1);
 }
 
 void wl_gate_pass(struct wl_gate *g)
@@ -396,9 +345,7 @@ char *wl_slurp(const char *path, size_t *len, size_t max)
 			}
 			buf = nb;
 		}
-		r = read(fd, buf + n, cap - n);
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = xread(fd, buf + n, cap - n);
 		if (r <= 0)
 			break;
 		n += (size_t)r;

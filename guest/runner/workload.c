@@ -1,5 +1,5 @@
-/* workload.c - the workload registry and what workloads share: option
- * validation, metrics, per-task scheduler counters, failure messages. */
+/* workload.c - the workload registry and what workloads share: options
+ * (through options.c), metrics, per-task scheduler counters, failure messages. */
 #define _GNU_SOURCE
 #include "workload.h"
 #include "wlutil.h"
@@ -144,84 +144,7 @@ void wl_task_done(struct wl_ctx *ctx)
 			   wl_sched_field(buf, "nr_failed_migrations_hot"), __ATOMIC_RELAXED);
 }
 
-/* ---- options ---- */
-
-#define WL_MAX_ARGS 32
-
-struct wl_args {
-	const struct wl_option *opt[WL_MAX_ARGS];
-	char text[WL_MAX_ARGS][256];
-	int64_t num[WL_MAX_ARGS];
-	unsigned nr;
-};
-
-static int choice_ok(const char *choices, const char *v)
-{
-	size_t n = strlen(v);
-
-	for (const char *p = choices; p && *p;) {
-		const char *bar = strchr(p, '|');
-		size_t len = bar ? (size_t)(bar - p) : strlen(p);
-
-		if (len == n && !strncmp(p, v, n))
-			return 1;
-		p = bar ? bar + 1 : p + len;
-	}
-	return 0;
-}
-
-static int set_one(struct wl_args *a, const struct wl_option *o, const char *val,
-		   char *err, size_t errlen)
-{
-	unsigned i;
-
-	for (i = 0; i < a->nr; i++)
-		if (a->opt[i] == o)
-			break;
-	if (i == a->nr) {
-		if (a->nr >= WL_MAX_ARGS) {
-			snprintf(err, errlen, "too many options");
-			return -1;
-		}
-		a->opt[a->nr++] = o;
-	}
-	if (strlen(val) >= sizeof(a->text[i])) {
-		snprintf(err, errlen, "value of '%s' is longer than %zu characters", o->name,
-			 sizeof(a->text[i]) - 1);
-		return -1;
-	}
-	snprintf(a->text[i], sizeof(a->text[i]), "%s", val);
-	a->num[i] = 0;
-	switch (o->type) {
-	case WL_INT:
-		if (wl_parse_int(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
-			snprintf(err, errlen, "'%s' must be an integer in %lld..%lld, not '%s'", o->name,
-				 (long long)o->min, (long long)o->max, val);
-			return -1;
-		}
-		break;
-	case WL_SIZE:
-		if (wl_parse_size(val, &a->num[i]) < 0 || a->num[i] < o->min || a->num[i] > o->max) {
-			snprintf(err, errlen, "'%s' must be a size in %lld..%lld bytes (e.g. 64K, 256M), not '%s'",
-				 o->name, (long long)o->min, (long long)o->max, val);
-			return -1;
-		}
-		break;
-	case WL_BOOL:
-		if (wl_parse_bool(val, &a->num[i]) < 0) {
-			snprintf(err, errlen, "'%s' must be yes or no, not '%s'", o->name, val);
-			return -1;
-		}
-		break;
-	case WL_STR:
-		if (o->choices && !choice_ok(o->choices, val)) {
-			snprintf(err, errlen, "'%s' must be one of %s, not '%s'", o->name, o->choices, val);
-			return -1;
-		}
-		break;
-	}
-	return 0;
-}
+/* ---- options (options.c checks them) ---- */
 
 struct wl_args *wl_args_new(void)
 {
@@ -236,62 +159,27 @@ void wl_args_free(struct wl_args *a)
 int wl_args_set(struct wl_args *a, const struct workload_ops *w, const char *name,
 		const char *val, char *err, size_t errlen)
 {
-	for (const struct wl_option *o = w->options; o && o->name; o++)
-		if (!strcmp(o->name, name))
-			return set_one(a, o, val, err, errlen);
-	snprintf(err, errlen, "workload '%s' has no option '%s'", w->name, name);
-	return -1;
+	int ret;
+
+	if (a->table != w->options && wl_args_start(a, w->options, err, errlen) < 0)
+		return -1;
+	ret = wl_args_put(a, name, val, NULL, err, errlen);
+	if (ret > 0)
+		snprintf(err, errlen, "workload '%s' has no option '%s'", w->name, name);
+	return ret ? -1 : 0;
 }
 
 int wl_args_finish(struct wl_args *a, const struct workload_ops *w, char *err, size_t errlen)
 {
-	for (const struct wl_option *o = w->options; o && o->name; o++) {
-		unsigned i;
+	const char *missing;
+	int ret;
 
-		for (i = 0; i < a->nr; i++)
-			if (a->opt[i] == o)
-				break;
-		if (i < a->nr)
-			continue;
-		if (!o->dflt) {
-			snprintf(err, errlen, "workload '%s' needs option '%s'", w->name, o->name);
-			return -1;
-		}
-		if (set_one(a, o, o->dflt, err, errlen) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int find_arg(const struct wl_args *a, const char *name)
-{
-	for (unsigned i = 0; i < a->nr; i++)
-		if (!strcmp(a->opt[i]->name, name))
-			return (int)i;
-	return -1;
-}
-
-int64_t wl_int(const struct wl_args *a, const char *name)
-{
-	int i = find_arg(a, name);
-
-	if (i < 0) {
-		/* a workload asking for an option it did not declare is a bug */
-		fprintf(stderr, "runner: bug: undeclared option '%s'\n", name);
-		abort();
-	}
-	return a->num[i];
-}
-
-const char *wl_str(const struct wl_args *a, const char *name)
-{
-	int i = find_arg(a, name);
-
-	if (i < 0) {
-		fprintf(stderr, "runner: bug: undeclared option '%s'\n", name);
-		abort();
-	}
-	return a->text[i];
+	if (a->table != w->options && wl_args_start(a, w->options, err, errlen) < 0)
+		return -1;
+	ret = wl_args_fill(a, NULL, &missing, err, errlen);
+	if (ret > 0)
+		snprintf(err, errlen, "workload '%s' needs option '%s'", w->name, missing);
+	return ret ? -1 : 0;
 }
 
 int wl_run_once(const struct workload_ops *w, const struct wl_args *args,

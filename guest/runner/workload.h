@@ -6,27 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum wl_opt_type {
-	WL_INT,    /* decimal integer within [min, max] */
-	WL_SIZE,   /* bytes: 4096, 64K, 256M, 1G; within [min, max] bytes */
-	WL_STR,    /* one of `choices` (a "|"-separated list) or free text if NULL */
-	WL_BOOL,   /* 0/1, yes/no, on/off */
-};
+#include "options.h"
 
-struct wl_option {
-	const char *name;
-	enum wl_opt_type type;
-	int64_t min, max;
-	const char *dflt;     /* default as text; NULL = required */
-	const char *choices;  /* WL_STR only */
-	const char *help;
-};
-
-/* Parsed options of one run, looked up by name (the runner validated them
- * against the workload's table before run() is called). */
-struct wl_args;
-int64_t wl_int(const struct wl_args *a, const char *name);
-const char *wl_str(const struct wl_args *a, const char *name);
+/* struct wl_option, struct wl_args, wl_int(), wl_str(): options.h.  The
+ * runner checks the options against the workload's table before run(). */
 
 #define WL_MAX_METRICS 32
 #define WL_NAME_LEN 48

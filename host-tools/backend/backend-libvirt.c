@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/daemon.h"
 #include "backend/libvirt-remote.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -157,8 +158,8 @@ static int copy_file(const char *from, const char *to, struct strbuf *err)
 		close(in);
 		return -1;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n) {
+	while ((n = xread(in, buf, sizeof(buf))) > 0)
+		if (write_in_full(out, buf, (size_t)n) < 0) {
 			n = -1;
 			break;
 		}
@@ -710,11 +711,7 @@ static void libvirt_release(struct backend *b)
 	free(p->run_dir);
 	free(p);
 	b->priv = NULL;
-	if (b->console_fd >= 0)
-		close(b->console_fd);
-	if (b->record_fd >= 0)
-		close(b->record_fd);
-	b->console_fd = b->record_fd = -1;
+	backend_close_streams(b);
 }
 
 const struct backend_ops *backend_find(const char *name)

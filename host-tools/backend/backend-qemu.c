@@ -244,6 +244,11 @@ static void qemu_release(struct backend *b)
 	child_process_clear(&p->cp);
 	free(p);
 	b->priv = NULL;
+	backend_close_streams(b);
+}
+
+void backend_close_streams(struct backend *b)
+{
 	if (b->console_fd >= 0)
 		close(b->console_fd);
 	if (b->record_fd >= 0)

@@ -65,6 +65,9 @@ struct backend_ops {
 extern const struct backend_ops backend_qemu;
 extern const struct backend_ops backend_libvirt;
 
+/* Closes the console and record streams (for release()); both become -1. */
+void backend_close_streams(struct backend *b);
+
 /* "qemu" or "libvirt"; NULL for an unknown name. */
 const struct backend_ops *backend_find(const char *name);
 

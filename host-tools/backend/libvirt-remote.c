@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "backend/libvirt-remote.h"
 #include "topo/topo.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <libvirt/virterror.h>
@@ -120,12 +121,7 @@ int lv_pool_create(virConnectPtr conn, const char *domain, struct lv_pool *p,
 
 static int read_source(virStreamPtr st, char *data, size_t nbytes, void *opaque)
 {
-	ssize_t n;
-
-	do
-		n = read(*(int *)opaque, data, nbytes);
-	while (n < 0 && errno == EINTR);
-	return (int)n;
+	return (int)xread(*(int *)opaque, data, nbytes);
 }
 
 int lv_pool_upload(virConnectPtr conn, struct lv_pool *p, const char *vol, const char *from,

@@ -1,6 +1,7 @@
 /* qmp.c - QMP client used by the QEMU backend: quit, inject-nmi, vCPU
  * hotplug and pause/resume all go through qmp_command(). */
 #include "backend/qmp.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -101,21 +102,6 @@ static struct json_object *read_message(struct qmp *q, int timeout_ms, struct st
 	}
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		/* MSG_NOSIGNAL: a QEMU that died is an error here, not SIGPIPE */
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
 
 int qmp_handshake(struct qmp *q, int timeout_ms, struct strbuf *err)
 {
@@ -157,9 +143,9 @@ int qmp_command(struct qmp *q, const char *cmd, struct json_object *args,
 		json_object_object_add(req, "arguments", json_object_get(args));
 	json_object_object_add(req, "id", json_object_new_int64((int64_t)id));
 	text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
-	ret = write_all(q->fd, text, strlen(text));
-	if (!ret)
-		ret = write_all(q->fd, "\r\n", 2);
+	/* send(MSG_NOSIGNAL): a QEMU that died is an error here, not SIGPIPE */
+	ret = send_in_full(q->fd, text, strlen(text)) < 0 ||
+	      send_in_full(q->fd, "\r\n", 2) < 0 ? -1 : 0;
 	json_object_put(req);
 	if (ret) {
 		strbuf_addf(err, "qmp: cannot send '%s': %s", cmd, strerror(errno));

@@ -101,21 +101,6 @@ static int check_faults(const struct plan *p, int allow, struct strbuf *err)
 	return 0;
 }
 
-static int check_plan(const char *runner, const char *plan_path, struct strbuf *err)
-{
-	const char *argv[] = { runner, "--check-plan", plan_path, NULL };
-	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	int rc = run_command_capture(argv, 30000, &out, &errout);
-
-	if (rc != 0) {
-		errout.buf[strcspn(errout.buf, "\n")] = '\0';
-		strbuf_addstr(err, errout.len ? errout.buf : "the runner rejected the plan");
-	}
-	strbuf_release(&out);
-	strbuf_release(&errout);
-	return rc == 0 ? 0 : -1;
-}
-
 struct host_topo {
 	struct json_object *view;   /* the host's guest view, owned */
 	struct topo t;
@@ -189,15 +174,6 @@ static int detect(const char *runner, const char *expect, struct host_topo *h, s
 	}
 	fflush(stdout);
 	return 0;
-}
-
-static unsigned plan_deadline_s(const struct plan *p)
-{
-	unsigned total = 0;
-
-	for (unsigned i = 0; i < p->nr_cases; i++)
-		total += p->cases[i].deadline_s;
-	return total;
 }
 
 /* Waits for the runner: forwards SIGTERM/SIGINT to it (it ends the run and
@@ -418,13 +394,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	lock = bare_lock(&err);
 	if (lock < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	path = xasprintf("%s/plan-%ld.txt", bare_state_dir(), (long)getpid());
-	if (write_file_atomic(path, plan.buf, plan.len) < 0 || check_plan(runner, path, &err) < 0) {
-		unlink(path);
-		die(LAB_EXIT_USAGE, "%s", err.len ? err.buf : "cannot write the plan");
-	}
-	unlink(path);
-	free(path);
+	if (plan_check_on_runner(runner, plan.buf, plan.len, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (geteuid() == 0)
 		restore_leftovers();
 	if (detect(runner, o->expect, h, &err) < 0)

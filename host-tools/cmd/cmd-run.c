@@ -1,18 +1,17 @@
 /* cmd-run.c - `lab run --topo SPEC --suite NAME`: compile the scenarios,
  * check them with the runner itself, boot, run them, and report per case. */
 #define _GNU_SOURCE
-#include "lib/child.h"
 #include "kernel/initrd.h"
 #include "cmd/lab.h"
 #include "run/labrun.h"
 #include "cmd/options.h"
+#include "fault/hostfault.h"
 #include "common/plan.h"
 #include "results/runreport.h"
 #include "scenario/scenario.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,72 +21,13 @@ static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
 	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L] [--image FILE]";
 
-/* The runner validates workloads and options with the very code that
- * will run them; its one-line error names the scenario file and line. */
-static int check_plan_on_host(const char *plan_path, struct strbuf *err)
-{
-	char runner[PATH_MAX];
-	const char *argv[4];
-	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	int rc;
-
-	if (initrd_find_runner(runner, err) < 0)
-		return -1;
-	argv[0] = runner;
-	argv[1] = "--check-plan";
-	argv[2] = plan_path;
-	argv[3] = NULL;
-	rc = run_command_capture(argv, 30000, &out, &errout);
-	if (rc != 0) {
-		char *nl = strchr(errout.buf, '\n');
-
-		if (nl)
-			*nl = '\0';
-		strbuf_addstr(err, errout.len ? errout.buf : "the runner rejected the plan");
-	}
-	strbuf_release(&out);
-	strbuf_release(&errout);
-	return rc == 0 ? 0 : -1;
-}
-
-static unsigned plan_deadline_s(const char *text, size_t len)
-{
-	struct plan p = { 0 };
-	char err[256];
-	unsigned total = 0;
-
-	if (plan_parse(text, len, &p, err, sizeof(err)) < 0)
-		return 0;
-	for (unsigned i = 0; i < p.nr_cases; i++)
-		total += p.cases[i].deadline_s;
-	plan_release(&p);
-	return total;
-}
-
-static char *write_temp(const char *what, const void *data, size_t len, struct strbuf *err)
-{
-	char *dir = xasprintf("%s/tmp", lab_cache_dir());
-	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
-	int fd;
-
-	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0 ||
-	    write(fd, data, len) != (ssize_t)len || close(fd) < 0) {
-		strbuf_addf(err, "cannot write a temporary %s in '%s': %s", what, dir, strerror(errno));
-		free(dir);
-		free(path);
-		return NULL;
-	}
-	free(dir);
-	return path;
-}
-
 int cmd_run(int argc, const char **argv)
 {
 	const char *suite = NULL, *scenario = NULL, *smt = NULL;
 	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT;
 	struct cpio cpio = CPIO_INIT;
 	struct json_object *extra, *cases = NULL, *vx;
-	char *plan_path = NULL, *cpio_path = NULL, *p;
+	char *cpio_path = NULL, *p;
 	struct lab_run r;
 	struct plan parsed = { 0 };
 	char perr[256];
@@ -133,19 +73,16 @@ int cmd_run(int argc, const char **argv)
 	/* Scenarios first: a typo must not cost a boot. */
 	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	plan_path = write_temp("plan", plan.buf, plan.len, &err);
-	if (!plan_path)
-		die(LAB_EXIT_FAIL, "%s", err.buf);
-	if (check_plan_on_host(plan_path, &err) < 0) {
-		unlink(plan_path);
+	/* the runner checks workloads and options with the code that runs them */
+	if (plan_check_on_runner(NULL, plan.buf, plan.len, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	}
-	unlink(plan_path);
-	free(plan_path);
+	/* compiled plans parse back (plan_compile_*() checked): the host's faults */
+	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) < 0)
+		die(LAB_EXIT_USAGE, "compiled plan: %s", perr);
 
 	cpio_add_file(&cpio, "plan", 0644, plan.buf, plan.len);
 	cpio_finish(&cpio);
-	cpio_path = write_temp("plan-cpio", cpio.buf.buf, cpio.buf.len, &err);
+	cpio_path = temp_file_write("plan-cpio", cpio.buf.buf, cpio.buf.len, &err);
 	cpio_release(&cpio);
 	if (!cpio_path)
 		die(LAB_EXIT_FAIL, "%s", err.buf);
@@ -164,18 +101,20 @@ int cmd_run(int argc, const char **argv)
 			boot += 30;
 		if (r.kernel_spec && !strcmp(r.kernel_spec, "image"))
 			boot += LAB_IMAGE_KERNEL_EXTRA_S;
-		r.timeout_s = boot + plan_deadline_s(plan.buf, plan.len);
+		r.timeout_s = boot + plan_deadline_s(&parsed);
 	}
 	r.plan_text = plan.buf;
 	r.plan_len = plan.len;
 	/* the host's own faults (QMP) run from the same plan */
-	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) == 0) {
-		r.plan = &parsed;
-		for (unsigned i = 0; i < parsed.nr_cases; i++)
-			for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++)
-				if (parsed.cases[i].faults[k].side == PLAN_SIDE_HOST &&
-				    !strcmp(parsed.cases[i].faults[k].kind, "nmi"))
-					r.nmi_is_a_fault = 1;
+	r.plan = &parsed;
+	for (unsigned i = 0; i < parsed.nr_cases; i++) {
+		for (unsigned k = 0; k < parsed.cases[i].nr_faults; k++) {
+			const struct plan_fault *f = &parsed.cases[i].faults[k];
+			const struct hostfault_ops *ops = hostfault_find(f->kind);
+
+			if (f->side == PLAN_SIDE_HOST && ops && ops->raises_nmi)
+				r.nmi_is_a_fault = 1;
+		}
 	}
 	if (lab_run_resolve(&r, &err) < 0) {
 		unlink(cpio_path);

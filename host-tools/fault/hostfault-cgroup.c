@@ -1,11 +1,13 @@
-/* hostfault-cgroup.c - where vCPU threads get their CPU quota: a threaded
- * cgroup v2 subtree when the unified hierarchy has the cpu controller, else
- * cgroup v1's cpu hierarchy, whose tasks file takes single threads. */
+/* hostfault-cgroup.c - the vcpu_throttle kind, and where vCPU threads get
+ * their CPU quota: a threaded cgroup v2 subtree when the unified hierarchy
+ * has the cpu controller, else cgroup v1's cpu hierarchy (tasks takes threads). */
 #define _GNU_SOURCE
 #include "fault/hostfault.h"
+#include "backend/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -227,4 +229,131 @@ int hostfault_cg_release(struct hostfault_cg *cg, struct strbuf *err)
 	}
 	cg->dir[0] = '\0';
 	return ret;
+}
+
+/* ---- the vcpu_throttle kind ---- */
+
+/* Thread ids of the vCPUs the fault targets ("default"/"random": all). */
+static int vcpu_threads(struct backend *b, const char *target, long *tids, unsigned max,
+			unsigned *n, struct strbuf *err)
+{
+	struct json_object *reply = NULL;
+	unsigned long want[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)];
+	int all = !strcmp(target, "default") || !strcmp(target, "random") || !*target;
+
+	if (!all && hostfault_parse_cpus(target, want, err) < 0)
+		return -1;
+	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
+		return -1;
+	*n = 0;
+	for (size_t i = 0; reply && i < json_object_array_length(reply) && *n < max; i++) {
+		struct json_object *cpu = json_object_array_get_idx(reply, i), *idx, *tid;
+		unsigned long ci;
+
+		if (!json_object_object_get_ex(cpu, "cpu-index", &idx) ||
+		    !json_object_object_get_ex(cpu, "thread-id", &tid))
+			continue;
+		ci = (unsigned long)json_object_get_int(idx);
+		if (all || (ci < HOSTFAULT_MAX_VCPUS && cpulist_test(want, (unsigned)ci)))
+			tids[(*n)++] = (long)json_object_get_int64(tid);
+	}
+	json_object_put(reply);
+	if (!*n) {
+		strbuf_addf(err, "no vCPU matches '%s'", target);
+		return -1;
+	}
+	return 0;
+}
+
+/* The process a thread belongs to: QEMU, for a vCPU thread. */
+static long tgid_of(long tid)
+{
+	char path[64], *text, *p;
+	size_t len;
+	long tgid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	text = read_file(path, &len);
+	if (!text)
+		return -1;
+	p = strstr(text, "\nTgid:");
+	if (p)
+		tgid = strtol(p + 6, NULL, 10);
+	free(text);
+	return tgid;
+}
+
+static int throttle(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		    int undo, struct strbuf *detail, struct strbuf *err)
+{
+	long tids[1024], qemu = -1;
+	unsigned n = 0, pct;
+	char orig[HOSTFAULT_CG_PATH] = "/";
+
+	if (hostfault_opt(&hostfault_kind_vcpu_throttle, f, "quota", &pct, err) < 0)
+		return -1;
+	if (!h->cg.version && hostfault_cg_find("/sys/fs/cgroup", &h->cg, err) < 0)
+		return -1;
+	if (vcpu_threads(b, f->target, tids, 1024, &n, err) < 0)
+		return -1;
+	if (h->cg.version == 2 && !h->cg.dir[0] && !undo) {
+		qemu = tgid_of(tids[0]);
+		if (qemu <= 0) {
+			strbuf_addf(err, "cannot tell which process vCPU thread %ld belongs to", tids[0]);
+			return -1;
+		}
+		if (hostfault_cg_current(qemu, orig, sizeof(orig), err) < 0)
+			return -1;
+	}
+	if (hostfault_cg_throttle(&h->cg, qemu, orig, tids, n, pct, undo, err) < 0)
+		return -1;
+	strbuf_addf(detail, "%u vCPU thread%s, cgroup v%d '%s'", n, n == 1 ? "" : "s",
+		    h->cg.version, h->cg.leaf);
+	if (!undo)
+		strbuf_addf(detail, ", %u %% of a CPU", pct);
+	return 0;
+}
+
+static int throttle_act(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+			struct strbuf *detail, struct strbuf *err)
+{
+	return throttle(h, b, f, 0, detail, err);
+}
+
+static int throttle_undo(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+			 struct strbuf *detail, struct strbuf *err)
+{
+	return throttle(h, b, f, 1, detail, err);
+}
+
+static int throttle_supported(const struct backend *b, char *why, size_t len)
+{
+	if (!b->remote)
+		return 1;
+	snprintf(why, len, "vcpu_throttle needs the hypervisor on this host (a remote host's "
+		 "vCPU threads are in its own cgroups)");
+	return 0;
+}
+
+static const struct hostfault_opt throttle_opts[] = {
+	{ .name = "quota", .min = 1, .max = 100, .dflt = "50", .suffix = "%",
+	  .help = "percent of one CPU each throttled vCPU thread may use" },
+	{ .name = NULL },
+};
+
+const struct hostfault_ops hostfault_kind_vcpu_throttle = {
+	.name = "vcpu_throttle",
+	.description = "caps the target vCPU threads' CPU time through a cgroup quota",
+	.options = throttle_opts,
+	.action = "throttle",
+	.undo_action = "unthrottle",
+	.default_hold_ms = 1000,
+	.supported = throttle_supported,
+	.act = throttle_act,
+	.undo = throttle_undo,
+};
+
+int hostfault_parse_quota(const char *s, unsigned *pct)
+{
+	return hostfault_opt_parse(&throttle_opts[0], s, pct);
 }

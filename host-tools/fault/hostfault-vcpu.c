@@ -81,11 +81,11 @@ static int slot_fill(struct json_object *reply, size_t i, struct hostfault_slot 
 
 static int in_list(const char *list, unsigned cpu)
 {
-	uint64_t want[HOSTFAULT_MAX_VCPUS / 64];
+	unsigned long want[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)];
 
 	if (hostfault_parse_cpus(list, want, NULL) < 0)
 		return 0;
-	return cpu < HOSTFAULT_MAX_VCPUS && (want[cpu / 64] >> (cpu % 64) & 1);
+	return cpu < HOSTFAULT_MAX_VCPUS && cpulist_test(want, cpu);
 }
 
 int hostfault_pick_slot(struct json_object *reply, const char *target, int want_present,
@@ -138,26 +138,33 @@ struct json_object *hostfault_slot_device_args(const struct hostfault_slot *s)
 	return args;
 }
 
-static int query_slots(struct backend *b, struct json_object **reply, struct strbuf *err)
+/* The slot an add (a free one) or a removal takes, from QEMU's list now. */
+static int pick_removal(struct hostfault *h, struct json_object *reply, const char *target,
+			struct hostfault_slot *s, struct strbuf *err);
+
+static int pick(struct hostfault *h, struct backend *b, const char *target, int removal,
+		struct hostfault_slot *s, struct strbuf *err)
 {
-	if (b->ops->qmp(b, "query-hotpluggable-cpus", NULL, reply, err) < 0)
+	struct json_object *reply = NULL;
+	int ret;
+
+	if (b->ops->qmp(b, "query-hotpluggable-cpus", NULL, &reply, err) < 0)
 		return -1;
-	return 0;
+	ret = removal ? pick_removal(h, reply, target, s, err)
+		      : hostfault_pick_slot(reply, target, 0, 0, s, err);
+	json_object_put(reply);
+	return ret;
 }
 
 int hostfault_vcpu_add(struct hostfault *h, struct backend *b, const struct plan_fault *f,
 		       struct strbuf *detail, struct strbuf *err)
 {
-	struct json_object *reply = NULL, *args;
+	struct json_object *args;
 	struct hostfault_slot s;
 	uint64_t t0 = 0;
 	int ret;
 
-	if (query_slots(b, &reply, err) < 0)
-		return -1;
-	ret = hostfault_pick_slot(reply, f->target, 0, 0, &s, err);
-	json_object_put(reply);
-	if (ret < 0)
+	if (pick(h, b, f->target, 0, &s, err) < 0)
 		return -1;
 	snprintf(s.dev_id, sizeof(s.dev_id), "schedlab-vcpu%u", s.index);
 	if (b->ops->vcpu_set) {
@@ -200,16 +207,12 @@ static int pick_removal(struct hostfault *h, struct json_object *reply, const ch
 int hostfault_vcpu_remove(struct hostfault *h, struct backend *b, const struct plan_fault *f,
 			  struct strbuf *detail, struct strbuf *err)
 {
-	struct json_object *reply = NULL, *args;
+	struct json_object *args;
 	struct hostfault_slot s;
 	uint64_t t0 = 0;
 	int ret;
 
-	if (query_slots(b, &reply, err) < 0)
-		return -1;
-	ret = pick_removal(h, reply, f->target, &s, err);
-	json_object_put(reply);
-	if (ret < 0)
+	if (pick(h, b, f->target, 1, &s, err) < 0)
 		return -1;
 	slot_describe(&s, detail);
 	/* device_del only asks: the guest's ACPI eject makes it happen */
@@ -274,3 +277,43 @@ int hostfault_vcpu_removed(struct hostfault *h, struct backend *b, int final,
 	h->removing[0] = '\0';
 	return 0;
 }
+
+/* ---- the kinds ---- */
+
+static int add_act(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		   struct strbuf *detail, struct strbuf *err)
+{
+	return hostfault_vcpu_add(h, b, f, detail, err) < 0 ? -1 : 0;
+}
+
+const struct hostfault_ops hostfault_kind_vcpu_add = {
+	.name = "vcpu_add",
+	.description = "hot-adds a vCPU into a free slot (the guest's fault driver onlines it)",
+	.action = "device_add",
+	.default_hold_ms = 1000,
+	.act = add_act,
+};
+
+static int remove_act(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		      struct strbuf *detail, struct strbuf *err)
+{
+	return hostfault_vcpu_remove(h, b, f, detail, err) < 0 ? -1 : 0;
+}
+
+static int remove_check(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+			struct strbuf *detail, struct strbuf *err)
+{
+	return hostfault_vcpu_removed(h, b, h->finishing, detail, err);
+}
+
+const struct hostfault_ops hostfault_kind_vcpu_remove = {
+	.name = "vcpu_remove",
+	.description = "hot-removes a vCPU (ours first), then checks after hold that it went",
+	.action = "device_del",
+	.undo_action = "removed",
+	/* the guest's ACPI eject takes seconds under TCG */
+	.default_hold_ms = 5000,
+	.removes_vcpus = 1,
+	.act = remove_act,
+	.undo = remove_check,
+};

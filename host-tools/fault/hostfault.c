@@ -1,6 +1,6 @@
-/* hostfault.c - host-side faults during a guest run: pause/resume the whole
- * guest, NMIs, vCPU-thread throttling through a cgroup's CPU quota, and
- * vCPU hot-plug (hostfault-vcpu.c), timed from the runner's run_start. */
+/* hostfault.c - host-side faults during a guest run: the registry of kinds
+ * (hostfault-guest.c, -cgroup.c, -vcpu.c), their options, and the timeline
+ * of actions from the runner's run_start, logged to host-faults.jsonl. */
 #define _GNU_SOURCE
 #include "fault/hostfault.h"
 #include "backend/backend.h"
@@ -14,21 +14,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const hostfault_kinds[] = {
-	"pause", "nmi", "vcpu_throttle", "vcpu_add", "vcpu_remove", NULL
-};
+#define X(n, guest_helps) &hostfault_kind_##n,
+const struct hostfault_ops *const hostfault_kinds[] = { HOSTFAULT_LIST(X) NULL };
+#undef X
 
-/* How long an action lasts when the scenario gives no hold: a removal
- * waits for the guest's ACPI eject, which takes seconds under TCG. */
-static unsigned default_hold_ms(const char *kind)
+const struct hostfault_ops *hostfault_find(const char *kind)
 {
-	return !strcmp(kind, "vcpu_remove") ? 5000 : 1000;
-}
-
-/* Kinds whose action has a second half `hold` later. */
-static int has_undo(const char *kind)
-{
-	return strcmp(kind, "nmi") && strcmp(kind, "vcpu_add");
+	for (const struct hostfault_ops *const *k = hostfault_kinds; *k; k++)
+		if (!strcmp((*k)->name, kind))
+			return *k;
+	return NULL;
 }
 
 void hostfault_init(struct hostfault *h, const struct plan *plan, const char *run_dir,
@@ -40,25 +35,88 @@ void hostfault_init(struct hostfault *h, const struct plan *plan, const char *ru
 	h->t0_ns = t0_ns;
 }
 
-int hostfault_parse_quota(const char *s, unsigned *pct)
+int hostfault_opt_parse(const struct hostfault_opt *o, const char *s, unsigned *out)
 {
-	char buf[8];
-	size_t n = strlen(s);
+	char buf[16];
+	size_t n = strlen(s), sl = o->suffix ? strlen(o->suffix) : 0;
 
 	if (!n || n >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, n + 1);
-	if (buf[n - 1] == '%')
-		buf[n - 1] = '\0';
-	return parse_uint(buf, 1, 100, pct);
+	if (sl && n > sl && !strcmp(buf + n - sl, o->suffix))
+		buf[n - sl] = '\0';
+	return parse_uint(buf, o->min, o->max, out);
 }
 
-static const char *opt(const struct plan_fault *f, const char *key)
+static const struct hostfault_opt *find_opt(const struct hostfault_ops *k, const char *name)
 {
-	for (unsigned i = 0; i < f->nr_opts; i++)
-		if (!strcmp(f->opts[i].key, key))
-			return f->opts[i].value;
+	for (const struct hostfault_opt *o = k->options; o && o->name; o++)
+		if (!strcmp(o->name, name))
+			return o;
 	return NULL;
+}
+
+static int opt_error(const struct hostfault_opt *o, const char *value, struct strbuf *err)
+{
+	strbuf_addf(err, "'%s' must be %u..%u%s (%s), not '%s'", o->name, o->min, o->max,
+		    o->suffix ? o->suffix : "", o->help, value);
+	return -1;
+}
+
+int hostfault_check_opts(const struct hostfault_ops *k, const struct plan_fault *f,
+			 struct strbuf *err, unsigned *line)
+{
+	unsigned v;
+
+	*line = 0;
+	for (unsigned i = 0; i < f->nr_opts; i++) {
+		const struct hostfault_opt *o = find_opt(k, f->opts[i].key);
+
+		*line = f->opts[i].line;
+		if (!o) {
+			strbuf_addf(err, "host fault kind '%s' has no option '%s'", k->name,
+				    f->opts[i].key);
+			return -1;
+		}
+		if (hostfault_opt_parse(o, f->opts[i].value, &v) < 0)
+			return opt_error(o, f->opts[i].value, err);
+	}
+	*line = 0;
+	for (const struct hostfault_opt *o = k->options; o && o->name; o++) {
+		if (o->dflt)
+			continue;
+		for (v = 0; v < f->nr_opts && strcmp(f->opts[v].key, o->name); v++)
+			;
+		if (v == f->nr_opts) {
+			strbuf_addf(err, "host fault kind '%s' needs option '%s'", k->name, o->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int hostfault_opt(const struct hostfault_ops *k, const struct plan_fault *f, const char *name,
+		  unsigned *out, struct strbuf *err)
+{
+	const struct hostfault_opt *o = find_opt(k, name);
+	const char *value = NULL;
+
+	if (!o) {
+		strbuf_addf(err, "bug: host fault kind '%s' has no option '%s'", k->name, name);
+		return -1;
+	}
+	for (unsigned i = 0; i < f->nr_opts; i++)
+		if (!strcmp(f->opts[i].key, name))
+			value = f->opts[i].value;
+	if (!value)
+		value = o->dflt;
+	if (!value) {
+		strbuf_addf(err, "host fault kind '%s' needs option '%s'", k->name, name);
+		return -1;
+	}
+	if (hostfault_opt_parse(o, value, out) < 0)
+		return opt_error(o, value, err);
+	return 0;
 }
 
 static void record(struct hostfault *h, const struct hostfault_action *a, const char *action,
@@ -127,12 +185,13 @@ void hostfault_on_event(struct hostfault *h, const char *json, size_t len)
 			c = &h->plan->cases[i];
 	for (unsigned i = 0; c && i < c->nr_faults; i++) {
 		const struct plan_fault *f = &c->faults[i];
+		const struct hostfault_ops *ops = hostfault_find(f->kind);
 		struct hostfault_action a = { .c = c, .f = f };
 		/* count 0 means "for the whole run": bounded here by the
 		 * pending table, one action per period */
 		unsigned n = f->count ? f->count : HOSTFAULT_MAX_PENDING / 2;
 
-		if (f->side != PLAN_SIDE_HOST)
+		if (f->side != PLAN_SIDE_HOST || !ops)
 			continue;
 		a.run = json_object_object_get_ex(o, "run", &run) ? (unsigned)json_object_get_int(run) : 0;
 		for (unsigned k = 0; k < n; k++) {
@@ -140,9 +199,9 @@ void hostfault_on_event(struct hostfault *h, const char *json, size_t len)
 			a.at_ns = now + ((uint64_t)f->start_ms + (uint64_t)k * f->period_ms) * 1000000ull;
 			a.undo = 0;
 			schedule(h, &a);
-			if (has_undo(f->kind)) {
+			if (ops->undo) {
 				/* pause and throttle are undone, a removal checked, after hold */
-				a.at_ns += (uint64_t)(f->hold_ms ? f->hold_ms : default_hold_ms(f->kind)) *
+				a.at_ns += (uint64_t)(f->hold_ms ? f->hold_ms : ops->default_hold_ms) *
 					   1000000ull;
 				a.undo = 1;
 				schedule(h, &a);
@@ -164,175 +223,48 @@ uint64_t hostfault_next_ns(const struct hostfault *h)
 	return next;
 }
 
-int hostfault_parse_cpus(const char *list, uint64_t bits[HOSTFAULT_MAX_VCPUS / 64],
+int hostfault_parse_cpus(const char *list, unsigned long bits[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)],
 			 struct strbuf *err)
 {
-	const char *p = list;
+	unsigned long scratch[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)];
 
-	if (bits)
-		memset(bits, 0, HOSTFAULT_MAX_VCPUS / 8);
-	if (!*p)
-		goto bad;
-	while (*p) {
-		char *end;
-		unsigned long lo, hi;
-
-		if (*p < '0' || *p > '9')
-			goto bad;
-		lo = hi = strtoul(p, &end, 10);
-		if (end == p || lo >= HOSTFAULT_MAX_VCPUS)
-			goto bad;
-		if (*end == '-') {
-			p = end + 1;
-			if (*p < '0' || *p > '9')
-				goto bad;
-			hi = strtoul(p, &end, 10);
-			if (end == p || hi < lo || hi >= HOSTFAULT_MAX_VCPUS)
-				goto bad;
-		}
-		if (*end && *end != ',')
-			goto bad;
-		for (unsigned long c = lo; bits && c <= hi; c++)
-			bits[c / 64] |= 1ull << (c % 64);
-		p = *end == ',' ? end + 1 : end;
-	}
-	return 0;
-bad:
+	if (cpulist_parse(list, bits ? bits : scratch, HOSTFAULT_MAX_VCPUS, NULL, 0) > 0)
+		return 0;
 	if (err)
 		strbuf_addf(err, "bad vCPU list '%s'", list);
 	return -1;
 }
 
-/* Thread ids of the vCPUs the fault targets ("default"/"random": all). */
-static int vcpu_threads(struct backend *b, const char *target, long *tids, unsigned max,
-			unsigned *n, struct strbuf *err)
-{
-	struct json_object *reply = NULL;
-	uint64_t want[HOSTFAULT_MAX_VCPUS / 64];
-	int all = !strcmp(target, "default") || !strcmp(target, "random") || !*target;
-
-	if (!all && hostfault_parse_cpus(target, want, err) < 0)
-		return -1;
-	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
-		return -1;
-	*n = 0;
-	for (size_t i = 0; reply && i < json_object_array_length(reply) && *n < max; i++) {
-		struct json_object *cpu = json_object_array_get_idx(reply, i), *idx, *tid;
-		unsigned long ci;
-
-		if (!json_object_object_get_ex(cpu, "cpu-index", &idx) ||
-		    !json_object_object_get_ex(cpu, "thread-id", &tid))
-			continue;
-		ci = (unsigned long)json_object_get_int(idx);
-		if (all || (ci < HOSTFAULT_MAX_VCPUS && (want[ci / 64] >> (ci % 64) & 1)))
-			tids[(*n)++] = (long)json_object_get_int64(tid);
-	}
-	json_object_put(reply);
-	if (!*n) {
-		strbuf_addf(err, "no vCPU matches '%s'", target);
-		return -1;
-	}
-	return 0;
-}
-
-/* The process a thread belongs to: QEMU, for a vCPU thread. */
-static long tgid_of(long tid)
-{
-	char path[64], *text, *p;
-	size_t len;
-	long tgid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
-	text = read_file(path, &len);
-	if (!text)
-		return -1;
-	p = strstr(text, "\nTgid:");
-	if (p)
-		tgid = strtol(p + 6, NULL, 10);
-	free(text);
-	return tgid;
-}
-
-static int throttle(struct hostfault *h, struct backend *b, const struct plan_fault *f,
-		    int undo, struct strbuf *detail, struct strbuf *err)
-{
-	long tids[1024], qemu = -1;
-	unsigned n = 0, pct = 50;
-	const char *q = opt(f, "quota");
-	char orig[HOSTFAULT_CG_PATH] = "/";
-
-	if (b->remote) {
-		strbuf_addstr(err, "vcpu_throttle needs the hypervisor on this host (a remote "
-			      "host's vCPU threads are in its own cgroups)");
-		return -1;
-	}
-	if (q && hostfault_parse_quota(q, &pct) < 0) {
-		strbuf_addf(err, "quota must be 1..100 (percent of one CPU), not '%s'", q);
-		return -1;
-	}
-	if (!h->cg.version && hostfault_cg_find("/sys/fs/cgroup", &h->cg, err) < 0)
-		return -1;
-	if (vcpu_threads(b, f->target, tids, 1024, &n, err) < 0)
-		return -1;
-	if (h->cg.version == 2 && !h->cg.dir[0] && !undo) {
-		qemu = tgid_of(tids[0]);
-		if (qemu <= 0) {
-			strbuf_addf(err, "cannot tell which process vCPU thread %ld belongs to", tids[0]);
-			return -1;
-		}
-		if (hostfault_cg_current(qemu, orig, sizeof(orig), err) < 0)
-			return -1;
-	}
-	if (hostfault_cg_throttle(&h->cg, qemu, orig, tids, n, pct, undo, err) < 0)
-		return -1;
-	strbuf_addf(detail, "%u vCPU thread%s, cgroup v%d '%s'", n, n == 1 ? "" : "s",
-		    h->cg.version, h->cg.leaf);
-	if (!undo)
-		strbuf_addf(detail, ", %u %% of a CPU", pct);
-	return 0;
-}
-
 static int perform(struct hostfault *h, struct backend *b, const struct hostfault_action *a,
 		   struct strbuf *detail, struct strbuf *err)
 {
-	const char *kind = a->f->kind;
+	const struct hostfault_ops *k = hostfault_find(a->f->kind);
+	char why[256] = "";
 
+	if (!k) {
+		strbuf_addf(err, "unknown host fault kind '%s'", a->f->kind);
+		return -1;
+	}
 	if (!b->ops->qmp) {
 		strbuf_addf(err, "the %s backend has no monitor for host faults", b->ops->name);
 		return -1;
 	}
-	if (!strcmp(kind, "pause")) {
-		int ret = b->ops->qmp(b, a->undo ? "cont" : "stop", NULL, NULL, err);
-
-		if (!ret)
-			h->paused = !a->undo;
-		return ret;
+	if (k->supported && !k->supported(b, why, sizeof(why))) {
+		strbuf_addstr(err, why[0] ? why : "not supported by this backend");
+		return -1;
 	}
-	if (!strcmp(kind, "nmi"))
-		return b->ops->nmi(b, err);
-	if (!strcmp(kind, "vcpu_throttle"))
-		return throttle(h, b, a->f, a->undo, detail, err);
-	if (!strcmp(kind, "vcpu_add"))
-		return hostfault_vcpu_add(h, b, a->f, detail, err) < 0 ? -1 : 0;
-	if (!strcmp(kind, "vcpu_remove") && !a->undo)
-		return hostfault_vcpu_remove(h, b, a->f, detail, err) < 0 ? -1 : 0;
-	if (!strcmp(kind, "vcpu_remove"))
-		return hostfault_vcpu_removed(h, b, h->finishing, detail, err);
-	strbuf_addf(err, "unknown host fault kind '%s'", kind);
-	return -1;
+	if (a->undo)
+		return k->undo ? k->undo(h, b, a->f, detail, err) : 0;
+	return k->act(h, b, a->f, detail, err);
 }
 
 static const char *action_name(const struct hostfault_action *a)
 {
-	if (!strcmp(a->f->kind, "pause"))
-		return a->undo ? "cont" : "stop";
-	if (!strcmp(a->f->kind, "vcpu_throttle"))
-		return a->undo ? "unthrottle" : "throttle";
-	if (!strcmp(a->f->kind, "vcpu_add"))
-		return "device_add";
-	if (!strcmp(a->f->kind, "vcpu_remove"))
-		return a->undo ? "removed" : "device_del";
-	return a->f->kind;
+	const struct hostfault_ops *k = hostfault_find(a->f->kind);
+
+	if (!k)
+		return a->f->kind;
+	return a->undo && k->undo_action ? k->undo_action : k->action;
 }
 
 void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)

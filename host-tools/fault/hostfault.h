@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "common/cpulist.h"
 #include "common/plan.h"
 #include "topo/topo.h"
 #include "lib/util.h"
@@ -13,8 +14,7 @@
 struct backend;
 struct json_object;
 
-/* The kinds the host implements; scenario.c marks these side "host". */
-extern const char *const hostfault_kinds[];
+struct hostfault;
 
 #define HOSTFAULT_MAX_PENDING 64
 #define HOSTFAULT_MAX_VCPUS TOPO_MAX_CPUS
@@ -101,10 +101,70 @@ void hostfault_finish(struct hostfault *h, struct backend *b);
 /* Parses "40" or "40%" into a percentage of one CPU in 1..100. */
 int hostfault_parse_quota(const char *s, unsigned *pct);
 
-/* Parses a vCPU list "0-3,8" into bits (may be NULL: check only);
- * -1 with a line in err (may be NULL). */
-int hostfault_parse_cpus(const char *list, uint64_t bits[HOSTFAULT_MAX_VCPUS / 64],
+/* Parses a vCPU list "0-3,8" into bits (may be NULL: check only); an
+ * empty list is refused.  -1 with a line in err (may be NULL). */
+int hostfault_parse_cpus(const char *list, unsigned long bits[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)],
 			 struct strbuf *err);
+
+/* ---- the kinds: one const struct hostfault_ops each ---- */
+
+/* A kind's option: an unsigned number in [min, max], `suffix` may follow it. */
+struct hostfault_opt {
+	const char *name;
+	unsigned min, max;
+	const char *dflt;       /* as text; NULL: required */
+	const char *suffix;     /* e.g. "%", or NULL */
+	const char *help;
+};
+
+struct hostfault_ops {
+	const char *name;
+	const char *description;
+	const struct hostfault_opt *options; /* terminated by { .name = NULL }; NULL: none */
+	/* names of the two halves in host-faults.jsonl */
+	const char *action, *undo_action;
+	unsigned default_hold_ms;   /* how long the action lasts without 'hold' */
+	unsigned raises_nmi : 1;    /* an NMI is the scenario's own: it must not panic */
+	unsigned removes_vcpus : 1; /* needs multi-threaded TCG (see labrun.c) */
+	/* 0 with why filled when this backend cannot do it (one line). */
+	int (*supported)(const struct backend *b, char *why, size_t len);
+	/* The action; -1 with one line in err, detail says what was done. */
+	int (*act)(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		   struct strbuf *detail, struct strbuf *err);
+	/* Its second half `hold` later (NULL: none); 1 when not done yet
+	 * (ask again later), 0 done, -1 with err. */
+	int (*undo)(struct hostfault *h, struct backend *b, const struct plan_fault *f,
+		    struct strbuf *detail, struct strbuf *err);
+};
+
+/* The registry (hostfault.c), generated from the plan's list of host
+ * kinds, X(kind, guest_helps): one const hostfault_kind_<kind> each. */
+#define HOSTFAULT_LIST(X) PLAN_HOST_FAULTS(X)
+
+#define X(n, guest_helps) extern const struct hostfault_ops hostfault_kind_##n;
+HOSTFAULT_LIST(X)
+#undef X
+
+/* An option's value: the number, `suffix` allowed after it, in range. */
+int hostfault_opt_parse(const struct hostfault_opt *o, const char *s, unsigned *out);
+
+/* NULL-terminated, in HOSTFAULT_LIST order. */
+extern const struct hostfault_ops *const hostfault_kinds[];
+/* The host's kind of that name (the scenario marks its faults side
+ * "host"), or NULL: a guest kind, for the runner. */
+const struct hostfault_ops *hostfault_find(const char *kind);
+
+/*
+ * Checks a fault's kind-specific keys against its kind's table: -1 with
+ * one line in err ("'quota' must be 1..100, not 'x'") and *line set to
+ * the option's line.
+ */
+int hostfault_check_opts(const struct hostfault_ops *k, const struct plan_fault *f,
+			 struct strbuf *err, unsigned *line);
+/* The value of a declared option (the fault's, else the default); -1
+ * with err when it does not parse. */
+int hostfault_opt(const struct hostfault_ops *k, const struct plan_fault *f, const char *name,
+		  unsigned *out, struct strbuf *err);
 
 /* ---- vCPU hot-plug (hostfault-vcpu.c) ---- */
 

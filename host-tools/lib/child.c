@@ -2,6 +2,7 @@
  * argv vectors, explicit fds, process groups and deadlines; no shell anywhere. */
 #define _GNU_SOURCE
 #include "lib/child.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -143,11 +144,8 @@ static void close_other_fds(const struct child_process *cp, int also)
 static void __attribute__((noreturn)) child_die(int report_fd, int stage, int err)
 {
 	struct child_report r = { stage, err };
-	ssize_t n;
 
-	do
-		n = write(report_fd, &r, sizeof(r));
-	while (n < 0 && errno == EINTR);
+	write_in_full(report_fd, &r, sizeof(r));
 	_exit(127);
 }
 
@@ -272,9 +270,7 @@ int start_command(struct child_process *cp)
 		setpgid(pid, pid);
 
 	/* The pipe closes on a successful exec and carries errno otherwise. */
-	do
-		n = read(pfd[0], &r, sizeof(r));
-	while (n < 0 && errno == EINTR);
+	n = read_in_full(pfd[0], &r, sizeof(r));
 	close(pfd[0]);
 	if (n == (ssize_t)sizeof(r)) {
 		reap(pid);
@@ -488,8 +484,8 @@ int child_capture(struct child_process *cp, int timeout_ms,
 
 			if (pfd[i].fd < 0 || !pfd[i].revents)
 				continue;
-			got = read(pfd[i].fd, buf, sizeof(buf));
-			if (got < 0 && (errno == EINTR || errno == EAGAIN))
+			got = xread(pfd[i].fd, buf, sizeof(buf));
+			if (got < 0 && errno == EAGAIN)
 				continue;
 			if (got <= 0) {
 				close(pfd[i].fd);

@@ -2,6 +2,7 @@
  * helpers used by every host-side part of the lab. */
 #define _GNU_SOURCE
 #include "lib/util.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -249,12 +250,10 @@ char *read_file(const char *path, size_t *len)
 
 	if (fd < 0)
 		return NULL;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+	while ((n = xread(fd, buf, sizeof(buf))) != 0) {
 		if (n < 0) {
 			int e = errno;
 
-			if (e == EINTR)
-				continue;
 			close(fd);
 			strbuf_release(&sb);
 			errno = e;
@@ -271,7 +270,6 @@ char *read_file(const char *path, size_t *len)
 int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	const char *p = data;
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 
 	if (fd < 0) {
@@ -279,21 +277,12 @@ int write_file_atomic_err(const char *path, const void *data, size_t len, struct
 		free(tmp);
 		return -1;
 	}
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			strbuf_addf(err, "cannot write '%s': %s", tmp,
-				    n < 0 ? strerror(errno) : "short write");
-			close(fd);
-			unlink(tmp);
-			free(tmp);
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
+	if (write_in_full(fd, data, len) < 0) {
+		strbuf_addf(err, "cannot write '%s': %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		free(tmp);
+		return -1;
 	}
 	if (close(fd) < 0 || rename(tmp, path) < 0) {
 		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
@@ -314,6 +303,49 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		error("%s", err.buf);
 	strbuf_release(&err);
 	return ret;
+}
+
+int temp_file_create(const char *what, char **path, struct strbuf *err)
+{
+	char *dir = xasprintf("%s/tmp", lab_cache_dir());
+	int fd = -1;
+
+	*path = xasprintf("%s/%s-XXXXXX", dir, what);
+	if (mkdir_p(dir, 0755) == 0) {
+		fd = mkstemp(*path);
+		if (fd < 0)
+			strbuf_addf(err, "cannot create a temporary %s in '%s': %s", what, dir,
+				    strerror(errno));
+	} else {
+		strbuf_addf(err, "cannot create a temporary %s: cannot create '%s'", what, dir);
+	}
+	free(dir);
+	if (fd < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	return fd;
+}
+
+char *temp_file_write(const char *what, const void *data, size_t len, struct strbuf *err)
+{
+	char *path;
+	int fd = temp_file_create(what, &path, err);
+
+	if (fd < 0)
+		return NULL;
+	/* close() runs whatever the write did: no fd outlives a failure */
+	if (write_in_full(fd, data, len) < 0) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+		close(fd);
+	} else if (close(fd) < 0) {
+		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
+	} else {
+		return path;
+	}
+	unlink(path);
+	free(path);
+	return NULL;
 }
 
 int mkdir_p(const char *path, unsigned mode)

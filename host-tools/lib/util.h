@@ -73,6 +73,16 @@ int write_file_atomic(const char *path, const void *data, size_t len);
 int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err);
 int mkdir_p(const char *path, unsigned mode);
 
+/*
+ * Scratch files under <cache>/tmp, named "<what>-XXXXXX".  temp_file_create()
+ * returns the open fd and the path in *path (malloc'ed: the caller unlinks
+ * and frees it), or -1 with the reason in err.  temp_file_write() fills a
+ * new one with data and returns its path (the caller's), or NULL with err
+ * and nothing left behind: no file, no open fd.
+ */
+int temp_file_create(const char *what, char **path, struct strbuf *err);
+char *temp_file_write(const char *what, const void *data, size_t len, struct strbuf *err);
+
 /* The lab's version, recorded in every run.json. */
 #define LAB_VERSION "0.1"
 

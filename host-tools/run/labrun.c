@@ -2,6 +2,7 @@
  * `lab boot` (topology only) and `lab run` (topology plus a plan). */
 #define _GNU_SOURCE
 #include "run/labrun.h"
+#include "common/io.h"
 #include "backend/backend.h"
 #include "lib/child.h"
 #include "topo/guestview.h"
@@ -62,8 +63,8 @@ static int copy_into(int out, const char *path, struct strbuf *err)
 		strbuf_addf(err, "cannot open '%s': %s", path, strerror(errno));
 		return -1;
 	}
-	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write(out, buf, (size_t)n) != n) {
+	while ((n = xread(in, buf, sizeof(buf))) > 0) {
+		if (write_in_full(out, buf, (size_t)n) < 0) {
 			strbuf_addf(err, "cannot write initrd: %s", strerror(errno));
 			close(in);
 			return -1;
@@ -73,43 +74,15 @@ static int copy_into(int out, const char *path, struct strbuf *err)
 	return n < 0 ? -1 : 0;
 }
 
-static char *write_temp_file(const char *what, const void *data, size_t len, struct strbuf *err)
-{
-	char *dir = xasprintf("%s/tmp", lab_cache_dir());
-	char *path = xasprintf("%s/%s-XXXXXX", dir, what);
-	int fd;
-
-	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
-		strbuf_addf(err, "cannot create a temporary file in '%s'", dir);
-		free(dir);
-		free(path);
-		return NULL;
-	}
-	free(dir);
-	if ((write(fd, data, len) != (ssize_t)len) | (close(fd) < 0)) {
-		strbuf_addf(err, "cannot write '%s': %s", path, strerror(errno));
-		unlink(path);
-		free(path);
-		return NULL;
-	}
-	return path;
-}
-
 /* Linux unpacks concatenated cpio archives in order, so the per-run plan
  * rides on top of the cached base initrd without rebuilding it. */
 static char *join_initrd(const char *base, const char *extra, struct strbuf *err)
 {
-	char *dir = xasprintf("%s/tmp", lab_cache_dir());
-	char *path = xasprintf("%s/initrd-run-XXXXXX", dir);
-	int fd;
+	char *path;
+	int fd = temp_file_create("initrd-run", &path, err);
 
-	if (mkdir_p(dir, 0755) < 0 || (fd = mkstemp(path)) < 0) {
-		strbuf_addf(err, "cannot create a run initrd in '%s'", dir);
-		free(dir);
-		free(path);
+	if (fd < 0)
 		return NULL;
-	}
-	free(dir);
 	if (copy_into(fd, base, err) < 0 || copy_into(fd, extra, err) < 0) {
 		close(fd);
 		unlink(path);
@@ -145,10 +118,15 @@ static int plan_has_profile(const struct plan *p)
  */
 static int plan_removes_vcpus(const struct plan *p)
 {
-	for (unsigned i = 0; p && i < p->nr_cases; i++)
-		for (unsigned k = 0; k < p->cases[i].nr_faults; k++)
-			if (!strcmp(p->cases[i].faults[k].kind, "vcpu_remove"))
+	for (unsigned i = 0; p && i < p->nr_cases; i++) {
+		for (unsigned k = 0; k < p->cases[i].nr_faults; k++) {
+			const struct plan_fault *f = &p->cases[i].faults[k];
+			const struct hostfault_ops *ops = hostfault_find(f->kind);
+
+			if (f->side == PLAN_SIDE_HOST && ops && ops->removes_vcpus)
 				return 1;
+		}
+	}
 	return 0;
 }
 
@@ -294,7 +272,7 @@ static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
 		return -1;
 	}
 	cpio_finish(&cpio);
-	stage1 = write_temp_file("image-stage1", cpio.buf.buf, cpio.buf.len, err);
+	stage1 = temp_file_write("image-stage1", cpio.buf.buf, cpio.buf.len, err);
 	cpio_release(&cpio);
 	if (!stage1)
 		return -1;

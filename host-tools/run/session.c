@@ -2,6 +2,7 @@
  * streams, store them raw and append-only, classify, enforce deadlines. */
 #define _GNU_SOURCE
 #include "run/session.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -97,18 +98,8 @@ static int open_raw(const char *dir, const char *name)
 
 static void append_raw(int fd, const char *buf, size_t len)
 {
-	while (fd >= 0 && len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			error("cannot append raw run data: %s", strerror(errno));
-			return;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
+	if (fd >= 0 && write_in_full(fd, buf, len) < 0)
+		error("cannot append raw run data: %s", strerror(errno));
 }
 
 /* Reads what is there; returns 0 at EOF, 1 otherwise. */

@@ -79,6 +79,13 @@ int plan_compile_paths(const char *const *paths, size_t nr, struct plan *p, stru
  * appended to plan_text; the text is parsed back before it is returned. */
 int plan_compile_suite(const char *suite, struct strbuf *plan_text, struct strbuf *err);
 int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf *err);
+/*
+ * Hands plan text to the runner's --check-plan (runner NULL: the one
+ * initrd_find_runner() finds), so workloads and their options are checked
+ * by the very code that will run them.  -1 with the runner's first line
+ * ("scenarios/x.ini:12: ...") in err.
+ */
+int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err);
 /* Appends the text form of p; -1 when a field cannot be written. */
 int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
 

@@ -7,78 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define BITS_PER_LONG (CHAR_BIT * sizeof(unsigned long))
-#define BITMAP_LONGS(n) (((n) + BITS_PER_LONG - 1) / BITS_PER_LONG)
 #define MAX_CACHES 64u   /* cache/indexK per CPU */
 #define MAX_DOMAINS 64u  /* domainM per CPU */
 #define MAX_ID 1000000L  /* package and die ids */
 
-static int test_bit(const unsigned long *bits, unsigned i)
-{
-	return (bits[i / BITS_PER_LONG] >> (i % BITS_PER_LONG)) & 1;
-}
-
-static void set_bit(unsigned long *bits, unsigned i)
-{
-	bits[i / BITS_PER_LONG] |= 1ul << (i % BITS_PER_LONG);
-}
-
 static int is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
-}
-
-/* A decimal of at most 9 digits (no sign); advances *p past it. */
-static int parse_dec(const char **p, unsigned long *out)
-{
-	const char *s = *p;
-	unsigned long v = 0;
-	int digits = 0;
-
-	while (*s >= '0' && *s <= '9') {
-		if (++digits > 9)
-			return -1;
-		v = v * 10 + (unsigned long)(*s++ - '0');
-	}
-	if (!digits)
-		return -1;
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-int cpulist_parse(const char *s, unsigned long *bits, unsigned nbits)
-{
-	const char *end;
-
-	memset(bits, 0, BITMAP_LONGS(nbits) * sizeof(*bits));
-	while (is_space(*s))
-		s++;
-	end = s + strlen(s);
-	while (end > s && is_space(end[-1]))
-		end--;
-	if (s == end)
-		return 0;
-	for (;;) {
-		unsigned long lo, hi;
-
-		if (parse_dec(&s, &lo) < 0)
-			return -1;
-		hi = lo;
-		if (*s == '-') {
-			s++;
-			if (parse_dec(&s, &hi) < 0)
-				return -1;
-		}
-		if (lo > hi || hi >= nbits)
-			return -1;
-		for (unsigned long i = lo; i <= hi; i++)
-			set_bit(bits, (unsigned)i);
-		if (s == end)
-			return 0;
-		if (*s++ != ',')
-			return -1;
-	}
 }
 
 void cpulist_format(const unsigned long *bits, unsigned nbits, struct strbuf *out)
@@ -88,11 +23,11 @@ void cpulist_format(const unsigned long *bits, unsigned nbits, struct strbuf *ou
 	for (unsigned i = 0; i < nbits;) {
 		unsigned j;
 
-		if (!test_bit(bits, i)) {
+		if (!cpulist_test(bits, i)) {
 			i++;
 			continue;
 		}
-		for (j = i; j + 1 < nbits && test_bit(bits, j + 1); j++)
+		for (j = i; j + 1 < nbits && cpulist_test(bits, j + 1); j++)
 			;
 		if (!first)
 			strbuf_addch(out, ',');
@@ -238,7 +173,7 @@ static int set_cpulist(struct gv *g, const char *value, char **slot)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	if (cpulist_parse(value, g->scratch, GUEST_VIEW_MAX_CPUS) < 0)
+	if (cpulist_parse(value, g->scratch, GUEST_VIEW_MAX_CPUS, NULL, 0) < 0)
 		return gv_error(g, "not a cpulist of CPUs below 16384");
 	cpulist_format(g->scratch, GUEST_VIEW_MAX_CPUS, &sb);
 	free(*slot);
@@ -259,7 +194,7 @@ static int parse_id(struct gv *g, const char *value, long *out)
 
 	if (neg)
 		value++;
-	if (parse_dec(&value, &v) < 0 || *value || v > MAX_ID || (neg && v != 1))
+	if (cpulist_number(&value, &v) < 0 || *value || v > MAX_ID || (neg && v != 1))
 		return gv_error(g, "not an id");
 	*out = neg ? -1 : (long)v;
 	return 0;
@@ -279,7 +214,7 @@ static int eat(const char **p, const char *lit)
 /* "<num>/" with num < max: the number of a cpuN, nodeN, indexK, domainM. */
 static int eat_index(struct gv *g, const char **p, unsigned long max, unsigned long *out)
 {
-	if (parse_dec(p, out) < 0 || **p != '/')
+	if (cpulist_number(p, out) < 0 || **p != '/')
 		return gv_error(g, "malformed path");
 	if (*out >= max)
 		return gv_error(g, "number in path out of range");
@@ -309,7 +244,7 @@ static int cpu_line(struct gv *g, const char *rest, const char *value)
 		unsigned long level;
 		const char *v = value;
 
-		if (parse_dec(&v, &level) < 0 || *v || level > 255)
+		if (cpulist_number(&v, &level) < 0 || *v || level > 255)
 			return gv_error(g, "not a cache level");
 		gv_cache(c, k)->level = (int)level;
 	} else if (!strcmp(rest, "type")) {
@@ -354,7 +289,7 @@ static int parse_distances(struct gv *g, const char *value, struct gv_node *nd)
 	while (*p) {
 		unsigned long d;
 
-		if (parse_dec(&p, &d) < 0 || d > 1000000 || (*p && *p != ' '))
+		if (cpulist_number(&p, &d) < 0 || d > 1000000 || (*p && *p != ' '))
 			return gv_error(g, "not a list of distances");
 		if (nd->nr_dist >= GUEST_VIEW_MAX_NODES)
 			return gv_error(g, "too many distances");
@@ -379,8 +314,8 @@ static int node_line(struct gv *g, const char *rest, const char *value)
 		if (set_cpulist(g, value, &nd->cpus) < 0)
 			return -1;
 		if (!nd->bits)
-			nd->bits = xcalloc(BITMAP_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*nd->bits));
-		memcpy(nd->bits, g->scratch, BITMAP_LONGS(GUEST_VIEW_MAX_CPUS) * sizeof(*nd->bits));
+			nd->bits = xcalloc(CPULIST_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*nd->bits));
+		memcpy(nd->bits, g->scratch, CPULIST_LONGS(GUEST_VIEW_MAX_CPUS) * sizeof(*nd->bits));
 	} else if (!strcmp(rest, "distance")) {
 		return parse_distances(g, value, gv_node(g, n));
 	} else if (!strcmp(rest, "meminfo")) {
@@ -425,7 +360,7 @@ static int gv_line(struct gv *g, const char *path, const char *value)
 		return 0;
 	}
 	if (!strcmp(path, "/sys/devices/system/cpu/online")) {
-		if (cpulist_parse(value, g->online, GUEST_VIEW_MAX_CPUS) < 0)
+		if (cpulist_parse(value, g->online, GUEST_VIEW_MAX_CPUS, NULL, 0) < 0)
 			return gv_error(g, "not a cpulist of CPUs below 16384");
 		g->has_online = 1;
 		return 0;
@@ -527,7 +462,7 @@ static struct json_object *gv_json(struct gv *g)
 
 	for (unsigned i = 0; i < GUEST_VIEW_MAX_CPUS; i++) {
 		node_of[i] = -1;
-		nr_online += test_bit(g->online, i);
+		nr_online += cpulist_test(g->online, i);
 	}
 	json_object_object_add(view, "cpus", json_object_new_int((int)nr_online));
 
@@ -550,11 +485,11 @@ static struct json_object *gv_json(struct gv *g)
 		}
 		json_object_array_add(dist, row);
 		/* the lowest node listing a CPU is its node */
-		for (unsigned w = 0; nd->bits && w < BITMAP_LONGS(GUEST_VIEW_MAX_CPUS); w++) {
-			for (unsigned b = 0; nd->bits[w] && b < BITS_PER_LONG; b++) {
-				unsigned i = w * BITS_PER_LONG + b;
+		for (unsigned w = 0; nd->bits && w < CPULIST_LONGS(GUEST_VIEW_MAX_CPUS); w++) {
+			for (unsigned b = 0; nd->bits[w] && b < CPULIST_LONG_BITS; b++) {
+				unsigned i = (unsigned)(w * CPULIST_LONG_BITS + b);
 
-				if (node_of[i] < 0 && test_bit(nd->bits, i))
+				if (node_of[i] < 0 && cpulist_test(nd->bits, i))
 					node_of[i] = (long)n;
 			}
 		}
@@ -568,7 +503,7 @@ static struct json_object *gv_json(struct gv *g)
 		const struct gv_cache *llc;
 		struct json_object *o, *doms;
 
-		if (!test_bit(g->online, i))
+		if (!cpulist_test(g->online, i))
 			continue;
 		o = json_object_new_object();
 		doms = json_object_new_array();
@@ -598,8 +533,8 @@ struct json_object *guest_view_from_sysfs(const char *text, size_t len, struct s
 
 	memset(&g, 0, sizeof(g));
 	g.err = err;
-	g.online = xcalloc(BITMAP_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.online));
-	g.scratch = xcalloc(BITMAP_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.scratch));
+	g.online = xcalloc(CPULIST_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.online));
+	g.scratch = xcalloc(CPULIST_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.scratch));
 	if (gv_parse(&g, text, len) == 0) {
 		if (!g.has_online)
 			strbuf_addstr(err, "sysfs snapshot has no '/sys/devices/system/cpu/online'");

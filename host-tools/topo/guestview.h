@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 
+#include "common/cpulist.h"
 #include "lib/util.h"
 
 struct json_object;
@@ -27,13 +28,9 @@ struct json_object;
 struct json_object *guest_view_from_sysfs(const char *text, size_t len, struct strbuf *err);
 
 /*
- * Linux cpulists ("0-3,8-11", "5", "" for none).  bits holds nbits bits,
- * i.e. (nbits + BITS_PER_LONG - 1) / BITS_PER_LONG words; cpulist_parse()
- * clears it first and returns -1 for malformed text or a CPU >= nbits.
- * Spaces around the list are allowed.  cpulist_format() appends the
- * canonical form (ranges for runs of two or more) to out.
+ * Appends the canonical form of a cpulist bitmap (common/cpulist.h, whose
+ * cpulist_parse() reads them) to out: ranges for runs of two or more.
  */
-int cpulist_parse(const char *s, unsigned long *bits, unsigned nbits);
 void cpulist_format(const unsigned long *bits, unsigned nbits, struct strbuf *out);
 
 #endif

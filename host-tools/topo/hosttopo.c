@@ -10,21 +10,15 @@
 #include <string.h>
 
 #define HT_BITS GUEST_VIEW_MAX_CPUS
-#define HT_LONG_BITS (CHAR_BIT * sizeof(unsigned long))
-#define BITMAP_LONGS(n) (((n) + HT_LONG_BITS - 1) / HT_LONG_BITS)
 
 /* CPUs in a cpulist string member of o; -1 when absent or malformed. */
 static int list_count(struct json_object *o, const char *key, unsigned long *bits)
 {
 	struct json_object *v;
-	int n = 0;
 
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string) ||
-	    cpulist_parse(json_object_get_string(v), bits, HT_BITS) < 0)
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
 		return -1;
-	for (unsigned w = 0; w < BITMAP_LONGS(HT_BITS); w++)
-		n += __builtin_popcountl(bits[w]);
-	return n;
+	return cpulist_parse(json_object_get_string(v), bits, HT_BITS, NULL, 0);
 }
 
 static long int_member(struct json_object *o, const char *key)
@@ -43,7 +37,7 @@ struct ht_counts {
 
 static int count_cpus(struct json_object *cpus, struct ht_counts *c, struct strbuf *notes)
 {
-	unsigned long *bits = xcalloc(BITMAP_LONGS(HT_BITS), sizeof(long));
+	unsigned long *bits = xcalloc(CPULIST_LONGS(HT_BITS), sizeof(long));
 	long pkgs[256];
 	unsigned nr_pkgs = 0, odd_smt = 0, odd_llc = 0;
 	size_t n = json_object_array_length(cpus);

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../guest/runner/wlutil.h"
-#include "../../guest/runner/fault-opt.h"
+#include "../../guest/runner/options.h"
 #include "../../guest/runner/fault-tasks.h"
 #include "../../guest/runner/fault.h"
 #include "../../guest/runner/faults/cgroup_churn.h"
@@ -108,7 +108,7 @@ static void test_registry(void **state)
 		/* a kind without targets picks its object from its options */
 		assert_true(o->targets ? (o->targets & FAULT_TARGET_BIT(o->default_target)) != 0 :
 			    o->default_target == FAULT_TARGET_NONE);
-		for (const struct fopt *opt = o->options; opt && opt->name; opt++)
+		for (const struct wl_option *opt = o->options; opt && opt->name; opt++)
 			assert_non_null(opt->help);
 		/* every kind works with its defaults (rt_hog needs a hold) */
 		expect_prepare(o->name, "default", !strcmp(o->name, "rt_hog") ? 500 : 0, NULL,
@@ -233,71 +233,71 @@ static void test_options(void **state)
 	(void)state;
 	assert_int_equal(fault_prepare(&fc, &pf, err, sizeof(err)), 0);
 	assert_int_equal(fc.target, FAULT_TARGET_WORKLOAD);
-	assert_string_equal(fopt_str(&fc.args, "type"), "fail_function");
-	assert_int_equal(fopt_int(&fc.args, "times"), -1);
-	assert_int_equal(fopt_int(&fc.args, "probability"), 100);
-	assert_int_equal(fopt_int(&fc.args, "interval"), 1);   /* default */
-	assert_int_equal(fopt_int(&fc.args, "verbose"), 0);
-	assert_true(fopt_isset(&fc.args, "functions"));
+	assert_string_equal(wl_str(&fc.args, "type"), "fail_function");
+	assert_int_equal(wl_int(&fc.args, "times"), -1);
+	assert_int_equal(wl_int(&fc.args, "probability"), 100);
+	assert_int_equal(wl_int(&fc.args, "interval"), 1);   /* default */
+	assert_int_equal(wl_int(&fc.args, "verbose"), 0);
+	assert_true(wl_isset(&fc.args, "functions"));
 
 	pf = make_fault("mem_pressure", "default", 500, 0, 0, pressure);
 	assert_int_equal(fault_prepare(&fc, &pf, err, sizeof(err)), 0);
 	assert_int_equal(fc.target, FAULT_TARGET_NONE);
-	assert_int_equal(fopt_int(&fc.args, "size"), 256 << 20);
-	assert_false(fopt_isset(&fc.args, "fraction"));
-	assert_int_equal(fopt_int(&fc.args, "node"), 0);
+	assert_int_equal(wl_int(&fc.args, "size"), 256 << 20);
+	assert_false(wl_isset(&fc.args, "fraction"));
+	assert_int_equal(wl_int(&fc.args, "node"), 0);
 
 	pf = make_fault("cpu_hotplug", "2-3,7", 500, 0, 0, NULL);
 	assert_int_equal(fault_prepare(&fc, &pf, err, sizeof(err)), 0);
 	assert_int_equal(fc.target, FAULT_TARGET_CPUS);
 	assert_int_equal(CPU_COUNT(&fc.target_cpus), 3);
 	assert_true(CPU_ISSET(7, &fc.target_cpus));
-	assert_int_equal(fopt_int(&fc.args, "nr"), 1);
+	assert_int_equal(wl_int(&fc.args, "nr"), 1);
 
 	pf = make_fault("affinity_storm", "default", 500, 0, 0, NULL);
 	assert_int_equal(fault_prepare(&fc, &pf, err, sizeof(err)), 0);
-	assert_int_equal(fopt_cpus(&fc.args, "cpus", &set), 0); /* unset: the online CPUs */
+	assert_int_equal(wl_cpus(&fc.args, "cpus", &set), 0); /* unset: the online CPUs */
 }
 
 static void test_seconds_option(void **state)
 {
-	static const struct fopt table[] = {
-		{ "every", FOPT_SECONDS, 20, 60000, "0.2", NULL, "h" },
-		{ "limit", FOPT_NUMBER, -5, 5, "", NULL, "h" },
-		{ "on", FOPT_BOOL, 0, 0, "no", NULL, "h" },
+	static const struct wl_option table[] = {
+		{ "every", WL_SECONDS, 20, 60000, "0.2", NULL, "h" },
+		{ "limit", WL_NUMBER, -5, 5, "", NULL, "h" },
+		{ "on", WL_BOOL, 0, 0, "no", NULL, "h" },
 		{ .name = NULL },
 	};
 	struct plan_opt opts[2];
-	struct fopt_args a;
+	struct wl_args a;
 	char err[256];
 	unsigned line;
 
 	(void)state;
 	memset(opts, 0, sizeof(opts));
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 0, err, sizeof(err), &line), 0);
-	assert_int_equal(fopt_int(&a, "every"), 200);
-	assert_false(fopt_isset(&a, "limit"));
-	assert_int_equal(fopt_int(&a, "on"), 0);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 0, err, sizeof(err), &line), 0);
+	assert_int_equal(wl_int(&a, "every"), 200);
+	assert_false(wl_isset(&a, "limit"));
+	assert_int_equal(wl_int(&a, "on"), 0);
 	strcpy(opts[0].key, "every");
 	strcpy(opts[0].value, "0.01");
 	opts[0].line = 7;
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
 	assert_string_equal(err, "x: 'every' must be seconds in 0.02..60, not '0.01'");
 	assert_int_equal(line, 7);
 	strcpy(opts[0].key, "limit");
 	strcpy(opts[0].value, "-4.5");
 	strcpy(opts[1].key, "on");
 	strcpy(opts[1].value, "yes");
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 2, err, sizeof(err), &line), 0);
-	assert_true(fopt_number(&a, "limit") == -4.5);
-	assert_int_equal(fopt_int(&a, "on"), 1);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 2, err, sizeof(err), &line), 0);
+	assert_true(wl_number(&a, "limit") == -4.5);
+	assert_int_equal(wl_int(&a, "on"), 1);
 	strcpy(opts[0].value, "1e3");
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
 	assert_string_equal(err, "x: 'limit' must be a number in -5..5, not '1e3'");
 	strcpy(opts[0].value, "6");
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
 	strcpy(opts[0].key, "nope");
-	assert_int_equal(fopt_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
+	assert_int_equal(wl_args_parse(&a, table, "x", opts, 1, err, sizeof(err), &line), -1);
 	assert_string_equal(err, "x has no option 'nope'");
 }
 
@@ -418,14 +418,14 @@ static void test_kind_helpers(void **state)
 	assert_string_equal(values[3], "500000");
 
 	wl_parse_cpulist("0-3,5,7-8", &set);
-	fopt_format_cpus(&set, buf, sizeof(buf));
+	wl_format_cpus(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "0-3,5,7-8");
 	CPU_ZERO(&set);
-	fopt_format_cpus(&set, buf, sizeof(buf));
+	wl_format_cpus(&set, buf, sizeof(buf));
 	assert_string_equal(buf, "");
-	fopt_where("scenarios/x.ini:10", 14, buf, sizeof(buf));
+	wl_opt_where("scenarios/x.ini:10", 14, buf, sizeof(buf));
 	assert_string_equal(buf, "scenarios/x.ini:14");
-	fopt_where("scenarios/x.ini:10", 0, buf, sizeof(buf));
+	wl_opt_where("scenarios/x.ini:10", 0, buf, sizeof(buf));
 	assert_string_equal(buf, "scenarios/x.ini:10");
 }
 

@@ -22,7 +22,7 @@ static char *normalise(const char *in)
 	unsigned long bits[LONGS];
 	struct strbuf sb = STRBUF_INIT;
 
-	if (cpulist_parse(in, bits, NBITS) < 0)
+	if (cpulist_parse(in, bits, NBITS, NULL, 0) < 0)
 		return NULL;
 	cpulist_format(bits, NBITS, &sb);
 	snprintf(out, sizeof(out), "%s", sb.buf);
@@ -54,7 +54,7 @@ static void test_cpulist_malformed(void **state)
 	unsigned long bits[LONGS];
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
-		if (cpulist_parse(bad[i], bits, NBITS) != -1)
+		if (cpulist_parse(bad[i], bits, NBITS, NULL, 0) != -1)
 			fail_msg("cpulist '%s' was accepted", bad[i]);
 	}
 }

@@ -137,12 +137,72 @@ static void test_quota(void **state)
 	assert_int_equal(hostfault_parse_quota("5x", &pct), -1);
 }
 
+static void test_registry(void **state)
+{
+	static const char *const names[] = {
+#define X(n, guest_helps) #n,
+		HOSTFAULT_LIST(X)
+#undef X
+	};
+	struct plan p = one_case("vcpu_throttle", 0, 0, 1, 0);
+	struct plan_fault *f = &p.cases[0].faults[0];
+	struct strbuf err = STRBUF_INIT;
+	unsigned i = 0, line, pct;
+
+	for (const struct hostfault_ops *const *k = hostfault_kinds; *k; k++, i++) {
+		assert_true(i < ARRAY_SIZE(names));
+		assert_string_equal((*k)->name, names[i]);
+		assert_ptr_equal(hostfault_find(names[i]), *k);
+		assert_non_null((*k)->act);
+		assert_non_null((*k)->action);
+		assert_true((*k)->default_hold_ms > 0);
+		/* a kind with a second half names it in host-faults.jsonl */
+		assert_true(!(*k)->undo_action || (*k)->undo);
+	}
+	assert_int_equal(i, ARRAY_SIZE(names));
+	/* the runner's kinds are not the host's */
+	assert_null(hostfault_find("cpu_hotplug"));
+	assert_null(hostfault_find(""));
+	assert_true(hostfault_find("nmi")->raises_nmi);
+	assert_true(hostfault_find("vcpu_remove")->removes_vcpus);
+	assert_false(hostfault_find("vcpu_add")->removes_vcpus);
+	/* the runner's fault driver onlines what the host hot-adds */
+	assert_true(plan_host_fault_guest_helps("vcpu_add"));
+	assert_false(plan_host_fault_guest_helps("pause"));
+	assert_false(plan_host_fault_guest_helps("cpu_hotplug"));
+
+	/* options: the default, a given value, and what the table refuses */
+	assert_int_equal(hostfault_opt(&hostfault_kind_vcpu_throttle, f, "quota", &pct, &err), 0);
+	assert_int_equal(pct, 50);
+	f->nr_opts = 1;
+	strcpy(f->opts[0].key, "quota");
+	strcpy(f->opts[0].value, "30%");
+	f->opts[0].line = 12;
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_vcpu_throttle, f, &err, &line), 0);
+	assert_int_equal(hostfault_opt(&hostfault_kind_vcpu_throttle, f, "quota", &pct, &err), 0);
+	assert_int_equal(pct, 30);
+	strcpy(f->opts[0].value, "0");
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_vcpu_throttle, f, &err, &line), -1);
+	assert_int_equal(line, 12);
+	assert_non_null(strstr(err.buf, "'quota' must be 1..100%"));
+	strbuf_reset(&err);
+	strcpy(f->opts[0].key, "quot");
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_vcpu_throttle, f, &err, &line), -1);
+	assert_string_equal(err.buf, "host fault kind 'vcpu_throttle' has no option 'quot'");
+	strbuf_reset(&err);
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_nmi, f, &err, &line), -1);
+	assert_string_equal(err.buf, "host fault kind 'nmi' has no option 'quot'");
+	strbuf_release(&err);
+	plan_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_timeline),
 		cmocka_unit_test(test_nmi_and_guest_faults),
 		cmocka_unit_test(test_quota),
+		cmocka_unit_test(test_registry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

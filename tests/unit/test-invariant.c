@@ -14,7 +14,7 @@
 
 #include "../../guest/runner/wlutil.h"
 #include "../../guest/runner/fault-json.h"
-#include "../../guest/runner/fault-opt.h"
+#include "../../guest/runner/options.h"
 #include "../../guest/runner/fault-tasks.h"
 #include "../../guest/runner/invariant.h"
 
@@ -601,7 +601,7 @@ static void test_prepare(void **state)
 		memset(&pi, 0, sizeof(pi));
 		strcpy(pi.kind, invariants[i]->name);
 		ic.ops = invariants[i];
-		for (const struct fopt *o = invariants[i]->options; o && o->name; o++)
+		for (const struct wl_option *o = invariants[i]->options; o && o->name; o++)
 			if (!strcmp(o->name, "interval"))
 				assert_non_null(invariants[i]->sample);
 	}

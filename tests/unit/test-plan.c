@@ -308,6 +308,14 @@ static void test_round_trip(void **state)
 	for (unsigned i = 0; i < 9; i++)
 		assert_memory_equal(&p.cases[i], &in[i], sizeof(in[i]));
 	assert_non_null(strstr(sb.buf, "counters\tnone\n"));
+	/* the run's deadline: every case's, added up */
+	{
+		unsigned total = 0;
+
+		for (unsigned i = 0; i < 9; i++)
+			total += in[i].deadline_s;
+		assert_int_equal(plan_deadline_s(&p), total);
+	}
 
 	/* writing what was parsed gives the same text */
 	plan_write_header(emit_sb, &again);
@@ -326,6 +334,7 @@ static void test_round_trip(void **state)
 	/* a header alone is an empty plan */
 	assert_int_equal(plan_parse("schedlab-plan\t1\n", 16, &p, err, sizeof(err)), 0);
 	assert_int_equal(p.nr_cases, 0);
+	assert_int_equal(plan_deadline_s(&p), 0);
 	plan_release(&p);
 	free(in);
 	strbuf_release(&sb);

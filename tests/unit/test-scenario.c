@@ -1,4 +1,4 @@
-/* test-scenario.c - unit tests of host-tools/scenario/scenario.c: the INI scenario
+/* test-scenario.c - unit tests of host-tools/scenario/: the INI scenario
  * format and its errors, matrix expansion, suites, the shipped scenarios. */
 #define _GNU_SOURCE
 #include <stdarg.h>
@@ -338,6 +338,15 @@ static void test_errors(void **state)
 		  "t.ini:7: bad target '1,' (a CPU list like 1-3,6, 'random' or 'workload')" },
 		{ "[fault a]\na=1\nb=1\nc=1\nd=1\ne=1\nf=1\ng=1\nh=1\ni=1\n",
 		  "t.ini:15: more than 8 kind-specific keys in [fault a]" },
+		/* the host's kinds' keys are checked here, against their tables */
+		{ "[fault a]\nkind = vcpu_throttle\ncount = 1\nquota = 150\n",
+		  "t.ini:9: [fault a]: 'quota' must be 1..100% (percent of one CPU each throttled "
+		  "vCPU thread may use), not '150'" },
+		{ "[fault a]\nkind = vcpu_throttle\ncount = 1\nquota = 5x\n",
+		  "t.ini:9: [fault a]: 'quota' must be 1..100% (percent of one CPU each throttled "
+		  "vCPU thread may use), not '5x'" },
+		{ "[fault a]\nkind = pause\ncount = 1\nnr = 2\n",
+		  "t.ini:9: [fault a]: host fault kind 'pause' has no option 'nr'" },
 		{ "[invariant a]\nkind = x\nkind = y\n",
 		  "t.ini:8: duplicate key 'kind' in [invariant a] (first at line 7)" },
 		{ "[invariant a]\nlevel = 1\nlevel = 2\n",
@@ -639,7 +648,11 @@ static void test_faults(void **state)
 		"[fault freeze]\n"
 		"kind = pause\n"                  /* the host's (QMP) */
 		"count = 1\n"
-		"hold = 2\n";
+		"hold = 2\n"
+		"[fault slow]\n"                  /* line 30 */
+		"kind = vcpu_throttle\n"
+		"count = 1\n"
+		"quota = 25%\n";
 	struct scenario s;
 	struct strbuf err = STRBUF_INIT;
 	struct plan p = { 0 };
@@ -648,8 +661,10 @@ static void test_faults(void **state)
 	scenario_init(&s);
 	if (parse(text, &s, &err))
 		fail_msg("%s", err.buf);
-	assert_int_equal(s.nr_faults, 3);
+	assert_int_equal(s.nr_faults, 4);
 	assert_int_equal(s.faults[2].side, PLAN_SIDE_HOST);
+	assert_int_equal(s.faults[3].side, PLAN_SIDE_HOST);
+	assert_string_equal(s.faults[3].opts[0].value, "25%");
 	assert_int_equal(s.faults[2].hold_ms, 2000);
 	assert_string_equal(s.faults[0].name, "churn");
 	assert_string_equal(s.faults[0].kind, "cpu_hotplug");
@@ -681,7 +696,7 @@ static void test_faults(void **state)
 	assert_int_equal(scenario_expand(&s, &p, &err), 0);
 	assert_int_equal(p.nr_cases, 2);
 	for (unsigned i = 0; i < 2; i++) {
-		assert_int_equal(p.cases[i].nr_faults, 3);
+		assert_int_equal(p.cases[i].nr_faults, 4);
 		assert_int_equal(p.cases[i].nr_invariants, 2);
 		assert_memory_equal(&p.cases[i].faults[0], &s.faults[0], sizeof(s.faults[0]));
 		assert_memory_equal(&p.cases[i].invariants[1], &s.invariants[1],

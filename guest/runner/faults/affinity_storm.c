@@ -24,8 +24,8 @@ struct storm {
 static int storm_check(const struct fault_ctx *fc, char *err, size_t len)
 {
 	cpu_set_t set;
-	int n = fopt_cpus(&fc->args, "cpus", &set);
-	int64_t width = fopt_int(&fc->args, "width");
+	int n = wl_cpus(&fc->args, "cpus", &set);
+	int64_t width = wl_int(&fc->args, "width");
 
 	if (n && width > n) {
 		snprintf(err, len, "'width' %lld is more than the %d CPUs of 'cpus'", (long long)width, n);
@@ -45,7 +45,7 @@ static int storm_start(struct fault_ctx *fc)
 		free(s);
 		return -1;
 	}
-	if (fopt_cpus(&fc->args, "cpus", &s->pool))
+	if (wl_cpus(&fc->args, "cpus", &s->pool))
 		CPU_AND(&s->pool, &s->pool, &fc->env->online);
 	else
 		s->pool = fc->env->online;
@@ -70,7 +70,7 @@ static struct saved_mask *saved_find(struct storm *s, pid_t tid)
 static int storm_step(struct fault_ctx *fc, unsigned i)
 {
 	struct storm *s = fc->priv;
-	unsigned width = (unsigned)fopt_int(&fc->args, "width"), pool;
+	unsigned width = (unsigned)wl_int(&fc->args, "width"), pool;
 	int n = fault_tids(fc, s->tids, STORM_MAX_TASKS);
 	unsigned done = 0, gone = 0, failed = 0, lo, hi = 0;
 	char target[32], where[256];
@@ -119,7 +119,7 @@ static int storm_step(struct fault_ctx *fc, unsigned i)
 			hi = w;
 	}
 	snprintf(target, sizeof(target), "%u tasks", done);
-	fopt_format_cpus(&now, where, sizeof(where));
+	wl_format_cpus(&now, where, sizeof(where));
 	if (failed)
 		fault_event(fc, "setaffinity", target, 0, "%u tasks refused: %s", failed,
 			    strerror(first_errno));
@@ -171,10 +171,10 @@ static int storm_stop(struct fault_ctx *fc)
 	return 0;
 }
 
-static const struct fopt storm_options[] = {
-	{ "cpus", FOPT_CPULIST, 0, 0, "", NULL,
+static const struct wl_option storm_options[] = {
+	{ "cpus", WL_CPULIST, 0, 0, "", NULL,
 	  "CPUs the new sets are drawn from (default: the CPUs online at the start)" },
-	{ "width", FOPT_INT, 0, CPU_SETSIZE, "0", NULL,
+	{ "width", WL_INT, 0, CPU_SETSIZE, "0", NULL,
 	  "CPUs in each new set; 0 = a random size each time" },
 	{ .name = NULL },
 };

@@ -67,7 +67,7 @@ static int churn_check(const struct fault_ctx *fc, char *err, size_t len)
 {
 	unsigned knobs[NR_KNOBS], nr;
 
-	return churn_parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, len);
+	return churn_parse_knobs(wl_str(&fc->args, "knobs"), knobs, &nr, err, len);
 }
 
 static int churn_supported(const struct fault_ctx *fc, char *why, size_t len)
@@ -98,7 +98,7 @@ static void churn_knobs(const struct fault_ctx *fc, void (*add)(void *ctx, const
 	unsigned knobs[NR_KNOBS], nr;
 	char path[192], err[128];
 
-	if (churn_parse_knobs(fopt_str(&fc->args, "knobs"), knobs, &nr, err, sizeof(err)) < 0)
+	if (churn_parse_knobs(wl_str(&fc->args, "knobs"), knobs, &nr, err, sizeof(err)) < 0)
 		return;
 	for (unsigned i = 0; i < nr; i++) {
 		knob_path(fc, knobs[i], path, sizeof(path));
@@ -118,7 +118,7 @@ static int churn_start(struct fault_ctx *fc)
 		errno = ENOENT;
 		return -1;
 	}
-	churn_parse_knobs(fopt_str(&fc->args, "knobs"), c->knobs, &c->nr_knobs, err, sizeof(err));
+	churn_parse_knobs(wl_str(&fc->args, "knobs"), c->knobs, &c->nr_knobs, err, sizeof(err));
 	for (unsigned i = 0; i < c->nr_knobs; i++) {
 		unsigned k = c->knobs[i];
 
@@ -139,7 +139,7 @@ static int churn_start(struct fault_ctx *fc)
 static void random_value(struct fault_ctx *fc, struct churn *c, unsigned k, char *buf, size_t len)
 {
 	static const unsigned weights[] = { 1, 10, 50, 100, 200, 1000, 5000, 10000 };
-	unsigned min_pct = (unsigned)fopt_int(&fc->args, "quota_min_pct");
+	unsigned min_pct = (unsigned)wl_int(&fc->args, "quota_min_pct");
 	cpu_set_t online, pick;
 	unsigned n;
 
@@ -159,12 +159,12 @@ static void random_value(struct fault_ctx *fc, struct churn *c, unsigned k, char
 		break;
 	case KNOB_CPUSET_CPUS:
 		fault_pick_cpus(fc, &online, 1 + fault_rand_below(fc, n), &pick);
-		fopt_format_cpus(&pick, buf, len);
+		wl_format_cpus(&pick, buf, len);
 		break;
 	default:
 		n = (unsigned)CPU_COUNT(&c->mems);
 		fault_pick_cpus(fc, &c->mems, 1 + fault_rand_below(fc, n), &pick);
-		fopt_format_cpus(&pick, buf, len);
+		wl_format_cpus(&pick, buf, len);
 		break;
 	}
 }
@@ -266,10 +266,10 @@ static int churn_stop(struct fault_ctx *fc)
 	return ret;
 }
 
-static const struct fopt churn_options[] = {
-	{ "knobs", FOPT_STR, 0, 0, "cpu.max cpu.weight cpuset.cpus cpuset.mems", NULL,
+static const struct wl_option churn_options[] = {
+	{ "knobs", WL_STR, 0, 0, "cpu.max cpu.weight cpuset.cpus cpuset.mems", NULL,
 	  "the cgroup files to rewrite, one per action in turn (space-separated)" },
-	{ "quota_min_pct", FOPT_INT, 1, 100, "20", NULL,
+	{ "quota_min_pct", WL_INT, 1, 100, "20", NULL,
 	  "smallest cpu.max quota, in percent of all online CPUs" },
 	{ .name = NULL },
 };

@@ -106,7 +106,7 @@ static int hotplug_undo(struct fault_ctx *fc)
 static int hotplug_step(struct fault_ctx *fc, unsigned i)
 {
 	struct hotplug *h = fc->priv;
-	unsigned nr = (unsigned)fopt_int(&fc->args, "nr");
+	unsigned nr = (unsigned)wl_int(&fc->args, "nr");
 	cpu_set_t pick;
 	int ok = 0, tried = 0;
 
@@ -175,8 +175,8 @@ static int hotplug_stop(struct fault_ctx *fc)
 	return ret;
 }
 
-static const struct fopt hotplug_options[] = {
-	{ "nr", FOPT_INT, 1, CPU_SETSIZE, "1", NULL,
+static const struct wl_option hotplug_options[] = {
+	{ "nr", WL_INT, 1, CPU_SETSIZE, "1", NULL,
 	  "CPUs taken offline by each action (random target: drawn anew each time)" },
 	{ .name = NULL },
 };

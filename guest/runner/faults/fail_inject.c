@@ -32,8 +32,8 @@ static void attr_path(const char *dir, const char *attr, char *buf, size_t len)
 
 static int inject_check(const struct fault_ctx *fc, char *err, size_t len)
 {
-	const char *type = fopt_str(&fc->args, "type");
-	const char *fns = fopt_str(&fc->args, "functions");
+	const char *type = wl_str(&fc->args, "type");
+	const char *fns = wl_str(&fc->args, "functions");
 
 	if (!strcmp(type, "fail_function") && !fns[0]) {
 		snprintf(err, len, "fail_function needs 'functions': the kernel functions to fail");
@@ -55,7 +55,7 @@ static int inject_check(const struct fault_ctx *fc, char *err, size_t len)
 
 static int inject_supported(const struct fault_ctx *fc, char *why, size_t len)
 {
-	const char *type = fopt_str(&fc->args, "type");
+	const char *type = wl_str(&fc->args, "type");
 	char dir[96];
 
 	snprintf(dir, sizeof(dir), DEBUGFS "/%s", type);
@@ -80,7 +80,7 @@ static void inject_knobs(const struct fault_ctx *fc, void (*add)(void *ctx, cons
 {
 	char dir[96], path[160];
 
-	snprintf(dir, sizeof(dir), DEBUGFS "/%s", fopt_str(&fc->args, "type"));
+	snprintf(dir, sizeof(dir), DEBUGFS "/%s", wl_str(&fc->args, "type"));
 	for (size_t i = 0; i < NR_ATTRS; i++) {
 		attr_path(dir, attrs[i], path, sizeof(path));
 		add(ctx, path);
@@ -117,11 +117,11 @@ static int inject_start(struct fault_ctx *fc)
 {
 	struct inject *in = calloc(1, sizeof(*in));
 	char num[32], path[160];
-	const char *fns = fopt_str(&fc->args, "functions");
+	const char *fns = wl_str(&fc->args, "functions");
 
 	if (!in)
 		return -1;
-	snprintf(in->dir, sizeof(in->dir), DEBUGFS "/%s", fopt_str(&fc->args, "type"));
+	snprintf(in->dir, sizeof(in->dir), DEBUGFS "/%s", wl_str(&fc->args, "type"));
 	for (size_t i = 0; i < NR_ATTRS; i++) {
 		attr_path(in->dir, attrs[i], path, sizeof(path));
 		in->have_saved[i] = fault_read(path, in->saved[i], sizeof(in->saved[i])) == 0;
@@ -130,13 +130,13 @@ static int inject_start(struct fault_ctx *fc)
 	/* armed but silent until the first action sets the probability */
 	if (set_attr(fc, in, "probability", "0") < 0 || set_attr(fc, in, "task-filter", "Y") < 0)
 		return -1;
-	snprintf(num, sizeof(num), "%lld", (long long)fopt_int(&fc->args, "interval"));
+	snprintf(num, sizeof(num), "%lld", (long long)wl_int(&fc->args, "interval"));
 	if (set_attr(fc, in, "interval", num) < 0)
 		return -1;
-	snprintf(num, sizeof(num), "%lld", (long long)fopt_int(&fc->args, "times"));
+	snprintf(num, sizeof(num), "%lld", (long long)wl_int(&fc->args, "times"));
 	if (set_attr(fc, in, "times", num) < 0)
 		return -1;
-	snprintf(num, sizeof(num), "%lld", (long long)fopt_int(&fc->args, "verbose"));
+	snprintf(num, sizeof(num), "%lld", (long long)wl_int(&fc->args, "verbose"));
 	if (set_attr(fc, in, "verbose", num) < 0)
 		return -1;
 	while (*fns) {
@@ -165,12 +165,12 @@ static int inject_step(struct fault_ctx *fc, unsigned i)
 	(void)i;
 	n = mark_tasks(fc, in, "1");
 	snprintf(target, sizeof(target), "%u tasks", n);
-	snprintf(p, sizeof(p), "%lld", (long long)fopt_int(&fc->args, "probability"));
+	snprintf(p, sizeof(p), "%lld", (long long)wl_int(&fc->args, "probability"));
 	if (set_attr(fc, in, "probability", p) < 0)
 		return -1;
 	fault_event(fc, "enable", target, 1, "%s probability %s%%, interval %lld, times %lld",
-		    fopt_str(&fc->args, "type"), p, (long long)fopt_int(&fc->args, "interval"),
-		    (long long)fopt_int(&fc->args, "times"));
+		    wl_str(&fc->args, "type"), p, (long long)wl_int(&fc->args, "interval"),
+		    (long long)wl_int(&fc->args, "times"));
 	return 0;
 }
 
@@ -180,7 +180,7 @@ static int inject_undo(struct fault_ctx *fc)
 
 	if (set_attr(fc, in, "probability", "0") < 0)
 		return -1;
-	fault_event(fc, "disable", fopt_str(&fc->args, "type"), 1, NULL);
+	fault_event(fc, "disable", wl_str(&fc->args, "type"), 1, NULL);
 	return 0;
 }
 
@@ -217,15 +217,15 @@ static int inject_stop(struct fault_ctx *fc)
 	return ret;
 }
 
-static const struct fopt inject_options[] = {
-	{ "type", FOPT_STR, 0, 0, "failslab", "failslab|fail_page_alloc|fail_function",
+static const struct wl_option inject_options[] = {
+	{ "type", WL_STR, 0, 0, "failslab", "failslab|fail_page_alloc|fail_function",
 	  "which fault_attr: slab allocations, page allocations or listed functions" },
-	{ "probability", FOPT_INT, 0, 100, "10", NULL, "percent of eligible calls that fail" },
-	{ "interval", FOPT_INT, 1, 1000000, "1", NULL, "only every Nth eligible call may fail" },
-	{ "times", FOPT_INT, -1, 1000000, "100", NULL, "failures at most; -1 = no limit" },
-	{ "verbose", FOPT_INT, 0, 2, "0", NULL,
+	{ "probability", WL_INT, 0, 100, "10", NULL, "percent of eligible calls that fail" },
+	{ "interval", WL_INT, 1, 1000000, "1", NULL, "only every Nth eligible call may fail" },
+	{ "times", WL_INT, -1, 1000000, "100", NULL, "failures at most; -1 = no limit" },
+	{ "verbose", WL_INT, 0, 2, "0", NULL,
 	  "0 quiet, 1 a line per failure, 2 with a backtrace (console noise)" },
-	{ "functions", FOPT_STR, 0, 0, "", NULL,
+	{ "functions", WL_STR, 0, 0, "", NULL,
 	  "fail_function: kernel functions to fail (on its error-injection list)" },
 	{ .name = NULL },
 };

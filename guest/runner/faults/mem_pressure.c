@@ -43,7 +43,7 @@ static int node_free_kb(int node, uint64_t *kb)
 
 static int pressure_supported(const struct fault_ctx *fc, char *why, size_t len)
 {
-	int node = (int)fopt_int(&fc->args, "node");
+	int node = (int)wl_int(&fc->args, "node");
 	uint64_t kb;
 
 	if (node_free_kb(node, &kb) < 0) {
@@ -59,7 +59,7 @@ static int pressure_supported(const struct fault_ctx *fc, char *why, size_t len)
 
 static int pressure_check(const struct fault_ctx *fc, char *err, size_t len)
 {
-	if (fopt_isset(&fc->args, "size") && fopt_isset(&fc->args, "fraction")) {
+	if (wl_isset(&fc->args, "size") && wl_isset(&fc->args, "fraction")) {
 		snprintf(err, len, "give 'size' or 'fraction', not both");
 		return -1;
 	}
@@ -125,7 +125,7 @@ static int pressure_undo(struct fault_ctx *fc)
 	while (waitpid(p->pid, &status, 0) < 0 && errno == EINTR)
 		;
 	p->pid = -1;
-	snprintf(target, sizeof(target), "node%lld", (long long)fopt_int(&fc->args, "node"));
+	snprintf(target, sizeof(target), "node%lld", (long long)wl_int(&fc->args, "node"));
 	fault_event(fc, "free", target, 1, NULL);
 	return 0;
 }
@@ -133,7 +133,7 @@ static int pressure_undo(struct fault_ctx *fc)
 static int pressure_step(struct fault_ctx *fc, unsigned i)
 {
 	struct pressure *p = fc->priv;
-	int node = (int)fopt_int(&fc->args, "node");
+	int node = (int)wl_int(&fc->args, "node");
 	uint64_t free_kb = 0, bytes, cap;
 	char target[16], c;
 	int fds[2];
@@ -148,10 +148,10 @@ static int pressure_step(struct fault_ctx *fc, unsigned i)
 		return -1;
 	}
 	cap = free_kb * 1024 / 100 * PRESSURE_MAX_PCT;
-	if (fopt_isset(&fc->args, "size"))
-		bytes = (uint64_t)fopt_int(&fc->args, "size");
-	else if (fopt_isset(&fc->args, "fraction"))
-		bytes = free_kb * 1024 / 100 * (uint64_t)fopt_int(&fc->args, "fraction");
+	if (wl_isset(&fc->args, "size"))
+		bytes = (uint64_t)wl_int(&fc->args, "size");
+	else if (wl_isset(&fc->args, "fraction"))
+		bytes = free_kb * 1024 / 100 * (uint64_t)wl_int(&fc->args, "fraction");
 	else
 		bytes = free_kb * 1024 / 100 * 50;
 	if (bytes > cap)
@@ -224,11 +224,11 @@ static int pressure_stop(struct fault_ctx *fc)
 	return 0;
 }
 
-static const struct fopt pressure_options[] = {
-	{ "node", FOPT_INT, 0, 1023, "0", NULL, "the NUMA node to fill" },
-	{ "size", FOPT_SIZE, 1 << 20, 1ll << 40, "", NULL,
+static const struct wl_option pressure_options[] = {
+	{ "node", WL_INT, 0, 1023, "0", NULL, "the NUMA node to fill" },
+	{ "size", WL_SIZE, 1 << 20, 1ll << 40, "", NULL,
 	  "bytes to hold (capped at 90% of the node's free memory)" },
-	{ "fraction", FOPT_INT, 1, PRESSURE_MAX_PCT, "", NULL,
+	{ "fraction", WL_INT, 1, PRESSURE_MAX_PCT, "", NULL,
 	  "percent of the node's free memory to hold, when no size is given (default 50)" },
 	{ .name = NULL },
 };

@@ -117,8 +117,8 @@ static int hog_undo(struct fault_ctx *fc)
 static int hog_step(struct fault_ctx *fc, unsigned i)
 {
 	struct hog *h = fc->priv;
-	int prio = (int)fopt_int(&fc->args, "priority");
-	unsigned nr = (unsigned)fopt_int(&fc->args, "nr");
+	int prio = (int)wl_int(&fc->args, "priority");
+	unsigned nr = (unsigned)wl_int(&fc->args, "nr");
 	uint64_t until = wl_now_ns() + (uint64_t)fc->pf->hold_ms * 1000000ull;
 	cpu_set_t online, pick;
 	char target[16];
@@ -167,9 +167,9 @@ static int hog_stop(struct fault_ctx *fc)
 	return 0;
 }
 
-static const struct fopt hog_options[] = {
-	{ "priority", FOPT_INT, 1, 99, "10", NULL, "SCHED_FIFO priority of the spinners" },
-	{ "nr", FOPT_INT, 1, CPU_SETSIZE, "1", NULL, "CPUs per action for a random target" },
+static const struct wl_option hog_options[] = {
+	{ "priority", WL_INT, 1, 99, "10", NULL, "SCHED_FIFO priority of the spinners" },
+	{ "nr", WL_INT, 1, CPU_SETSIZE, "1", NULL, "CPUs per action for a random target" },
 	{ .name = NULL },
 };
 

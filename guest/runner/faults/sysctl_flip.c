@@ -38,9 +38,9 @@ static int name_ok(const char *s, const char *extra)
  */
 static int flip_path(const struct fault_ctx *fc, char *buf, size_t len, char *err, size_t errlen)
 {
-	const char *sysctl = fopt_str(&fc->args, "sysctl");
-	const char *dbg = fopt_str(&fc->args, "debugfs");
-	const char *feat = fopt_str(&fc->args, "feature");
+	const char *sysctl = wl_str(&fc->args, "sysctl");
+	const char *dbg = wl_str(&fc->args, "debugfs");
+	const char *feat = wl_str(&fc->args, "feature");
 	int given = !!sysctl[0] + !!dbg[0] + !!feat[0];
 
 	if (given != 1) {
@@ -102,13 +102,13 @@ unsigned flip_split_values(const char *s, char out[][64], unsigned max)
 static int flip_check(const struct fault_ctx *fc, char *err, size_t len)
 {
 	char path[160], values[FLIP_MAX_VALUES + 1][64];
-	const char *v = fopt_str(&fc->args, "values");
+	const char *v = wl_str(&fc->args, "values");
 	unsigned n;
 
 	if (flip_path(fc, path, sizeof(path), err, len) < 0)
 		return -1;
 	n = flip_split_values(v, values, FLIP_MAX_VALUES + 1);
-	if (fopt_str(&fc->args, "feature")[0]) {
+	if (wl_str(&fc->args, "feature")[0]) {
 		if (v[0]) {
 			snprintf(err, len, "a feature flips on and off: leave 'values' out");
 			return -1;
@@ -148,7 +148,7 @@ int flip_feature_state(const char *text, const char *name)
 static int flip_supported(const struct fault_ctx *fc, char *why, size_t len)
 {
 	char path[160], buf[2048];
-	const char *feat = fopt_str(&fc->args, "feature");
+	const char *feat = wl_str(&fc->args, "feature");
 
 	if (flip_path(fc, path, sizeof(path), why, len) < 0)
 		return 0;
@@ -184,11 +184,11 @@ static int flip_start(struct fault_ctx *fc)
 		free(f);
 		return -1;
 	}
-	snprintf(f->feature, sizeof(f->feature), "%s", fopt_str(&fc->args, "feature"));
+	snprintf(f->feature, sizeof(f->feature), "%s", wl_str(&fc->args, "feature"));
 	if (f->feature[0])
 		f->feature_was_on = flip_feature_state(f->saved, f->feature) == 1;
 	else
-		f->nr_values = flip_split_values(fopt_str(&fc->args, "values"), f->values, FLIP_MAX_VALUES);
+		f->nr_values = flip_split_values(wl_str(&fc->args, "values"), f->values, FLIP_MAX_VALUES);
 	fc->priv = f;
 	return 0;
 }
@@ -256,13 +256,13 @@ static int flip_stop(struct fault_ctx *fc)
 	return ret;
 }
 
-static const struct fopt flip_options[] = {
-	{ "sysctl", FOPT_STR, 0, 0, "", NULL, "a sysctl, e.g. kernel.numa_balancing" },
-	{ "debugfs", FOPT_STR, 0, 0, "", NULL,
+static const struct wl_option flip_options[] = {
+	{ "sysctl", WL_STR, 0, 0, "", NULL, "a sysctl, e.g. kernel.numa_balancing" },
+	{ "debugfs", WL_STR, 0, 0, "", NULL,
 	  "a file under /sys/kernel/debug/, e.g. sched/migration_cost_ns" },
-	{ "feature", FOPT_STR, 0, 0, "", NULL,
+	{ "feature", WL_STR, 0, 0, "", NULL,
 	  "a scheduler feature of sched/features, e.g. TTWU_QUEUE: flipped from its state" },
-	{ "values", FOPT_STR, 0, 0, "", NULL,
+	{ "values", WL_STR, 0, 0, "", NULL,
 	  "what each action writes, in turn (space- or comma-separated)" },
 	{ .name = NULL },
 };

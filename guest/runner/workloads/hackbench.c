@@ -2,6 +2,7 @@
  * fixed-size messages at receivers over socketpairs or pipes; time. */
 #define _GNU_SOURCE
 #include "../workload.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -93,16 +94,11 @@ static int hb_receiver(struct hb_worker *w, char *data)
 		return -1;
 	}
 	for (uint64_t i = 0; i < packets; i++) {
-		for (unsigned done = 0; done < hb->datasize;) {
-			ssize_t r = read(w->in_fd, data + done, hb->datasize - done);
+		ssize_t r = read_in_full(w->in_fd, data, hb->datasize);
 
-			if (r < 0 && errno == EINTR)
-				continue;
-			if (r <= 0) {
-				hb_task_fail(hb, "receiver: read: %s", r ? strerror(errno) : "unexpected end of stream");
-				return -1;
-			}
-			done += (unsigned)r;
+		if (r != (ssize_t)hb->datasize) {
+			hb_task_fail(hb, "receiver: read: %s", r < 0 ? strerror(errno) : "unexpected end of stream");
+			return -1;
 		}
 	}
 	return 0;
@@ -119,16 +115,9 @@ static int hb_sender(struct hb_worker *w, char *data)
 	memset(data, 'S', hb->datasize);
 	for (unsigned i = 0; i < hb->loops; i++) {
 		for (unsigned j = 0; j < hb->fds; j++) {
-			for (unsigned done = 0; done < hb->datasize;) {
-				ssize_t r = write(w->out_fds[j], data + done, hb->datasize - done);
-
-				if (r < 0 && errno == EINTR)
-					continue;
-				if (r < 0) {
-					hb_task_fail(hb, "sender: write: %s", strerror(errno));
-					return -1;
-				}
-				done += (unsigned)r;
+			if (write_in_full(w->out_fds[j], data, hb->datasize) < 0) {
+				hb_task_fail(hb, "sender: write: %s", strerror(errno));
+				return -1;
 			}
 		}
 	}
@@ -262,9 +251,7 @@ static int hb_wait_ready(struct hb *hb, uint64_t deadline_ns)
 
 		if (hb_wait_readable(hb->ready[0], deadline_ns) <= 0)
 			return -1;
-		r = read(hb->ready[0], buf, want < sizeof(buf) ? want : sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
+		r = xread(hb->ready[0], buf, want < sizeof(buf) ? want : sizeof(buf));
 		if (r <= 0)
 			return -1;
 		got += (unsigned)r;
@@ -274,8 +261,7 @@ static int hb_wait_ready(struct hb *hb, uint64_t deadline_ns)
 
 static void hb_release(struct hb *hb)
 {
-	while (write(hb->wake[1], "G", 1) < 0 && errno == EINTR)
-		;
+	write_in_full(hb->wake[1], "G", 1);
 }
 
 /* Thread mode, in the container process: rt-tests' main, then _exit. */

@@ -4,6 +4,7 @@
 #include "../workload.h"
 #include "../histogram.h"
 #include "../wlproc.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -39,40 +40,17 @@ struct np {
 	struct wl_procs procs;
 };
 
-static int np_write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t r = send(fd, p, len, MSG_NOSIGNAL);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= (size_t)r;
-	}
-	return 0;
-}
-
 /* len bytes: 1; end of stream before the first byte: 0; else -1 */
 static int np_read_all(int fd, char *p, size_t len)
 {
-	size_t got = 0;
+	ssize_t got = read_in_full(fd, p, len);
 
-	while (got < len) {
-		ssize_t r = read(fd, p + got, len - got);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0) {
-			errno = ECONNRESET;
-			return got ? -1 : 0;
-		}
-		got += (size_t)r;
-	}
-	return 1;
+	if (got == (ssize_t)len)
+		return 1;
+	if (got < 0)
+		return -1;
+	errno = ECONNRESET;
+	return got ? -1 : 0;
 }
 
 static int np_server(struct np *np, int fd, char *buf)
@@ -86,7 +64,7 @@ static int np_server(struct np *np, int fd, char *buf)
 			wl_procs_fail(&np->procs, "server: read: %s", strerror(errno));
 			return -1;
 		}
-		if (np_write_all(fd, buf, np->size) < 0) {
+		if (send_in_full(fd, buf, np->size) < 0) {
 			wl_procs_fail(&np->procs, "server: write: %s", strerror(errno));
 			return -1;
 		}
@@ -109,7 +87,7 @@ static int np_client(struct np *np, unsigned idx, int fd, char *buf)
 	while ((phase = __atomic_load_n(&np->sh->phase, __ATOMIC_RELAXED)) != PHASE_DONE) {
 		uint64_t t0 = wl_now_ns();
 
-		if (np_write_all(fd, buf, np->size) < 0 || np_read_all(fd, buf, np->size) != 1) {
+		if (send_in_full(fd, buf, np->size) < 0 || np_read_all(fd, buf, np->size) != 1) {
 			wl_procs_fail(&np->procs, "client: transaction: %s", strerror(errno));
 			ret = -1;
 			break;

@@ -1,0 +1,136 @@
+/* compile.c - scenario files and suites compiled into the runner's plan
+ * text, which is parsed back before anyone gets it. */
+#include "scenario/scenario.h"
+#include "kernel/initrd.h"
+#include "lib/child.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int plan_compile_paths(const char *const *paths, size_t nr, struct plan *p, struct strbuf *err)
+{
+	struct scenario s;
+	struct { char name[128]; char *where; } *seen = xcalloc(nr ? nr : 1, sizeof(*seen));
+	int ret = -1;
+	size_t i;
+
+	scenario_init(&s);
+	for (i = 0; i < nr; i++) {
+		if (scenario_load(paths[i], &s, err) < 0)
+			goto out;
+		for (size_t j = 0; j < i; j++) {
+			if (!strcmp(seen[j].name, s.name)) {
+				strbuf_reset(err);
+				strbuf_addf(err, "%s:%u: scenario name '%s' is already used by %s",
+					    s.shown, s.line, s.name, seen[j].where);
+				goto out;
+			}
+		}
+		strcpy(seen[i].name, s.name);
+		seen[i].where = xasprintf("%s:%u", s.shown, s.line);
+		if (scenario_expand(&s, p, err) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < nr; i++)
+		free(seen[i].where);
+	free(seen);
+	scenario_release(&s);
+	return ret;
+}
+
+static void emit_strbuf(void *ctx, const char *s, size_t len)
+{
+	strbuf_add(ctx, s, len);
+}
+
+int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err)
+{
+	char why[512];
+
+	plan_write_header(emit_strbuf, out);
+	for (unsigned i = 0; i < p->nr_cases; i++) {
+		if (plan_write_case(&p->cases[i], emit_strbuf, out, why, sizeof(why)) < 0) {
+			strbuf_reset(err);
+			strbuf_addf(err, "cannot write the plan: %s", why);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int compile(const char *const *paths, size_t nr, struct strbuf *plan_text,
+		   struct strbuf *err)
+{
+	struct plan p = { 0 }, again = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	char why[512];
+	int ret = -1;
+
+	if (plan_compile_paths(paths, nr, &p, err) < 0 || plan_to_text(&p, &text, err) < 0)
+		goto out;
+	/* what the runner will read, read here first */
+	if (plan_parse(text.buf, text.len, &again, why, sizeof(why)) < 0) {
+		strbuf_reset(err);
+		strbuf_addf(err, "compiled plan does not parse back: %s", why);
+		goto out;
+	}
+	strbuf_add(plan_text, text.buf, text.len);
+	ret = 0;
+out:
+	plan_release(&again);
+	plan_release(&p);
+	strbuf_release(&text);
+	return ret;
+}
+
+int plan_compile_suite(const char *suite, struct strbuf *plan_text, struct strbuf *err)
+{
+	struct strvec paths = STRVEC_INIT;
+	int ret = suite_load(suite, &paths, err);
+
+	if (!ret)
+		ret = compile(paths.v, paths.nr, plan_text, err);
+	strvec_clear(&paths);
+	return ret;
+}
+
+int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf *err)
+{
+	return compile(&path, 1, plan_text, err);
+}
+
+int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err)
+{
+	char found[PATH_MAX];
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	const char *argv[4];
+	char *path;
+	int rc;
+
+	if (!runner) {
+		if (initrd_find_runner(found, err) < 0)
+			return -1;
+		runner = found;
+	}
+	path = temp_file_write("plan", text, len, err);
+	if (!path)
+		return -1;
+	argv[0] = runner;
+	argv[1] = "--check-plan";
+	argv[2] = path;
+	argv[3] = NULL;
+	rc = run_command_capture(argv, 30000, &out, &errout);
+	if (rc != 0) {
+		errout.buf[strcspn(errout.buf, "\n")] = '\0';
+		strbuf_addstr(err, errout.buf[0] ? errout.buf : "the runner rejected the plan");
+	}
+	unlink(path);
+	free(path);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return rc == 0 ? 0 : -1;
+}
