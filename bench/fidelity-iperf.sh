@@ -1,0 +1,47 @@
+#!/bin/bash
+# fidelity-iperf.sh - our iperf workload against iperf3 (Debian package
+# iperf3) over loopback on this host, alternated in one run.
+#
+# usage: bench/fidelity-iperf.sh [ROUNDS] [STREAMS:SECONDS:BUFFER_K...]
+#        (default: 3 rounds of 1:4:128 2:4:128)
+#
+# Compares the medians of the receiver's Gbit/s: one iperf3 client and one
+# one-off server process (-s -1), -P streams, -l buffer, no omitted
+# seconds; ours with the same streams, buffer and runtime, no warmup.
+# IPERF_PORT (default 5201) must be free.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib-fidelity.sh
+
+rounds=${1:-3}
+shift || true
+configs=("$@")
+[ ${#configs[@]} -gt 0 ] || configs=(1:4:128 2:4:128)
+
+ip3=${IPERF3:-/usr/bin/iperf3}
+port=${IPERF_PORT:-5201}
+fid_init fidelity-iperf
+fid_need "$ip3" "Debian package iperf3"
+
+# ours STREAMS SECONDS BUFFER_K
+ours() {
+	fid_ours iperf streams="$1" runtime="$2" warmup=0 buffer="$3"K | awk '$1 == "gbit_s"'
+}
+
+# the receiver's line of the summary: "[SUM] 0.00-4.00 sec 10.1 GBytes 21.7 Gbits/sec receiver"
+theirs() {
+	local spid
+	"$ip3" -s -1 -p "$port" >/dev/null 2>&1 &
+	spid=$!
+	sleep 0.3
+	"$ip3" -c 127.0.0.1 -p "$port" -t "$2" -P "$1" -l "$3"K -f g 2>&1 |
+		awk '/receiver/ { v = $(NF - 2) } END { if (v != "") print "gbit_s", v }'
+	wait "$spid" || true
+}
+
+for c in "${configs[@]}"; do
+	IFS=: read -r streams secs buf <<<"$c"
+	fid_rounds "$rounds" "streams$streams-t$secs-l${buf}K" ours theirs "$streams" "$secs" "$buf"
+	fid_row "streams$streams-t$secs-l${buf}K" gbit_s gbit_s
+done
+fid_finish
