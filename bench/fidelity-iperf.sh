@@ -13,10 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib-fidelity.sh
 
-rounds=${1:-3}
-shift || true
-configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(1:4:128 2:4:128)
+fid_args 3 1:4:128 2:4:128 -- "$@"
 
 ip3=${IPERF3:-/usr/bin/iperf3}
 port=${IPERF_PORT:-5201}
@@ -39,9 +36,9 @@ theirs() {
 	wait "$spid" || true
 }
 
-for c in "${configs[@]}"; do
+for c in "${fid_configs[@]}"; do
 	IFS=: read -r streams secs buf <<<"$c"
-	fid_rounds "$rounds" "streams$streams-t$secs-l${buf}K" ours theirs "$streams" "$secs" "$buf"
+	fid_rounds "$fid_n_rounds" "streams$streams-t$secs-l${buf}K" ours theirs "$streams" "$secs" "$buf"
 	fid_row "streams$streams-t$secs-l${buf}K" gbit_s gbit_s
 done
 fid_finish

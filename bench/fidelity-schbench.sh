@@ -14,12 +14,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib-fidelity.sh
 
-rounds=${1:-3}
-shift || true
-configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(1:2:4:1:256:5:100 1:4:4:1:256:5:100)
+fid_args 3 1:2:4:1:256:5:100 1:4:4:1:256:5:100 -- "$@"
 
-ref=${SCHBENCH:-/work/ref/schbench/schbench}
+ref=${SCHBENCH:-$(command -v schbench || echo schbench)}
 fid_init fidelity-schbench
 fid_need "$ref" "build masoncl/schbench and set SCHBENCH=path"
 
@@ -43,9 +40,9 @@ theirs() {
 			   for (k in p99) print k "_p99", p99[k] }'
 }
 
-for c in "${configs[@]}"; do
+for c in "${fid_configs[@]}"; do
 	IFS=: read -r m t r w f n s <<<"$c"
-	fid_rounds "$rounds" "m$m-t$t-r$r-F$f-n$n-s$s" ours theirs "$m" "$t" "$r" "$w" "$f" "$n" "$s"
+	fid_rounds "$fid_n_rounds" "m$m-t$t-r$r-F$f-n$n-s$s" ours theirs "$m" "$t" "$r" "$w" "$f" "$n" "$s"
 	fid_row "m$m-t$t-r$r-F$f-n$n-s$s" rps rps
 	fid_row "m$m-t$t-r$r-F$f-n$n-s$s" wakeup_p99 wakeup_p99
 	fid_row "m$m-t$t-r$r-F$f-n$n-s$s" request_p99 request_p99

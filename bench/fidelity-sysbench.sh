@@ -11,10 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib-fidelity.sh
 
-rounds=${1:-3}
-shift || true
-configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(1:4:10000 2:4:10000)
+fid_args 3 1:4:10000 2:4:10000 -- "$@"
 
 sb=${SYSBENCH:-/usr/bin/sysbench}
 fid_init fidelity-sysbench
@@ -34,9 +31,9 @@ theirs() {
 		     /95th percentile:/ { print "latency_p95", $NF }'
 }
 
-for c in "${configs[@]}"; do
+for c in "${fid_configs[@]}"; do
 	IFS=: read -r threads secs prime <<<"$c"
-	fid_rounds "$rounds" "threads$threads-t$secs-p$prime" ours theirs "$threads" "$secs" "$prime"
+	fid_rounds "$fid_n_rounds" "threads$threads-t$secs-p$prime" ours theirs "$threads" "$secs" "$prime"
 	fid_row "threads$threads-t$secs-p$prime" events_s events_s
 	fid_row "threads$threads-t$secs-p$prime" latency_avg latency_avg
 	fid_row "threads$threads-t$secs-p$prime" latency_p95 latency_p95

@@ -14,10 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib-fidelity.sh
 
-rounds=${1:-3}
-shift || true
-configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(1:5 2:5 4:5)
+fid_args 3 1:5 2:5 4:5 -- "$@"
 
 tb=${TBENCH:-/usr/bin/tbench}
 srv=${TBENCH_SRV:-/usr/bin/tbench_srv}
@@ -46,9 +43,9 @@ theirs() {
 		awk '$1 == "Throughput" { print "mb_s", $2 }'
 }
 
-for c in "${configs[@]}"; do
+for c in "${fid_configs[@]}"; do
 	IFS=: read -r clients secs <<<"$c"
-	fid_rounds "$rounds" "clients$clients-t$secs" ours theirs "$clients" "$secs"
+	fid_rounds "$fid_n_rounds" "clients$clients-t$secs" ours theirs "$clients" "$secs"
 	fid_row "clients$clients-t$secs" mb_s mb_s
 done
 fid_finish

@@ -13,10 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib-fidelity.sh
 
-rounds=${1:-5}
-shift || true
-configs=("$@")
-[ ${#configs[@]} -gt 0 ] || configs=(process:4:200 process:8:100 thread:4:200 thread:8:100)
+fid_args 5 process:4:200 process:8:100 thread:4:200 thread:8:100 -- "$@"
 
 rt=${RT_HACKBENCH:-/usr/bin/hackbench}
 fid_init hackbench
@@ -36,10 +33,10 @@ theirs() {
 	"$rt" "${a[@]}" | awk '$1 == "Time:" { print "time", $2 }'
 }
 
-for c in "${configs[@]}"; do
+for c in "${fid_configs[@]}"; do
 	IFS=: read -r mode groups loops ipc <<<"$c"
 	ipc=${ipc:-socket}
-	fid_rounds "$rounds" "$mode-$ipc-g$groups-l$loops" ours theirs "$mode" "$groups" "$loops" "$ipc"
+	fid_rounds "$fid_n_rounds" "$mode-$ipc-g$groups-l$loops" ours theirs "$mode" "$groups" "$loops" "$ipc"
 	fid_row "$mode-$ipc-g$groups-l$loops" time time
 done
 fid_finish

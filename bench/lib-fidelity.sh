@@ -12,10 +12,31 @@
 FID_LOW=0.8
 FID_HIGH=1.25
 
-# fid_init NAME: the temporary directory, the runner, the table header.
+# fid_args DEFAULT_ROUNDS DEFAULT_CONFIG... -- "$@": the rounds (the first
+# argument, else the default) in fid_n_rounds, the configurations (the
+# other arguments, else the defaults) in the array fid_configs.
+fid_args() {
+	local -a fid_def=()
+	fid_n_rounds=$1
+	shift
+	while [ "$1" != -- ]; do
+		fid_def+=("$1")
+		shift
+	done
+	shift
+	if [ $# -gt 0 ]; then
+		fid_n_rounds=$1
+		shift
+	fi
+	fid_configs=("$@")
+	[ ${#fid_configs[@]} -gt 0 ] || fid_configs=("${fid_def[@]}")
+}
+
+# fid_init NAME: the temporary directory and the runner.
 fid_init() {
 	fid_name=$1
 	fid_status=0
+	fid_header=
 	fid_tmp=$(mktemp -d "/tmp/schedlab-$fid_name.XXXXXX")
 	trap 'rm -rf "$fid_tmp"' EXIT
 	fid_runner=${RUNNER:-build/guest/runner}
@@ -23,7 +44,6 @@ fid_init() {
 		make -s build/guest/runner >&2
 	fi
 	echo "$fid_name: host $(nproc) cpus, load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-	printf '%-28s %-14s %12s %12s %7s %s\n' config metric ours reference ratio verdict
 }
 
 # fid_need PATH WHAT: skip the whole bench, with the reason, when PATH is
@@ -78,6 +98,10 @@ fid_median() {
 # median of each side and their ratio; the rounds' values go to stderr.
 fid_row() {
 	local tag=$1 om=$2 rm=$3 label=${4:-$2} o t n_o n_t ratio verdict
+	if [ -z "$fid_header" ]; then
+		printf '%-28s %-14s %12s %12s %7s %s\n' config metric ours reference ratio verdict
+		fid_header=1
+	fi
 	n_o=$(fid_values "$fid_tmp/$tag.ours" "$om" | wc -l)
 	n_t=$(fid_values "$fid_tmp/$tag.ref" "$rm" | wc -l)
 	if [ "$n_o" -ne "$fid_rounds_done" ] || [ "$n_t" -ne "$fid_rounds_done" ]; then
