@@ -7,7 +7,9 @@
 #
 # Compares the medians of the receiver's Gbit/s: one iperf3 client and one
 # one-off server process (-s -1), -P streams, -l buffer, no omitted
-# seconds; ours with the same streams, buffer and runtime, no warmup.
+# seconds; ours with the same streams, buffer and runtime, no warmup, and
+# its tasks shaped as this iperf3's: one process per side up to 3.15, a
+# process per stream end from 3.16 (IPERF_TASKS=stream|side overrides).
 # IPERF_PORT (default 5201) must be free.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +21,16 @@ ip3=${IPERF3:-/usr/bin/iperf3}
 port=${IPERF_PORT:-5201}
 fid_init fidelity-iperf
 fid_need "$ip3" "Debian package iperf3"
+if [ -z "${IPERF_TASKS:-}" ]; then
+	# "iperf 3.12 (cJSON 1.7.15)": threads per stream came with 3.16
+	IPERF_TASKS=$("$ip3" --version | awk 'NR == 1 { split($2, v, "."); print (v[1] > 3 || (v[1] == 3 && v[2] + 0 >= 16)) ? "stream" : "side" }')
+fi
+echo "fidelity-iperf: $("$ip3" --version | head -1), ours with tasks=$IPERF_TASKS" >&2
 
 # ours STREAMS SECONDS BUFFER_K
 ours() {
-	fid_ours iperf streams="$1" runtime="$2" warmup=0 buffer="$3"K | awk '$1 == "gbit_s"'
+	fid_ours iperf streams="$1" runtime="$2" warmup=0 buffer="$3"K tasks="$IPERF_TASKS" |
+		awk '$1 == "gbit_s"'
 }
 
 # the receiver's line of the summary: "[SUM] 0.00-4.00 sec 10.1 GBytes 21.7 Gbits/sec receiver"
