@@ -51,6 +51,7 @@ static const struct tb_op tb_mix[] = {
 };
 #define TB_MIX_LEN (sizeof(tb_mix) / sizeof(tb_mix[0]))
 #define TB_HDR 8
+#define TB_REPLY_HDR 4             /* every reply in the mix is longer */
 #define TB_MAX_REQUEST 4096
 #define TB_MAX_REPLY 65536
 
@@ -129,19 +130,19 @@ static int tb_read_all(int fd, void *buf, size_t len, int flags)
 /* One transaction of the client; buf holds TB_MAX_REPLY bytes. */
 static int tb_transact(int fd, const struct tb_op *op, unsigned char *buf)
 {
+	int r;
+
 	tb_encode(buf, op);
 	memset(buf + TB_HDR, 'q', op->request - TB_HDR);
 	if (tb_write_all(fd, buf, op->request) < 0)
 		return -1;
-	switch (tb_read_all(fd, buf, op->reply, MSG_TRUNC)) {
-	case 1:
-		return 0;
-	case 0:
+	/* tbench reads a reply's 4-byte header first, then drops the rest */
+	r = tb_read_all(fd, buf, TB_REPLY_HDR, 0);
+	if (r == 1)
+		r = tb_read_all(fd, buf, op->reply - TB_REPLY_HDR, MSG_TRUNC);
+	if (r == 0)
 		errno = ECONNRESET;
-		/* fallthrough */
-	default:
-		return -1;
-	}
+	return r == 1 ? 0 : -1;
 }
 
 /* The server side of one connection: 0 at the client's end of stream. */
