@@ -39,6 +39,15 @@
  *   sample, as gettimeofday() differences are in schbench.
  */
 
+/* the spin-wait hint of the CPU, as schbench's nop() */
+#if defined(__x86_64__) || defined(__i386__)
+#define SB_CPU_RELAX() __asm__ __volatile__("pause" ::: "memory")
+#elif defined(__aarch64__)
+#define SB_CPU_RELAX() __asm__ __volatile__("yield" ::: "memory")
+#else
+#define SB_CPU_RELAX() __asm__ __volatile__("" ::: "memory")
+#endif
+
 enum { FUTEX_RUNNING = 0, FUTEX_BLOCKED = 1 };
 enum { PHASE_WARMUP, PHASE_MEASURE, PHASE_DONE };
 
@@ -175,17 +184,6 @@ static void sb_matrix_multiply(unsigned long *data, size_t n)
 	}
 }
 
-static void sb_cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__asm__ __volatile__("pause" ::: "memory");
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#else
-	__asm__ __volatile__("" ::: "memory");
-#endif
-}
-
 /*
  * Takes the lock of the CPU we run on, spinning (never sleeping) while
  * another worker holds it; if we were moved to another CPU meanwhile, we
@@ -198,7 +196,7 @@ static struct sb_lock *sb_lock_this_cpu(struct sb *sb)
 		struct sb_lock *lock = &sb->locks[(cpu < 0 ? 0 : (unsigned)cpu) % sb->nr_locks];
 
 		while (pthread_mutex_trylock(&lock->m))
-			sb_cpu_relax();
+			SB_CPU_RELAX();
 		if (sched_getcpu() == cpu)
 			return lock;
 		pthread_mutex_unlock(&lock->m);
