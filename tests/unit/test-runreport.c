@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "results/runreport.h"
 
@@ -122,6 +124,52 @@ static void test_host_faults(void **state)
 	json_object_put(a);
 }
 
+/* The summary lines run_report_print() writes on stdout, as one string. */
+static void print_summary(struct json_object *cases, char *out, size_t len)
+{
+	FILE *f = tmpfile();
+	int saved = dup(1);
+	size_t n;
+
+	assert_non_null(f);
+	fflush(stdout);
+	assert_true(dup2(fileno(f), 1) >= 0);
+	run_report_print(cases);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	rewind(f);
+	n = fread(out, 1, len - 1, f);
+	out[n] = '\0';
+	fclose(f);
+}
+
+/* iperf declares "migrations" itself: the tasks' count is not added again */
+static void test_summary_migrations_once(void **state)
+{
+	struct json_object *cases = json_tokener_parse(
+		"[{\"verdict\": \"PASS\", \"case\": \"iperf\", \"metrics\": {"
+		"\"gbit_s\": {\"declared\": true, \"statistic\": \"amean\", \"mean\": 20, \"cv_pct\": 1, \"unit\": \"Gbit/s\"},"
+		"\"migrations\": {\"declared\": true, \"statistic\": \"amean\", \"mean\": 5, \"cv_pct\": 0, \"unit\": \"count\"}},"
+		"\"tasks\": {\"nr_migrations\": 5}},"
+		"{\"verdict\": \"PASS\", \"case\": \"hb\", \"metrics\": {"
+		"\"time\": {\"declared\": true, \"statistic\": \"amean\", \"mean\": 1.5, \"cv_pct\": 2, \"unit\": \"s\"}},"
+		"\"tasks\": {\"nr_migrations\": 7}}]");
+	char out[2048];
+	const char *first;
+
+	(void)state;
+	assert_non_null(cases);
+	print_summary(cases, out, sizeof(out));
+	first = strstr(out, "migrations");
+	assert_non_null(first);
+	assert_non_null(strstr(out, "migrations 5 count (amean, cv 0.0%)\n"));
+	assert_null(strstr(first + 1, "migrations 5"));
+	/* a workload that does not declare it still shows its tasks' count */
+	assert_non_null(strstr(out, "time 1.5 s (amean, cv 2.0%)  migrations 7\n"));
+	json_object_put(cases);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -129,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_stats_edges),
 		cmocka_unit_test(test_console_by_case),
 		cmocka_unit_test(test_host_faults),
+		cmocka_unit_test(test_summary_migrations_once),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

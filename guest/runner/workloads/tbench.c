@@ -13,22 +13,22 @@
 #include <unistd.h>
 
 const struct tb_op tb_mix[TB_MIX_LEN] = {
-	{ "NTCreateX",        160,   110 },
-	{ "QUERY_FILE_INFO",  110,   220 },
-	{ "ReadX",            120,  4096 },
-	{ "ReadX",            120, 65536 },
-	{ "Close",            100,    50 },
-	{ "FIND_FIRST",       190,  1500 },
-	{ "ReadX",            120, 16384 },
-	{ "QUERY_PATH_INFO",  150,   180 },
-	{ "Close",            100,    50 },
-	{ "NTCreateX",        160,   110 },
-	{ "ReadX",            120, 32768 },
-	{ "QUERY_FS_INFO",    104,   120 },
-	{ "LockX",            130,    60 },
-	{ "ReadX",            120,  1024 },
-	{ "UnlockX",          130,    60 },
-	{ "Close",            100,    50 },
+	{ "NTCreateX",        160,   110,     0 },
+	{ "QUERY_FILE_INFO",  110,   220,     0 },
+	{ "ReadX",            120,  4096,  4096 },
+	{ "ReadX",            120, 65536, 65536 },
+	{ "Close",            100,    50,     0 },
+	{ "FIND_FIRST",       190,  1500,     0 },
+	{ "ReadX",            120,  4096,  4096 },
+	{ "QUERY_PATH_INFO",  150,   180,     0 },
+	{ "Close",            100,    50,     0 },
+	{ "NTCreateX",        160,   110,     0 },
+	{ "ReadX",            120,  8192,  8192 },
+	{ "QUERY_FS_INFO",    104,   120,     0 },
+	{ "LockX",            130,    60,     0 },
+	{ "ReadX",            120,  4096,  4096 },
+	{ "UnlockX",          130,    60,     0 },
+	{ "Close",            100,    50,     0 },
 };
 
 /* Request header: total request length, then the reply length wanted
@@ -75,14 +75,18 @@ static int tb_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* len bytes: 1; end of stream before the first byte: 0; else -1 */
-static int tb_read_all(int fd, void *buf, size_t len)
+/*
+ * len bytes: 1; end of stream before the first byte: 0; else -1.  With
+ * MSG_TRUNC in flags TCP drops the bytes without copying them (as the
+ * tbench client takes its replies); other sockets copy them into buf.
+ */
+static int tb_read_all(int fd, void *buf, size_t len, int flags)
 {
 	char *p = buf;
 	size_t got = 0;
 
 	while (got < len) {
-		ssize_t r = read(fd, p + got, len - got);
+		ssize_t r = recv(fd, p + got, len - got, flags | MSG_WAITALL);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -102,27 +106,29 @@ static int tb_read_all(int fd, void *buf, size_t len)
 /* One transaction of the client; buf holds TB_MAX_REPLY bytes. */
 static int tb_transact(int fd, const struct tb_op *op, unsigned char *buf)
 {
+	int r;
+
 	tb_encode(buf, op);
 	memset(buf + TB_HDR, 'q', op->request - TB_HDR);
 	if (tb_write_all(fd, buf, op->request) < 0)
 		return -1;
-	switch (tb_read_all(fd, buf, op->reply)) {
-	case 1:
-		return 0;
-	case 0:
+	/* tbench reads a reply's 4-byte header first, then drops the rest */
+	r = tb_read_all(fd, buf, TB_REPLY_HDR, 0);
+	if (r == 1)
+		r = tb_read_all(fd, buf, op->reply - TB_REPLY_HDR, MSG_TRUNC);
+	if (r == 0)
 		errno = ECONNRESET;
-		/* fallthrough */
-	default:
-		return -1;
-	}
+	return r == 1 ? 0 : -1;
 }
 
 /* The server side of one connection: 0 at the client's end of stream. */
 int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
 {
+	/* replies carry whatever the buffer holds, as tbench_srv's do */
+	memset(buf, 'r', TB_MAX_REPLY);
 	for (;;) {
 		uint32_t request, reply;
-		int r = tb_read_all(fd, buf, TB_HDR);
+		int r = tb_read_all(fd, buf, TB_HDR, 0);
 
 		if (r == 0)
 			return 0;
@@ -130,11 +136,10 @@ int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
 			snprintf(why, len, "server: %s", r < 0 ? strerror(errno) : "bad request header");
 			return -1;
 		}
-		if (request > TB_HDR && tb_read_all(fd, buf, request - TB_HDR) != 1) {
+		if (request > TB_HDR && tb_read_all(fd, buf, request - TB_HDR, 0) != 1) {
 			snprintf(why, len, "server: short request");
 			return -1;
 		}
-		memset(buf, 'r', reply);
 		if (tb_write_all(fd, buf, reply) < 0) {
 			snprintf(why, len, "server: write: %s", strerror(errno));
 			return -1;
@@ -145,7 +150,7 @@ int tb_serve(int fd, unsigned char *buf, char *why, size_t len)
 int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 {
 	struct tb_slot *slot = &tb->sh->slot[idx];
-	uint64_t ops = 0, bytes = 0;
+	uint64_t ops = 0, bytes = 0, data = 0;
 	/* clients start at different points so they do not move in lockstep */
 	size_t k = idx % TB_MIX_LEN;
 
@@ -159,8 +164,10 @@ int tb_client(struct tb *tb, unsigned idx, int fd, unsigned char *buf)
 		k = (k + 1) % TB_MIX_LEN;
 		ops++;
 		bytes += op->request + op->reply;
+		data += op->data;
 		__atomic_store_n(&slot->ops, ops, __ATOMIC_RELAXED);
 		__atomic_store_n(&slot->bytes, bytes, __ATOMIC_RELAXED);
+		__atomic_store_n(&slot->data, data, __ATOMIC_RELAXED);
 	}
 	return 0;
 }
@@ -188,12 +195,14 @@ static int tb_task(void *arg, int role, unsigned idx, int fd)
 	return ret;
 }
 
-static void tb_sum(const struct tb *tb, uint64_t *ops, uint64_t *bytes)
+/* The clients' totals so far: operations, bytes on the wire, file data. */
+static void tb_sum(const struct tb *tb, uint64_t sum[3])
 {
-	*ops = *bytes = 0;
+	sum[0] = sum[1] = sum[2] = 0;
 	for (unsigned i = 0; i < tb->clients; i++) {
-		*ops += __atomic_load_n(&tb->sh->slot[i].ops, __ATOMIC_RELAXED);
-		*bytes += __atomic_load_n(&tb->sh->slot[i].bytes, __ATOMIC_RELAXED);
+		sum[0] += __atomic_load_n(&tb->sh->slot[i].ops, __ATOMIC_RELAXED);
+		sum[1] += __atomic_load_n(&tb->sh->slot[i].bytes, __ATOMIC_RELAXED);
+		sum[2] += __atomic_load_n(&tb->sh->slot[i].data, __ATOMIC_RELAXED);
 	}
 }
 
@@ -202,23 +211,24 @@ static int tb_measure(struct tb *tb)
 	struct wl_ctx *ctx = tb->ctx;
 	uint64_t runtime = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t warmup = (uint64_t)wl_int(ctx->args, "warmup") * 1000000000ull;
-	uint64_t start = wl_now_ns(), ops0, ops1, bytes0, bytes1;
+	uint64_t start = wl_now_ns(), s0[3], s1[3];
 	struct wl_window win;
 	double seconds;
 
 	if (wl_procs_start_pairs(&tb->procs, 1, tb_task, tb) < 0)
 		return -1;
 	wl_window_open(&win, start + warmup, ctx->deadline_ns);
-	tb_sum(tb, &ops0, &bytes0);
+	tb_sum(tb, s0);
 	wl_window_close(&win, runtime, ctx->deadline_ns);
-	tb_sum(tb, &ops1, &bytes1);
+	tb_sum(tb, s1);
 	/* clients finish their transaction and close; servers see EOF */
 	__atomic_store_n(&tb->sh->stop, 1, __ATOMIC_RELAXED);
 	if (wl_procs_finish(&tb->procs, win.late) < 0)
 		return -1;
 	seconds = (double)(win.t1 - win.t0) / 1e9;
-	wl_metric(ctx, "mb_s", "MB/s", (double)(bytes1 - bytes0) / 1e6 / seconds, 1);
-	wl_metric(ctx, "ops_s", "ops/s", (double)(ops1 - ops0) / seconds, 1);
+	wl_metric(ctx, "mb_s", "MB/s", (double)(s1[2] - s0[2]) / 1e6 / seconds, 1);
+	wl_metric(ctx, "ops_s", "ops/s", (double)(s1[0] - s0[0]) / seconds, 1);
+	wl_metric(ctx, "wire_mb_s", "MB/s", (double)(s1[1] - s0[1]) / 1e6 / seconds, 1);
 	return 0;
 }
 
