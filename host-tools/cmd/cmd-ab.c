@@ -67,10 +67,11 @@ static void check_sched_feat_variant(struct ab *ab, const char *list, const stru
 	struct sched_feat_list *known = xmalloc(sizeof(*known));
 	struct strbuf err = STRBUF_INIT;
 
-	if (sched_feat_request(list, &ab->feat, &err) < 0 ||
-	    (sched_feat_cache_load(base, known) == 1 &&
-	     sched_feat_check_known(&ab->feat, known, base->release, &err) < 0))
-		die(LAB_EXIT_USAGE, "--variant %s", err.buf);
+	if (sched_feat_request("--variant sched_feat", list, &ab->feat, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (sched_feat_cache_load(base, known) == 1 &&
+	    sched_feat_check_known(&ab->feat, known, base->release, &err) < 0)
+		die(LAB_EXIT_USAGE, "--variant sched_feat: %s", err.buf);
 	free(known);
 }
 

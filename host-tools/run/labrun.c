@@ -440,7 +440,7 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addf(err, "SMT off needs a topology with SMT: '%s' has one thread per core", r->spec);
 		return -1;
 	}
-	if (r->sched_feat && sched_feat_request(r->sched_feat, &r->feat, err) < 0)
+	if (r->sched_feat && sched_feat_request("--sched-feat", r->sched_feat, &r->feat, err) < 0)
 		return -1;
 	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
 		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");

@@ -15,12 +15,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int sched_feat_request(const char *arg, struct sched_feat_list *want, struct strbuf *err)
+int sched_feat_request(const char *opt, const char *arg, struct sched_feat_list *want,
+		       struct strbuf *err)
 {
 	char why[256];
 
 	if (sched_feat_list_parse(arg, strlen(arg), ',', SCHED_FEAT_WANT_MAX, want, why, sizeof(why)) < 0) {
-		strbuf_addf(err, "--sched-feat: %s", why);
+		strbuf_addf(err, "%s: %s", opt, why);
 		return -1;
 	}
 	return 0;

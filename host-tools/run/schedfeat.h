@@ -12,9 +12,11 @@ struct lab_run;
 
 /*
  * A user's list, "NO_WA_IDLE,NO_SIS_UTIL" (NAME turns a feature on,
- * NO_NAME off), checked for syntax only.  0, or -1 with one line in err.
+ * NO_NAME off), checked for syntax only.  0, or -1 with one line in err
+ * that starts with opt (the option it came from).
  */
-int sched_feat_request(const char *arg, struct sched_feat_list *want, struct strbuf *err);
+int sched_feat_request(const char *opt, const char *arg, struct sched_feat_list *want,
+		       struct strbuf *err);
 
 /*
  * The features a kernel reported at an earlier boot, cached per kernel

@@ -129,9 +129,9 @@ static void test_request(void **state)
 	struct strbuf err = STRBUF_INIT;
 
 	(void)state;
-	assert_int_equal(sched_feat_request("NO_SIS_UTIL", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NO_SIS_UTIL", &want, &err), 0);
 	assert_int_equal(want.nr, 1);
-	assert_int_equal(sched_feat_request("bad name", &want, &err), -1);
+	assert_int_equal(sched_feat_request("--sched-feat", "bad name", &want, &err), -1);
 	assert_string_equal(err.buf, "--sched-feat: 'bad name' is not a scheduler feature name (A-Z "
 			    "and _, an optional NO_, at most 63 characters)");
 	strbuf_release(&err);
@@ -149,13 +149,14 @@ static void test_check_known_and_state(void **state)
 
 	(void)state;
 	parse_kernel(known, features_61);
-	assert_int_equal(sched_feat_request("NO_WA_IDLE,SIS_UTIL", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NO_WA_IDLE,SIS_UTIL", &want, &err), 0);
 	assert_int_equal(sched_feat_check_known(&want, known, "6.1.0-57-amd64", &err), 0);
 	/* in effect: WA_IDLE off, SIS_UTIL on */
 	assert_int_equal(sched_feat_check_state(&want, known, &err), 0);
 	assert_int_equal(err.len, 0);
 
-	assert_int_equal(sched_feat_request("NO_WA_IDLE,NO_NOT_A_FEATURE", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NO_WA_IDLE,NO_NOT_A_FEATURE", &want,
+					    &err), 0);
 	assert_int_equal(sched_feat_check_known(&want, known, "6.1.0-57-amd64", &err), -1);
 	assert_non_null(strstr(err.buf, "unknown scheduler feature 'NOT_A_FEATURE' in kernel "
 				 "6.1.0-57-amd64 (it has: GENTLE_FAIR_SLEEPERS START_DEBIT NEXT_BUDDY"));
@@ -163,15 +164,15 @@ static void test_check_known_and_state(void **state)
 	strbuf_reset(&err);
 
 	/* a write the kernel did not take: the feature is still on */
-	assert_int_equal(sched_feat_request("NO_SIS_UTIL", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NO_SIS_UTIL", &want, &err), 0);
 	assert_int_equal(sched_feat_check_state(&want, known, &err), -1);
 	assert_string_equal(err.buf, "scheduler feature NO_SIS_UTIL not in effect: the guest reads "
 			    "SIS_UTIL after the write");
 	strbuf_reset(&err);
-	assert_int_equal(sched_feat_request("NEXT_BUDDY", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NEXT_BUDDY", &want, &err), 0);
 	assert_int_equal(sched_feat_check_state(&want, known, &err), -1);
 	strbuf_reset(&err);
-	assert_int_equal(sched_feat_request("TOTALLY_NEW", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "TOTALLY_NEW", &want, &err), 0);
 	assert_int_equal(sched_feat_check_state(&want, known, &err), -1);
 	assert_non_null(strstr(err.buf, "missing"));
 	strbuf_release(&err);
@@ -213,7 +214,7 @@ static void test_json(void **state)
 	struct json_object *a;
 
 	(void)state;
-	assert_int_equal(sched_feat_request("NO_WA_IDLE,NO_SIS_UTIL", &want, &err), 0);
+	assert_int_equal(sched_feat_request("--sched-feat", "NO_WA_IDLE,NO_SIS_UTIL", &want, &err), 0);
 	a = sched_feat_json(&want);
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
 			    "[\"NO_WA_IDLE\",\"NO_SIS_UTIL\"]");
