@@ -75,10 +75,5 @@ for i in 0 1 2 3 4 5; do
 	fi
 done
 # lab compare refuses to pool a run with the feature off into a default side
-on=$(json "$dir/ab.json" "d['boots'][0]['run']")
-off=$(json "$dir/ab.json" "d['boots'][2]['run']")
-rc=0
-"$LAB" compare "$on+$off" "$on" >"$TMP/cmp" 2>&1 || rc=$?
-[ "$rc" -eq 2 ] && grep -q "cannot pool runs with scheduler features 'default'" "$TMP/cmp" ||
-	fail "pooling default with NO_WA_IDLE was not refused (exit $rc): $(cat "$TMP/cmp")"
+pool_refused "$dir" "cannot pool runs with scheduler features 'default'"
 echo "PASS: bad names refused before boot, unknown features after at most one boot, NO_WA_IDLE in effect, a third ab column"
