@@ -46,7 +46,8 @@ static char *cache_path(const struct kernel_paths *kp)
 	size_t n = 0;
 	struct stat st;
 
-	if (!*image || stat(image, &st) < 0)
+	/* an image's own kernel is copied out afresh for every run */
+	if (!*image || !strcmp(kp->source, "image") || stat(image, &st) < 0)
 		return NULL;
 	parts[0] = (uint64_t)st.st_size;
 	parts[1] = (uint64_t)st.st_mtim.tv_sec;
@@ -207,6 +208,11 @@ static int remove_one(const char *path, const struct stat *st, int type, struct 
 	return 0;
 }
 
+void lab_run_discard(const char *dir)
+{
+	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 static void write_report(const struct lab_run *r, const struct sched_feat_list *state)
 {
 	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
@@ -246,7 +252,7 @@ int lab_run_sched_feat_check(struct lab_run *r, struct strbuf *err)
 	}
 	if (ret < 0) {
 		/* bad input found by the boot: no run to keep, nothing half-written */
-		nftw(r->dir.buf, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+		lab_run_discard(r->dir.buf);
 		goto out;
 	}
 	if (found > 0)

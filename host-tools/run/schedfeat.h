@@ -65,4 +65,7 @@ int lab_run_sched_feat_resolve(struct lab_run *r, struct strbuf *err);
  */
 int lab_run_sched_feat_check(struct lab_run *r, struct strbuf *err);
 
+/* Removes a run (or lab ab) directory that bad input made worthless. */
+void lab_run_discard(const char *dir);
+
 #endif

@@ -3,7 +3,8 @@
 # boot; an unknown feature after the boot that reports the kernel's list
 # (nothing kept) and before boot once that list is cached; NO_WA_IDLE is
 # set by the runner before the first case, confirmed by the guest and in run.json;
-# lab ab --variant sched_feat=NO_WA_IDLE adds a column with it.
+# lab ab --variant sched_feat=NO_WA_IDLE adds a column with it, and stops
+# after its first boot when that boot shows a feature unknown.
 . "$(dirname "$0")/lib.sh"
 scen=scenarios/smoke-exec.ini
 
@@ -29,6 +30,19 @@ expect_bad "an unknown feature, list cached" \
 	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --sched-feat NO_NOT_A_FEATURE
 grep -q "unknown scheduler feature 'NOT_A_FEATURE'" "$TMP/err" || fail "the error does not name the feature"
 [ ! -s "$TMP/out" ] || fail "refused, but it printed a setup: $(cat "$TMP/out")"
+
+# lab ab without a cached list: the base's first boot caches it and the ab
+# stops there, before the variant boots, and removes its directory
+rm -f "$cache"/*
+rc=0
+"$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny --variant sched_feat=NO_NOT_A_FEATURE \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+sed 's/^/lab ab, no list cached: /' "$TMP/err"
+[ "$rc" -eq 2 ] || fail "lab ab with an unknown feature exited $rc, not 2"
+tail -n 1 "$TMP/err" | grep -q "^lab: error: --variant sched_feat: unknown scheduler feature 'NOT_A_FEATURE'" ||
+	fail "lab ab does not end with the unknown feature"
+grep -q "boot 2/6" "$TMP/err" && fail "lab ab booted on after the kernel's list was known"
+[ -z "$(ls -A "$TMP/results")" ] || fail "lab ab left its directory: $(ls "$TMP/results")"
 
 expect_bad "an unknown variant feature, list cached" "$LAB" ab --topo 1s2c --base debian --test debian \
 	--suite ab-tiny --variant sched_feat=NO_NOT_A_FEATURE
