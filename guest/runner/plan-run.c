@@ -11,6 +11,7 @@
 #include "out.h"
 #include "common/plan.h"
 #include "probe.h"
+#include "schedfeat.h"
 #include "common/wire.h"
 #include "wlutil.h"
 #include "workload.h"
@@ -618,17 +619,20 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 int run_plan(struct out *o, const char *path, int with_snapshot)
 {
 	struct plan p = { 0 };
-	int ret = 0;
+	int ret = 0, refused;
 
 	if (load_plan(path, &p) < 0)
 		return -1;
 	catch_stop_signals();
 	/* before any fault: which CPUs the machine keeps offline by design */
 	cpu_note_boot();
+	/* lab run --sched-feat: before the snapshot, which shows the result */
+	refused = sched_feat_apply(o) < 0;
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;
-	for (unsigned i = 0; !ret && !stop_requested && i < p.nr_cases; i++)
+	/* never measure without the variant that was asked for */
+	for (unsigned i = 0; !ret && !refused && !stop_requested && i < p.nr_cases; i++)
 		if (run_case(o, &p.cases[i], i) < 0)
 			ret = -1;
 	plan_release(&p);
@@ -637,5 +641,5 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 		ret = -1;
 	if (!ret)
 		ret = out_end(o);
-	return ret < 0 || stop_requested ? -1 : 0;
+	return ret < 0 || refused || stop_requested ? -1 : 0;
 }

@@ -213,6 +213,8 @@ int probe_snapshot(struct out *o)
 		"/sys/devices/system/cpu/online",
 		"/sys/devices/system/cpu/possible",
 		"/sys/devices/system/cpu/present",
+		/* every feature the kernel has, as in effect now (lab run --sched-feat) */
+		"/sys/kernel/debug/sched/features",
 	};
 	char path[PATH_LEN];
 	unsigned *ids;

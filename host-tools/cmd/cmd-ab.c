@@ -5,6 +5,7 @@
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
 #include "run/matrix.h"
+#include "run/schedfeat.h"
 #include "cmd/options.h"
 #include "lib/progress.h"
 #include "results/results.h"
@@ -17,7 +18,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--rounds N] "
-	"[--variant smt=off] [--label-base X] [--label-test Y] [--results DIR]";
+	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
@@ -28,6 +29,7 @@ struct ab_side {
 	const char *kernel;	/* as given */
 	char *label;
 	int smt_off;
+	const char *sched_feat;	/* the variant's --sched-feat list, or NULL */
 	char release[KERNEL_VERSION_MAX];
 };
 
@@ -49,7 +51,71 @@ struct ab {
 	size_t nr_boots;
 	unsigned deadline_s;
 	struct strbuf dir;
+	struct sched_feat_list feat;	/* --variant sched_feat=...: its features */
+	int feat_checked;		/* against the base kernel's list */
 };
+
+/* The third side is named after its variant. */
+static const char *side_name(const struct ab *ab, unsigned side)
+{
+	return side == 2 && ab->sides[2].sched_feat ? "sched-feat" : side_names[side];
+}
+
+/* --variant sched_feat=LIST: the syntax, then the names against the list
+ * the base kernel reported at an earlier boot, when the lab has it. */
+static void check_sched_feat_variant(struct ab *ab, const char *list, const struct kernel_paths *base)
+{
+	struct sched_feat_list *known = xmalloc(sizeof(*known));
+	struct strbuf err = STRBUF_INIT;
+
+	if (sched_feat_request("--variant sched_feat", list, &ab->feat, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (sched_feat_cache_load(base, known) == 1) {
+		if (sched_feat_check_known(&ab->feat, known, base->release, &err) < 0)
+			die(LAB_EXIT_USAGE, "--variant sched_feat: %s", err.buf);
+		ab->feat_checked = 1;
+	}
+	free(known);
+}
+
+/*
+ * Without a cached list, the first boot of the base kernel (the first of
+ * all) cached it: an unknown feature stops the ab there, before the
+ * variant's boots, as bad input (the directory goes, exit 2).
+ */
+static void recheck_sched_feat(struct ab *ab, struct progress *pr)
+{
+	struct sched_feat_list *known;
+	struct strbuf err = STRBUF_INIT;
+	struct kernel_paths kp;
+
+	if (ab->feat_checked || kernel_resolve(ab->sides[0].kernel, &kp, &err) < 0) {
+		strbuf_release(&err);
+		return;
+	}
+	known = xmalloc(sizeof(*known));
+	if (sched_feat_cache_load(&kp, known) == 1) {
+		ab->feat_checked = 1;
+		if (sched_feat_check_known(&ab->feat, known, kp.release, &err) < 0) {
+			progress_break(pr);
+			lab_run_discard(ab->dir.buf);
+			die(LAB_EXIT_USAGE, "--variant sched_feat: %s", err.buf);
+		}
+	}
+	free(known);
+	strbuf_release(&err);
+}
+
+/* "tip-NO_SIS_UTIL": the base label and the features, at most 64 characters. */
+static char *sched_feat_label(const struct ab *ab)
+{
+	char list[SCHED_FEAT_WANT_MAX * (SCHED_FEAT_NAME_MAX + 1) + 1];
+	size_t n = sched_feat_join(&ab->feat, ',', list, sizeof(list));
+
+	if (n > 48)
+		return xasprintf("%.53s-sched-feat", ab->sides[0].label);
+	return xasprintf("%.*s-%s", (int)(63 - n), ab->sides[0].label, list);
+}
 
 static void check_label(const char *opt, const char *s)
 {
@@ -71,17 +137,22 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (topo_parse(ab->topo, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "bad topology '%s': %s", ab->topo, err.buf);
-	if (variant) {
+	if (variant && !strncmp(variant, "sched_feat=", 11)) {
+		ab->sides[2].sched_feat = variant + 11;
+	} else if (variant) {
 		if (strcmp(variant, "smt=off"))
-			die(LAB_EXIT_USAGE, "unknown --variant '%s' (known: smt=off)", variant);
+			die(LAB_EXIT_USAGE, "unknown --variant '%s' (known: smt=off, sched_feat=NO_X,Y)",
+			    variant);
 		if (t.threads < 2)
 			die(LAB_EXIT_USAGE, "--variant smt=off needs a topology with SMT: '%s' has one thread per core",
 			    ab->topo);
 	}
 	for (unsigned s = 0; s < 2; s++) {
 		if (kernel_resolve(ab->sides[s].kernel, &kp, &err) < 0)
-			die(LAB_EXIT_USAGE, "--%s: %s", side_names[s], err.buf);
+			die(LAB_EXIT_USAGE, "--%s: %s", side_name(ab, s), err.buf);
 		snprintf(ab->sides[s].release, sizeof(ab->sides[s].release), "%s", kp.release);
+		if (s == 0 && ab->sides[2].sched_feat)
+			check_sched_feat_variant(ab, ab->sides[2].sched_feat, &kp);
 	}
 	if (lbase)
 		check_label("label-base", lbase);
@@ -104,9 +175,12 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 
 		v->kernel = ab->sides[0].kernel;
 		memcpy(v->release, ab->sides[0].release, sizeof(v->release));
-		v->label = xasprintf("%.55s-smt-off", ab->sides[0].label);
-		v->smt_off = 1;
+		v->label = v->sched_feat ? sched_feat_label(ab) :
+			   xasprintf("%.55s-smt-off", ab->sides[0].label);
+		v->smt_off = !v->sched_feat;
 		ab->nr_sides = 3;
+		if (!strcmp(v->label, ab->sides[1].label))
+			die(LAB_EXIT_USAGE, "the test and the variant are both labelled '%s'", v->label);
 	}
 	strbuf_release(&err);
 }
@@ -122,12 +196,14 @@ static struct json_object *ab_json(const struct ab *ab)
 	for (unsigned s = 0; s < ab->nr_sides; s++) {
 		struct json_object *x = json_object_new_object();
 
-		json_object_object_add(x, "side", json_object_new_string(side_names[s]));
+		json_object_object_add(x, "side", json_object_new_string(side_name(ab, s)));
 		json_object_object_add(x, "kernel", json_object_new_string(ab->sides[s].kernel ?
 									   ab->sides[s].kernel : "debian"));
 		json_object_object_add(x, "release", json_object_new_string(ab->sides[s].release));
 		json_object_object_add(x, "label", json_object_new_string(ab->sides[s].label));
 		json_object_object_add(x, "smt", json_object_new_string(ab->sides[s].smt_off ? "off" : "on"));
+		if (ab->sides[s].sched_feat)
+			json_object_object_add(x, "sched_feat", sched_feat_json(&ab->feat));
 		json_object_array_add(sides, x);
 	}
 	json_object_object_add(o, "sides", sides);
@@ -135,9 +211,9 @@ static struct json_object *ab_json(const struct ab *ab)
 		const struct ab_boot *b = &ab->boots[i];
 		struct json_object *x = json_object_new_object();
 
-		json_object_array_add(order, json_object_new_string(side_names[b->side]));
+		json_object_array_add(order, json_object_new_string(side_name(ab, b->side)));
 		json_object_object_add(x, "boot", json_object_new_int((int)i + 1));
-		json_object_object_add(x, "side", json_object_new_string(side_names[b->side]));
+		json_object_object_add(x, "side", json_object_new_string(side_name(ab, b->side)));
 		json_object_object_add(x, "label", json_object_new_string(ab->sides[b->side].label));
 		json_object_object_add(x, "round", json_object_new_int((int)b->round));
 		json_object_object_add(x, "run", b->run ? json_object_new_string(b->run) : NULL);
@@ -164,10 +240,10 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	const struct ab_side *side = &ab->sides[b->side];
 	struct lab_child_run j = { 0 };
 	struct strbuf err = STRBUF_INIT, run = STRBUF_INIT, detail = STRBUF_INIT;
-	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_names[b->side]);
+	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, b->side));
 	char *log = xasprintf("%s.log", root);
 
-	strbuf_addf(&detail, "boot %zu/%zu (%s, round %u)", i + 1, ab->nr_boots, side_names[b->side],
+	strbuf_addf(&detail, "boot %zu/%zu (%s, round %u)", i + 1, ab->nr_boots, side_name(ab, b->side),
 		    b->round);
 	progress_show(pr, detail.buf, NULL, 0);
 	j.kernel = side->kernel ? side->kernel : "debian";
@@ -175,6 +251,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.topo = ab->topo;
 	j.suite = ab->suite;
 	j.smt_off = side->smt_off;
+	j.sched_feat = side->sched_feat;
 	j.backend = ab->backend;
 	j.uri = ab->uri;
 	j.results_root = root;
@@ -198,7 +275,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	progress_item_done(pr, b->seconds);
 	if (strcmp(b->verdict, "PASS")) {
 		progress_break(pr);
-		warning("boot %zu (%s) ended %s (exit %d); its log: %s", i + 1, side_names[b->side],
+		warning("boot %zu (%s) ended %s (exit %d); its log: %s", i + 1, side_name(ab, b->side),
 			b->verdict, b->status, log);
 	}
 	ab_save(ab);
@@ -230,7 +307,7 @@ static int load_side(const struct ab *ab, unsigned side, struct cmp_run *pooled,
 		strbuf_release(&e);
 	}
 	if (!nr) {
-		strbuf_addf(err, "no boot of the %s side (%s) left results to compare", side_names[side],
+		strbuf_addf(err, "no boot of the %s side (%s) left results to compare", side_name(ab, side),
 			    ab->sides[side].label);
 		return -1;
 	}
@@ -296,7 +373,8 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
 		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
 			 "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
-		OPT_STRING("variant", &variant, "smt=off: also the base kernel with SMT off (nosmt)"),
+		OPT_STRING("variant", &variant, "smt=off: also the base kernel with SMT off (nosmt); "
+			   "sched_feat=NO_X,Y: also the base kernel with these scheduler features"),
 		OPT_STRING("label-base", &lbase, "column title of the base (default: its release, or base)"),
 		OPT_STRING("label-test", &ltest, "column title of the test (default: its release, or test)"),
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),
@@ -333,6 +411,8 @@ int cmd_ab(int argc, const char **argv)
 	for (size_t i = 0; i < ab.nr_boots; i++) {
 		ab_boot(&ab, i, &pr);
 		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
+		if (ab.sides[2].sched_feat)
+			recheck_sched_feat(&ab, &pr);
 	}
 	progress_show(&pr, "all boots done", NULL, 0);
 	progress_break(&pr);

@@ -2,6 +2,7 @@
  * read back what its kernel built, and verify it against the model. */
 #include "cmd/lab.h"
 #include "run/labrun.h"
+#include "run/schedfeat.h"
 #include "cmd/options.h"
 
 #include <stdio.h>
@@ -55,6 +56,8 @@ int cmd_boot(int argc, const char **argv)
 		printf("boot: %.2f s to the runner, %.2f s to its report\n",
 		       (double)(r.s.t_init_ns - r.s.t_start_ns) / 1e9,
 		       (double)(r.s.t_end_record_ns - r.s.t_start_ns) / 1e9);
+	/* caches the kernel's scheduler features for lab run --sched-feat */
+	lab_run_sched_feat_check(&r, &err);
 	lab_run_verify(&r);
 	lab_run_report(&r, NULL);
 	printf("verdict: %s: %s\n", verdict_name(r.verdict), r.reason);

@@ -4,6 +4,7 @@
 #include "kernel/initrd.h"
 #include "cmd/lab.h"
 #include "run/labrun.h"
+#include "run/schedfeat.h"
 #include "cmd/options.h"
 #include "fault/hostfault.h"
 #include "common/plan.h"
@@ -19,7 +20,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--label L] [--image FILE]";
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--label L] [--image FILE]";
 
 int cmd_run(int argc, const char **argv)
 {
@@ -54,6 +55,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("image", &r.image_path, "run inside this qcow2/raw distro image (an overlay; never written)"),
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
 			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
+			OPT_STRING("sched-feat", &r.sched_feat, "scheduler features to set before the first case, as in /sys/kernel/debug/sched/features: NO_WA_IDLE,NO_SIS_UTIL"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_END(),
 		};
@@ -128,6 +130,10 @@ int cmd_run(int argc, const char **argv)
 			       json_object_new_string(suite ? suite : scenario));
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
+	if (lab_run_sched_feat_check(&r, &err) < 0) {
+		lab_run_release(&r);
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
 	p = xasprintf("%s/plan.txt", r.dir.buf);
 	write_file_atomic(p, plan.buf, plan.len);
 	free(p);

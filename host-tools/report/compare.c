@@ -97,6 +97,25 @@ int cmp_json_number(struct json_object *o, const char *key, double *out)
 	return 0;
 }
 
+/* run.json's "sched_feat" (lab run --sched-feat) joined by ',', "" without. */
+static char *sched_feat_of(struct json_object *o)
+{
+	struct json_object *a;
+	struct strbuf sb = STRBUF_INIT;
+	char *s;
+
+	if (json_object_object_get_ex(o, "sched_feat", &a) && json_object_is_type(a, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(a) && i < 32; i++) {
+			struct json_object *x = json_object_array_get_idx(a, i);
+
+			if (json_object_is_type(x, json_type_string))
+				strbuf_addf(&sb, "%s%.64s", sb.len ? "," : "", json_object_get_string(x));
+		}
+	s = dup_clean(sb.len ? sb.buf : "", 2048);
+	strbuf_release(&sb);
+	return s;
+}
+
 int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
 {
 	struct json_object *o = parse_json(text, len, "run.json", err);
@@ -121,10 +140,19 @@ int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct
 			*p = '?';
 	s = cmp_json_string(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
-	/* a label recorded at run time (lab ab) beats the kernel release */
+	run->sched_feat = sched_feat_of(o);
+	/* a label recorded at run time (lab ab) beats the kernel release,
+	 * which names the features a run set: one kernel, two columns */
 	s = cmp_json_string(o, "label");
 	free(run->label);
-	run->label = dup_clean(s && *s ? s : run->kernel, 64);
+	if (!(s && *s) && *run->sched_feat) {
+		char *l = xasprintf("%s-%s", run->kernel, run->sched_feat);
+
+		run->label = dup_clean(l, 64);
+		free(l);
+	} else {
+		run->label = dup_clean(s && *s ? s : run->kernel, 64);
+	}
 	json_object_put(o);
 	return 0;
 }
@@ -624,6 +652,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->spec);
 	free(run->spec_resolved);
 	free(run->smt);
+	free(run->sched_feat);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -751,6 +780,11 @@ static const char *smt_of(const struct cmp_run *r)
 	return r->smt && *r->smt ? r->smt : "unknown";
 }
 
+static const char *feat_of(const struct cmp_run *r)
+{
+	return r->sched_feat && *r->sched_feat ? r->sched_feat : "default";
+}
+
 static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 {
 	for (size_t k = 1; k < nr; k++) {
@@ -762,6 +796,11 @@ static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 		if (strcmp(smt_of(&runs[0]), smt_of(&runs[k]))) {
 			strbuf_addf(err, "cannot pool runs with SMT %s (%s) and SMT %s (%s)",
 				    smt_of(&runs[0]), runs[0].name, smt_of(&runs[k]), runs[k].name);
+			return -1;
+		}
+		if (strcmp(feat_of(&runs[0]), feat_of(&runs[k]))) {
+			strbuf_addf(err, "cannot pool runs with scheduler features '%s' (%s) and '%s' (%s)",
+				    feat_of(&runs[0]), runs[0].name, feat_of(&runs[k]), runs[k].name);
 			return -1;
 		}
 	}
@@ -790,6 +829,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->spec = xstrdup(runs[0].spec);
 	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
 	dst->smt = xstrdup(runs[0].smt ? runs[0].smt : "");
+	dst->sched_feat = xstrdup(runs[0].sched_feat ? runs[0].sched_feat : "");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
 		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);

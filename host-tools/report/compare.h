@@ -59,6 +59,7 @@ struct cmp_run {
 	char *spec;		/* as typed */
 	char *spec_resolved;
 	char *smt;		/* "on", "off" (booted with nosmt), "none" or "" */
+	char *sched_feat;	/* run.json's features, "NO_A,B"; "" without */
 	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
 	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */
 	size_t nr_domain_names;
@@ -90,7 +91,8 @@ void cmp_run_release(struct cmp_run *run);
  * boot-to-boot variation is part of the sample; counters are averaged
  * per run.  A case passes only when it passed in every run (else the
  * first other verdict, its reason naming the run).  The runs must be of
- * the same kernel, smt state, suite, topology and cases, else one line in
+ * the same kernel, smt state, scheduler features, suite, topology and
+ * cases, else one line in
  * err and -1.  runs stay owned by the caller; dst must be zeroed and is
  * released with cmp_run_release().  With nr == 1 dst is a copy.
  */

@@ -8,6 +8,7 @@
 #include "topo/guestview.h"
 #include "kernel/initrd.h"
 #include "results/results.h"
+#include "run/schedfeat.h"
 #include "topo/verify.h"
 
 #include <errno.h>
@@ -417,6 +418,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addf(err, "SMT off needs a topology with SMT: '%s' has one thread per core", r->spec);
 		return -1;
 	}
+	if (r->sched_feat && sched_feat_request("--sched-feat", r->sched_feat, &r->feat, err) < 0)
+		return -1;
 	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
 		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");
 		return -1;
@@ -455,6 +458,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	 * every sibling thread offline (topo_expected_view_smt) */
 	if (r->smt_off)
 		strbuf_addstr(&r->cmdline, " nosmt");
+	if (lab_run_sched_feat_resolve(r, err) < 0)
+		return -1;
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
 	if (kernel_is_image(r->kernel_spec) && *r->image.uuid)
 		/* the image's initramfs finds its root as the distro's boot would */
@@ -588,6 +593,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("accel: tcg, %s-threaded (%s)\n", r->tcg_single ? "single" : "multi", r->tcg_why);
 	if (r->smt_off)
 		printf("smt: off (nosmt: sibling threads offline)\n");
+	if (r->feat.nr) {
+		char list[SCHED_FEAT_WANT_MAX * (SCHED_FEAT_NAME_MAX + 1) + 1];
+
+		sched_feat_join(&r->feat, ' ', list, sizeof(list));
+		printf("sched_feat: %s\n", list);
+	}
 	if (r->label)
 		printf("label: %s\n", r->label);
 	fflush(stdout);
@@ -639,6 +650,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	if (kernel_is_image(r->kernel_spec))
 		add_str(run, "initrd_image", r->initrd);
 	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
+	if (r->feat.nr)
+		json_object_object_add(run, "sched_feat", sched_feat_json(&r->feat));
 	if (r->label)
 		add_str(run, "label", r->label);
 	if (r->image_path) {

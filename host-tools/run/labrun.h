@@ -3,6 +3,7 @@
 #ifndef LAB_LABRUN_H
 #define LAB_LABRUN_H
 
+#include "common/schedfeat.h"
 #include "kernel/image.h"
 #include "kernel/kernel.h"
 #include "run/session.h"
@@ -32,6 +33,7 @@ struct lab_run {
 	const struct plan *plan;  /* for host-side faults, or NULL */
 	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
 	int smt_off;              /* boot with `nosmt`: sibling threads offline */
+	const char *sched_feat;   /* --sched-feat "NO_A,B": run/schedfeat.h, or NULL */
 	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
 	const char *image_path;   /* --image: boot this disk image (through an overlay) */
 	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
@@ -56,6 +58,7 @@ struct lab_run {
 	struct image image;       /* with image_path */
 	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
+	struct sched_feat_list feat; /* sched_feat parsed; nr 0 without */
 };
 
 void lab_run_init(struct lab_run *r);

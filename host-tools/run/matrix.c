@@ -477,6 +477,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
 	if (j->smt_off)
 		strvec_pushl(&j->cp.args, "--smt", "off", NULL);
+	if (j->sched_feat)
+		strvec_pushl(&j->cp.args, "--sched-feat", j->sched_feat, NULL);
 	if (j->backend)
 		strvec_pushl(&j->cp.args, "--backend", j->backend, NULL);
 	if (j->uri)

@@ -41,10 +41,5 @@ for i in 0 1 2 3 4 5; do
 done
 
 # lab compare refuses to pool an SMT-off run into an SMT side
-on=$(json "$dir/ab.json" "d['boots'][0]['run']")
-off=$(json "$dir/ab.json" "d['boots'][2]['run']")
-rc=0
-"$LAB" compare "$on+$off" "$on" >"$TMP/cmp" 2>&1 || rc=$?
-[ "$rc" -eq 2 ] && grep -q 'cannot pool runs with SMT on' "$TMP/cmp" ||
-	fail "pooling SMT on with SMT off was not refused (exit $rc): $(cat "$TMP/cmp")"
+pool_refused "$dir" 'cannot pool runs with SMT on'
 echo "PASS: SMT-off column from nosmt boots with siblings offline"

@@ -74,6 +74,17 @@ expect_pass() {
 # json FILE EXPR: a value from a JSON file (python3 is only a test tool).
 json() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2], {"d": d}))' "$1" "$2"; }
 
+# pool_refused ABDIR WHY: lab compare must refuse to pool the variant's
+# first boot (the third) into the base side's first, saying WHY (exit 2).
+pool_refused() {
+	local on off rc=0
+	on=$(json "$1/ab.json" "d['boots'][0]['run']")
+	off=$(json "$1/ab.json" "d['boots'][2]['run']")
+	"$LAB" compare "$on+$off" "$on" >"$TMP/cmp" 2>&1 || rc=$?
+	[ "$rc" -eq 2 ] && grep -q "$2" "$TMP/cmp" ||
+		fail "pooling the base with the variant was not refused (exit $rc): $(cat "$TMP/cmp")"
+}
+
 # matrix_done DIR: how many jobs of the matrix in DIR are done.
 matrix_done() {
 	[ -f "$1/matrix.json" ] && json "$1/matrix.json" 'sum(j["state"] == "done" for j in d["jobs"])'

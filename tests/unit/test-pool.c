@@ -1,5 +1,6 @@
 /* test-pool.c - pooling several runs of one kernel into one side of a
- * comparison (lab ab, lab compare RUN+RUN), and the SMT-off expected view. */
+ * comparison (lab ab, lab compare RUN+RUN), the SMT-off expected view and
+ * runs with scheduler features. */
 #define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
@@ -133,6 +134,50 @@ static void test_pool_refused(void **state)
 	strbuf_release(&err);
 }
 
+/* lab run --sched-feat: the features name the column of an unlabelled
+ * run, and runs with other features are never pooled into it. */
+static void test_sched_feat_runs(void **state)
+{
+	static const char with[] = "{\"kernel\": \"6.1.0\", \"sched_feat\": [\"NO_WA_IDLE\", "
+				   "\"NO_SIS_UTIL\"]}";
+	static const char labelled[] = "{\"kernel\": \"6.1.0\", \"label\": \"tip-x\", "
+				       "\"sched_feat\": [\"NO_WA_IDLE\"]}";
+	static const char odd[] = "{\"kernel\": \"6.1.0\", \"sched_feat\": \"NO_WA_IDLE\"}";
+	struct cmp_run r = { 0 }, runs[2], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(cmp_run_json_parse(&r, with, strlen(with), &err), 0);
+	assert_string_equal(r.sched_feat, "NO_WA_IDLE,NO_SIS_UTIL");
+	assert_string_equal(r.label, "6.1.0-NO_WA_IDLE,NO_SIS_UTIL");
+	cmp_run_release(&r);
+	assert_int_equal(cmp_run_json_parse(&r, labelled, strlen(labelled), &err), 0);
+	assert_string_equal(r.label, "tip-x");
+	cmp_run_release(&r);
+	/* not an array: no features, the release alone */
+	assert_int_equal(cmp_run_json_parse(&r, odd, strlen(odd), &err), 0);
+	assert_string_equal(r.sched_feat, "");
+	assert_string_equal(r.label, "6.1.0");
+	cmp_run_release(&r);
+
+	mk_run(&runs[0], "a1", "6.1.0", "on", "PASS", "1.0", 1);
+	mk_run(&runs[1], "a2", "6.1.0", "on", "PASS", "1.0", 1);
+	free(runs[1].sched_feat);
+	runs[1].sched_feat = xstrdup("NO_WA_IDLE");
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), -1);
+	assert_string_equal(err.buf, "cannot pool runs with scheduler features 'default' (a1) and "
+			    "'NO_WA_IDLE' (a2)");
+	cmp_run_release(&p);
+	free(runs[0].sched_feat);
+	runs[0].sched_feat = xstrdup("NO_WA_IDLE");
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), 0);
+	assert_string_equal(p.sched_feat, "NO_WA_IDLE");
+	cmp_run_release(&p);
+	for (int i = 0; i < 2; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
 /* A pooled side compares like a run: same values on both sides, no change. */
 static void test_pool_compare(void **state)
 {
@@ -216,6 +261,7 @@ int main(void)
 		cmocka_unit_test(test_pool_values),
 		cmocka_unit_test(test_pool_failed_boot),
 		cmocka_unit_test(test_pool_refused),
+		cmocka_unit_test(test_sched_feat_runs),
 		cmocka_unit_test(test_pool_compare),
 		cmocka_unit_test(test_view_smt_off),
 	};
