@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "backend/bare.h"
 #include "lib/child.h"
+#include "lib/json.h"
 #include "results/fidelity.h"
 #include "topo/hosttopo.h"
 #include "kernel/initrd.h"
@@ -20,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -533,10 +533,12 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 static struct json_object *load_json(const char *dir, const char *name)
 {
 	char *path = xasprintf("%s/%s", dir, name);
-	struct json_object *o = json_object_from_file(path);
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *o = json_read_file(path, NULL, 0, NULL, &err);
 
 	if (!o)
-		die(LAB_EXIT_USAGE, "cannot read '%s': not a run directory with %s", path, name);
+		die(LAB_EXIT_USAGE, "%s (not a run directory with %s)", err.buf, name);
+	strbuf_release(&err);
 	free(path);
 	return o;
 }

@@ -4,6 +4,7 @@
 #include "report/compare.h"
 #include "common/plan.h"
 #include "results/results.h"
+#include "lib/json.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -31,98 +32,37 @@ static char *dup_clean(const char *s, size_t max)
 	return d;
 }
 
-static struct json_object *parse_json(const char *text, size_t len, const char *what,
-				      struct strbuf *err)
-{
-	struct json_tokener *tok;
-	struct json_object *o;
-	enum json_tokener_error e;
-	size_t end;
-
-	if (len > CMP_MAX_FILE) {
-		strbuf_addf(err, "%s is larger than %u MiB", what, CMP_MAX_FILE >> 20);
-		return NULL;
-	}
-	tok = json_tokener_new_ex(32);
-	if (!tok)
-		die(LAB_EXIT_FAIL, "out of memory");
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	e = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	json_tokener_free(tok);
-	if (!o || e != json_tokener_success) {
-		strbuf_addf(err, "%s is not valid JSON: %s", what,
-			    e == json_tokener_continue ? "truncated" : json_tokener_error_desc(e));
-		json_object_put(o);
-		return NULL;
-	}
-	while (end < len && isspace((unsigned char)text[end]))
-		end++;
-	if (end < len) {
-		strbuf_addf(err, "%s has bytes after its JSON value (offset %zu)", what, end);
-		json_object_put(o);
-		return NULL;
-	}
-	if (!json_object_is_type(o, json_type_object)) {
-		strbuf_addf(err, "%s is not a JSON object", what);
-		json_object_put(o);
-		return NULL;
-	}
-	return o;
-}
-
 static int is_number(struct json_object *o)
 {
 	return json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int);
 }
 
-const char *cmp_json_string(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
-int cmp_json_number(struct json_object *o, const char *key, double *out)
-{
-	struct json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) || json_object_is_type(v, json_type_null))
-		return 1;
-	if (!is_number(v) || !isfinite(json_object_get_double(v)))
-		return -1;
-	*out = json_object_get_double(v);
-	return 0;
-}
-
 int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
 {
-	struct json_object *o = parse_json(text, len, "run.json", err);
+	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "run.json", err);
 	const char *s;
 
 	if (!o)
 		return -1;
-	s = cmp_json_string(o, "kernel");
+	s = json_get_str(o, "kernel");
 	run->kernel = dup_clean(s && *s ? s : "unknown", 128);
-	s = cmp_json_string(o, "spec");
+	s = json_get_str(o, "spec");
 	run->spec = dup_clean(s ? s : "", 512);
-	s = cmp_json_string(o, "spec_resolved");
+	s = json_get_str(o, "spec_resolved");
 	run->spec_resolved = dup_clean(s ? s : run->spec, 512);
-	if ((s = cmp_json_string(o, "suite")))
+	if ((s = json_get_str(o, "suite")))
 		run->what = xasprintf("suite '%.200s'", s);
-	else if ((s = cmp_json_string(o, "scenario")))
+	else if ((s = json_get_str(o, "scenario")))
 		run->what = xasprintf("scenario '%.200s'", s);
 	else
 		run->what = xstrdup("no suite");
 	for (char *p = run->what; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
-	s = cmp_json_string(o, "smt");
+	s = json_get_str(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
 	/* a label recorded at run time (lab ab) beats the kernel release */
-	s = cmp_json_string(o, "label");
+	s = json_get_str(o, "label");
 	free(run->label);
 	run->label = dup_clean(s && *s ? s : run->kernel, 64);
 	json_object_put(o);
@@ -172,7 +112,7 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 		{ "us_per_unit", NULL },
 	};
 	struct json_object *fs;
-	const char *per = cmp_json_string(fp, "per");
+	const char *per = json_get_str(fp, "per");
 	unsigned nr = 0;
 	double v;
 
@@ -185,7 +125,7 @@ static int fprof_counters(struct cmp_case *c, struct json_object *fp)
 			return -1;
 		for (size_t i = 0; i < ARRAY_SIZE(rows); i++) {
 			char name[sizeof(c->counters->name)];
-			int r = cmp_json_number(f, rows[i].key, &v);
+			int r = json_get_num(f, rows[i].key, &v);
 
 			if (r < 0)
 				return -1;
@@ -217,7 +157,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 
 	if (json_object_object_get_ex(cs, "tasks", &t) && json_object_is_type(t, json_type_object))
 		for (size_t i = 0; i < ARRAY_SIZE(task_counters); i++) {
-			int r = cmp_json_number(t, task_counters[i].key, &v);
+			int r = json_get_num(t, task_counters[i].key, &v);
 
 			if (r < 0)
 				goto bad;
@@ -238,7 +178,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 
 			(void)dname;
 			if (++nr > CMP_MAX_DOMAINS || !json_object_is_type(d, json_type_object) ||
-			    cmp_json_number(d, "level", &level) || level < 0 || level >= CMP_MAX_DOMAINS ||
+			    json_get_num(d, "level", &level) || level < 0 || level >= CMP_MAX_DOMAINS ||
 			    level != floor(level)) {
 				strbuf_addf(err, "case '%.200s': bad schedstat domain '%.40s'", c->id, dname);
 				return -1;
@@ -250,22 +190,22 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 				if (!json_object_object_get_ex(d, types[i], &ty) ||
 				    !json_object_is_type(ty, json_type_object))
 					continue;
-				if (!cmp_json_number(ty, "lb_count", &x))
+				if (!json_get_num(ty, "lb_count", &x))
 					lb += x, have = 1;
-				if (!cmp_json_number(ty, "lb_failed", &x))
+				if (!json_get_num(ty, "lb_failed", &x))
 					failed += x, have = 1;
 			}
 			if (have) {
 				add_counter(c, "lb_count", (int)level, lb);
 				add_counter(c, "lb_failed", (int)level, failed);
 			}
-			if (!cmp_json_number(d, "ttwu_move_affine", &affine))
+			if (!json_get_num(d, "ttwu_move_affine", &affine))
 				add_counter(c, "ttwu_move_affine", (int)level, affine);
 		}
 	}
 	if (json_object_object_get_ex(cs, "vmstat_delta", &t) && json_object_is_type(t, json_type_object))
 		for (size_t i = 0; i < ARRAY_SIZE(vmstat_counters); i++) {
-			int r = cmp_json_number(t, vmstat_counters[i].key, &v);
+			int r = json_get_num(t, vmstat_counters[i].key, &v);
 
 			if (r < 0)
 				goto bad;
@@ -286,7 +226,7 @@ static int parse_counters(struct cmp_case *c, struct json_object *cs, struct str
 				break;
 			if (!counter_name_ok(key))
 				continue;
-			if (cmp_json_number(t, key, &v) < 0)
+			if (json_get_num(t, key, &v) < 0)
 				goto bad;
 			add_counter(c, key, -1, v);
 		}
@@ -319,7 +259,7 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 		strbuf_addf(err, "case '%.200s': metric '%s' has no values", c->id, name);
 		return -1;
 	}
-	better = cmp_json_string(m, "better");
+	better = json_get_str(m, "better");
 	if (!better || (strcmp(better, "higher") && strcmp(better, "lower"))) {
 		strbuf_addf(err, "case '%.200s': metric '%s' says neither higher nor lower is better",
 			    c->id, name);
@@ -335,10 +275,10 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 	cm = &c->metrics[c->nr_metrics++];
 	memset(cm, 0, sizeof(*cm));
 	cm->name = dup_clean(name, 64);
-	unit = cmp_json_string(m, "unit");
+	unit = json_get_str(m, "unit");
 	cm->unit = dup_clean(unit ? unit : "", 32);
 	cm->higher_better = !strcmp(better, "higher");
-	stat = cmp_json_string(m, "statistic");
+	stat = json_get_str(m, "statistic");
 	if (stat && stats_statistic_parse(stat, &cm->stat) < 0) {
 		strbuf_addf(err, "case '%.200s': metric '%s' has unknown statistic '%.20s'", c->id,
 			    name, stat);
@@ -366,7 +306,7 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 	struct json_object *ms;
 	const char *id, *s;
 
-	if (!json_object_is_type(cs, json_type_object) || !(id = cmp_json_string(cs, "case")) || !*id) {
+	if (!json_object_is_type(cs, json_type_object) || !(id = json_get_str(cs, "case")) || !*id) {
 		strbuf_addstr(err, "cases.json: a case without a \"case\" id");
 		return -1;
 	}
@@ -375,21 +315,21 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 		return -1;
 	}
 	c->id = dup_clean(id, 512);
-	if ((s = cmp_json_string(cs, "scenario")) && *s) {
+	if ((s = json_get_str(cs, "scenario")) && *s) {
 		c->scenario = dup_clean(s, 256);
 	} else {
 		const char *slash = strchr(c->id, '/');
 
 		c->scenario = slash ? xasprintf("%.*s", (int)(slash - c->id), c->id) : xstrdup(c->id);
 	}
-	s = cmp_json_string(cs, "workload");
+	s = json_get_str(cs, "workload");
 	c->workload = dup_clean(s && *s ? s : c->scenario, 64);
-	if (!(s = cmp_json_string(cs, "verdict")) || !*s) {
+	if (!(s = json_get_str(cs, "verdict")) || !*s) {
 		strbuf_addf(err, "case '%.200s' has no verdict", c->id);
 		return -1;
 	}
 	c->verdict = dup_clean(s, 16);
-	s = cmp_json_string(cs, "reason");
+	s = json_get_str(cs, "reason");
 	c->reason = dup_clean(s ? s : "", 600);
 	if (json_object_object_get_ex(cs, "metrics", &ms) && !json_object_is_type(ms, json_type_null)) {
 		if (!json_object_is_type(ms, json_type_object)) {
@@ -421,7 +361,7 @@ static const struct cmp_case **cases_by_id(const struct cmp_run *run)
 
 int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
 {
-	struct json_object *o = parse_json(text, len, "cases.json", err), *cases;
+	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "cases.json", err), *cases;
 	const struct cmp_case **sorted;
 	size_t n;
 	int ret = -1;
@@ -466,7 +406,7 @@ out:
 static void parse_domain_names(struct cmp_run *run, const char *text, size_t len)
 {
 	struct strbuf ignored = STRBUF_INIT;
-	struct json_object *o = parse_json(text, len, "guest-topology.json", &ignored), *cpus,
+	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "guest-topology.json", &ignored), *cpus,
 			   *cpu0, *doms;
 	size_t n;
 
@@ -487,27 +427,6 @@ static void parse_domain_names(struct cmp_run *run, const char *text, size_t len
 		}
 	}
 	json_object_put(o);
-}
-
-static char *read_bounded(const char *path, size_t *len, int *missing, struct strbuf *err)
-{
-	struct stat st;
-	char *text;
-
-	*missing = 0;
-	if (stat(path, &st) < 0) {
-		*missing = errno == ENOENT;
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode) || st.st_size > (off_t)CMP_MAX_FILE) {
-		strbuf_addf(err, "'%s' is not a regular file of at most %u MiB", path, CMP_MAX_FILE >> 20);
-		return NULL;
-	}
-	text = read_file(path, len);
-	if (!text)
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
-	return text;
 }
 
 int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
@@ -545,7 +464,7 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 	run->name = dup_clean(slash ? slash + 1 : run->dir, 256);
 
 	path = xasprintf("%s/run.json", run->dir);
-	text = read_bounded(path, &len, &missing, &sub);
+	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
 	free(path);
 	if (!text) {
 		if (missing)
@@ -563,7 +482,7 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 
 	path = xasprintf("%s/cases.json", run->dir);
 	strbuf_reset(&sub);
-	text = read_bounded(path, &len, &missing, &sub);
+	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
 	free(path);
 	if (!text) {
 		if (missing)
@@ -582,7 +501,7 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 
 	path = xasprintf("%s/guest-topology.json", run->dir);
 	strbuf_reset(&sub);
-	text = read_bounded(path, &len, &missing, &sub);
+	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
 	free(path);
 	if (text)
 		parse_domain_names(run, text, len);

@@ -72,12 +72,6 @@ struct cmp_run {
  * guest-topology.json (names of the domain levels).  On error fills err
  * with one line and returns -1; the run must still be released.
  */
-/* The string member key of o, NULL when absent or not a string. */
-const char *cmp_json_string(struct json_object *o, const char *key);
-/* A finite number member key of o: 0 with it in *out, 1 when absent or
- * null, -1 when it is not a finite number. */
-int cmp_json_number(struct json_object *o, const char *key, double *out);
-
 int cmp_run_load(struct cmp_run *run, const char *dir_or_id, struct strbuf *err);
 /* The parsers behind cmp_run_load; bounded, for untrusted bytes (fuzzed). */
 int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);

@@ -2,11 +2,11 @@
  * comparison's tables, summary and gnuplot SVG plots (no script, no network). */
 #include "report/htmlreport.h"
 #include "report/plot.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,16 +64,16 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 static int parse_action(struct fault_marks *fm, const char *case_id, struct json_object *a,
 			const char *tkey, int host, int end)
 {
-	const char *kind = cmp_json_string(a, "kind");
-	const char *action = end ? "end" : cmp_json_string(a, "action");
+	const char *kind = json_get_str(a, "kind");
+	const char *action = end ? "end" : json_get_str(a, "action");
 	struct json_object *ok;
 	double run, t;
 	char *what;
 	int good;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
-	    cmp_json_number(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
-	    cmp_json_number(a, tkey, &t) || t < 0 || t > 1e7)
+	    json_get_num(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
+	    json_get_num(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
 	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
@@ -98,7 +98,7 @@ static void case_error(struct strbuf *err, const char *id, const char *key, long
 static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, struct strbuf *err)
 {
 	static const char *const keys[] = { "timeline", "faults" };
-	const char *id = cmp_json_string(cs, "case");
+	const char *id = json_get_str(cs, "case");
 
 	if (!json_object_is_type(cs, json_type_object) || !id) {
 		strbuf_addstr(err, "cases.json: a case without an id");
@@ -125,40 +125,10 @@ static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, stru
 	return 0;
 }
 
-static struct json_object *parse_bounded(const char *text, size_t len, const char *what,
-					 struct strbuf *err)
-{
-	struct json_tokener *tok;
-	struct json_object *o;
-
-	if (len > CMP_MAX_FILE || len > INT32_MAX) {
-		strbuf_addf(err, "%s: larger than %u bytes", what, CMP_MAX_FILE);
-		return NULL;
-	}
-	tok = json_tokener_new_ex(64);
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < len) {
-		/* trailing blanks are fine, anything else is not */
-		size_t at = json_tokener_get_parse_end(tok);
-
-		while (o && at < len && (text[at] == ' ' || text[at] == '\n' || text[at] == '\t' ||
-					 text[at] == '\r'))
-			at++;
-		if (!o || at < len) {
-			strbuf_addf(err, "%s: not valid JSON", what);
-			json_object_put(o);
-			o = NULL;
-		}
-	}
-	json_tokener_free(tok);
-	return o;
-}
-
 int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len,
 			    struct strbuf *err)
 {
-	struct json_object *o = parse_bounded(text, len, "cases.json", err), *cases;
+	struct json_object *o = json_read(text, len, CMP_MAX_FILE, "cases.json", err), *cases;
 	int ret = -1;
 
 	if (!o)
@@ -194,12 +164,12 @@ int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
 			at++;
 			continue;
 		}
-		o = parse_bounded(text + at, n, "host-faults.jsonl", err);
+		o = json_read(text + at, n, CMP_MAX_FILE, "host-faults.jsonl", err);
 		if (!o) {
 			strbuf_addf(err, " (line %zu)", line + 1);
 			return -1;
 		}
-		id = cmp_json_string(o, "case");
+		id = json_get_str(o, "case");
 		bad = !json_object_is_type(o, json_type_object) || !id ||
 		      parse_action(fm, id, o, "t_s", 1, 0);
 		json_object_put(o);

@@ -7,10 +7,10 @@
 #include "common/plan.h"
 #include "results/schedstat.h"
 #include "common/wire.h"
+#include "lib/json.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,20 +200,14 @@ static int on_record(const struct wire_record *rec, void *ctx)
 	struct case_data *cd;
 
 	if (rec->type == WIRE_RESULT || rec->type == WIRE_EVENT) {
-		struct json_tokener *tok = json_tokener_new();
-
-		o = json_tokener_parse_ex(tok, rec->payload, (int)rec->len);
-		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-		    !json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, "case", &v) ||
+		o = json_read_object(rec->payload, rec->len, 0, "record", NULL);
+		if (!o || !json_object_object_get_ex(o, "case", &v) ||
 		    !json_object_is_type(v, json_type_string) ||
 		    !(cd = find_case(c, json_object_get_string(v), strlen(json_object_get_string(v))))) {
 			c->bad_json++;
 			json_object_put(o);
-			json_tokener_free(tok);
 			return 0;
 		}
-		json_tokener_free(tok);
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
 			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -494,20 +488,11 @@ struct json_object *host_faults_parse(const char *text, size_t len, unsigned *ba
 	for (size_t at = 0; at < len;) {
 		const char *nl = memchr(text + at, '\n', len - at);
 		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_tokener *tok;
 		struct json_object *o = NULL;
 
-		if (n && n <= 65536) {
-			tok = json_tokener_new();
-			o = json_tokener_parse_ex(tok, text + at, (int)n);
-			if (o && json_tokener_get_parse_end(tok) != n) {
-				json_object_put(o);
-				o = NULL;
-			}
-			json_tokener_free(tok);
-		}
-		if (o && json_object_is_type(o, json_type_object) &&
-		    is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
+		if (n)
+			o = json_read_object(text + at, n, 65536, "host-faults.jsonl", NULL);
+		if (o && is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
 		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
 		    is_type(o, "ok", json_type_boolean))
 			json_object_array_add(out, o);
