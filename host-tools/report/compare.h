@@ -175,4 +175,28 @@ void comparison_junit(const struct comparison *c, struct strbuf *out);
 /* 0 nothing regressed and every case passed (or skipped), else 1. */
 int comparison_exit_code(const struct comparison *c);
 
+/*
+ * Shared by the compare*.c files and summary.c.  Counters of one case
+ * across the runs: a line per counter, in the order first seen, values
+ * per run (NAN when a run has none); free with cmp_counters_free().
+ */
+struct cmp_ctr_line {
+	char name[96];		/* as shown: "MC migrations" */
+	int level;
+	const char *key;
+	double *v;		/* per run, NAN when that run has no such counter */
+};
+/* found[k]: the case id in runs[k], NULL when that run lacks it. */
+void cmp_find_all(const struct comparison *c, const char *id, const struct cmp_case **found);
+size_t cmp_case_counters(const struct comparison *c, const struct cmp_case **found,
+			 struct cmp_ctr_line **out);
+void cmp_counters_free(struct cmp_ctr_line *lines, size_t nr);
+/* "-" for NAN, whole numbers bare, else one decimal. */
+void cmp_format_count(char *buf, size_t size, double v);
+/* "(+12.5%)", "(new)" from zero, "" when either side has none. */
+void cmp_format_change(char *buf, size_t size, double base, double v);
+/* Sorted pointers to a run's cases (the caller frees the array). */
+const struct cmp_case **cmp_cases_by_id(const struct cmp_run *run);
+void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v);
+
 #endif

@@ -2,6 +2,7 @@
  * comparison's tables, summary and gnuplot SVG plots (no script, no network). */
 #include "report/htmlreport.h"
 #include "report/plot.h"
+#include "report/summary.h"
 #include "lib/json.h"
 
 #include <errno.h>
@@ -987,7 +988,7 @@ out:
 	strbuf_release(&table);
 }
 
-/* ---- summary: the text's, as paragraphs and lists ---- */
+/* ---- summary: its items as paragraphs and lists ---- */
 
 static void close_item(struct strbuf *o, int *in_list, int *in_item)
 {
@@ -996,55 +997,47 @@ static void close_item(struct strbuf *o, int *in_list, int *in_item)
 	*in_item = 0;
 }
 
+static void close_list(struct strbuf *o, int *in_list, int *in_item)
+{
+	close_item(o, in_list, in_item);
+	if (*in_list)
+		strbuf_addstr(o, "</ul>\n");
+	*in_list = 0;
+}
+
 static void summary_section(struct html_ctx *x)
 {
-	struct strbuf text = STRBUF_INIT, *o = x->out;
-	const char *p;
+	struct summary s = SUMMARY_INIT;
+	struct strbuf *o = x->out;
 	int in_list = 0, in_item = 0;
 
-	comparison_text(x->c, 0, &text);
-	p = strstr(text.buf, "\nSummary\n-------\n");
+	comparison_summary(x->c, &s);
 	strbuf_addstr(o, "<h2>Summary</h2>\n");
-	if (!p) {
-		strbuf_release(&text);
-		return;
-	}
-	p += strlen("\nSummary\n-------\n");
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char *line = xasprintf("%.*s", (int)n, p);
-
-		p += n + (p[n] == '\n');
-		if (!*line) {
-			close_item(o, &in_list, &in_item);
-			if (in_list)
-				strbuf_addstr(o, "</ul>\n");
-			in_list = 0;
-		} else if (!strncmp(line, "- ", 2) || !strncmp(line, "  ... ", 6)) {
+	for (size_t i = 0; i < s.nr; i++) {
+		switch (s.v[i].kind) {
+		case SUMMARY_END:
+			close_list(o, &in_list, &in_item);
+			break;
+		case SUMMARY_ITEM:
+		case SUMMARY_MORE:
 			close_item(o, &in_list, &in_item);
 			if (!in_list)
 				strbuf_addstr(o, "<ul>\n");
 			in_list = in_item = 1;
 			strbuf_addstr(o, "<li>");
-			esc(o, line + 2 + (line[0] == ' ' ? 2 : 0));
-		} else if (line[0] == ' ' && in_item) {
-			strbuf_addch(o, ' ');
-			esc(o, line + strspn(line, " "));
-		} else {
-			close_item(o, &in_list, &in_item);
-			if (in_list)
-				strbuf_addstr(o, "</ul>\n");
-			in_list = 0;
+			esc(o, s.v[i].text);
+			break;
+		case SUMMARY_LINE:
+		case SUMMARY_PARA:
+			close_list(o, &in_list, &in_item);
 			in_item = 1;
 			strbuf_addstr(o, "<p>");
-			esc(o, line);
+			esc(o, s.v[i].text);
+			break;
 		}
-		free(line);
 	}
-	close_item(o, &in_list, &in_item);
-	if (in_list)
-		strbuf_addstr(o, "</ul>\n");
-	strbuf_release(&text);
+	close_list(o, &in_list, &in_item);
+	summary_release(&s);
 }
 
 /* ---- the document ---- */
