@@ -5,6 +5,7 @@
 #include "common/plan.h"
 #include "results/results.h"
 #include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,13 +34,12 @@ static int is_number(struct json_object *o)
 	return json_object_is_type(o, json_type_double) || json_object_is_type(o, json_type_int);
 }
 
-int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
+/* The columns' facts from run.json, cleaned for the terminal. */
+static void run_from_info(struct cmp_run *run, const struct run_info *info)
 {
-	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "run.json", err);
+	struct json_object *o = info->json;
 	const char *s;
 
-	if (!o)
-		return -1;
 	s = json_get_str(o, "kernel");
 	run->kernel = dup_clean(s && *s ? s : "unknown", 128);
 	s = json_get_str(o, "spec");
@@ -61,8 +61,17 @@ int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct
 	s = json_get_str(o, "label");
 	free(run->label);
 	run->label = dup_clean(s && *s ? s : run->kernel, 64);
-	json_object_put(o);
-	return 0;
+}
+
+int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
+{
+	struct run_info info = RUN_INFO_INIT;
+	int ret = run_parse(&info, text, len, err);
+
+	if (!ret)
+		run_from_info(run, &info);
+	run_info_release(&info);
+	return ret;
 }
 
 void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v)
@@ -339,20 +348,12 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 	return parse_counters(c, cs, err);
 }
 
-int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
+static int cases_from_list(struct cmp_run *run, struct json_object *cases, struct strbuf *err)
 {
-	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "cases.json", err), *cases;
 	const struct cmp_case **sorted;
 	size_t n;
 	int ret = -1;
 
-	if (!o)
-		return -1;
-	if (!json_object_object_get_ex(o, "cases", &cases) ||
-	    !json_object_is_type(cases, json_type_array)) {
-		strbuf_addstr(err, "cases.json has no \"cases\" array");
-		goto out;
-	}
 	n = json_object_array_length(cases);
 	if (n > CMP_MAX_CASES) {
 		strbuf_addf(err, "cases.json has more than %d cases", CMP_MAX_CASES);
@@ -374,11 +375,22 @@ int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct st
 	free(sorted);
 	ret = 0;
 out:
-	json_object_put(o);
 	/* names in the message come from the file: keep it one printable line */
 	for (size_t c = 0; c < err->len; c++)
 		if ((unsigned char)err->buf[c] < 0x20)
 			err->buf[c] = '?';
+	return ret;
+}
+
+int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err)
+{
+	struct json_object *cases, *o = cases_parse(text, len, &cases, err);
+	int ret;
+
+	if (!o)
+		return -1;
+	ret = cases_from_list(run, cases, err);
+	json_object_put(o);
 	return ret;
 }
 
@@ -413,6 +425,8 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 {
 	struct stat st;
 	struct strbuf sub = STRBUF_INIT;
+	struct run_info info = RUN_INFO_INIT;
+	struct json_object *doc, *cases;
 	char *path, *text;
 	const char *slash;
 	size_t len;
@@ -443,41 +457,35 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 	slash = strrchr(run->dir, '/');
 	run->name = dup_clean(slash ? slash + 1 : run->dir, 256);
 
-	path = xasprintf("%s/run.json", run->dir);
-	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
-	free(path);
-	if (!text) {
+	if (run_load(&info, run->dir, &missing, &sub) < 0) {
 		if (missing)
 			strbuf_addf(err, "'%s' is not a run directory: it has no run.json", run->dir);
+		else if (!strncmp(sub.buf, "run.json", 8))
+			strbuf_addf(err, "'%s': %s", run->dir, sub.buf);
 		else
 			strbuf_addstr(err, sub.buf);
 		goto out;
 	}
-	if (cmp_run_json_parse(run, text, len, &sub) < 0) {
-		strbuf_addf(err, "'%s': %s", run->dir, sub.buf);
-		free(text);
-		goto out;
-	}
-	free(text);
+	run_from_info(run, &info);
 
-	path = xasprintf("%s/cases.json", run->dir);
 	strbuf_reset(&sub);
-	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
-	free(path);
-	if (!text) {
+	doc = cases_load(run->dir, &cases, &missing, &sub);
+	if (!doc) {
 		if (missing)
 			strbuf_addf(err, "'%s' has no cases.json (a boot-only run, or rebuild it with 'lab report')",
 				    run->dir);
+		else if (!strncmp(sub.buf, "cases.json", 10))
+			strbuf_addf(err, "'%s': %s", run->dir, sub.buf);
 		else
 			strbuf_addstr(err, sub.buf);
 		goto out;
 	}
-	if (cmp_cases_parse(run, text, len, &sub) < 0) {
+	ret = cases_from_list(run, cases, &sub);
+	json_object_put(doc);
+	if (ret < 0) {
 		strbuf_addf(err, "'%s': %s", run->dir, sub.buf);
-		free(text);
 		goto out;
 	}
-	free(text);
 
 	path = xasprintf("%s/guest-topology.json", run->dir);
 	strbuf_reset(&sub);
@@ -488,6 +496,7 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 	free(text);
 	ret = 0;
 out:
+	run_info_release(&info);
 	strbuf_release(&sub);
 	return ret;
 }

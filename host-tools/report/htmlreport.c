@@ -4,6 +4,7 @@
 #include "report/plot.h"
 #include "report/summary.h"
 #include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <errno.h>
 #include <gsl/gsl_sort.h>
@@ -126,25 +127,36 @@ static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, stru
 	return 0;
 }
 
+static int marks_from_cases(struct fault_marks *fm, struct json_object *cases, struct strbuf *err)
+{
+	for (size_t i = 0; i < json_object_array_length(cases); i++)
+		if (parse_case_marks(fm, json_object_array_get_idx(cases, i), err))
+			return -1;
+	return 0;
+}
+
+static int marks_from_host(struct fault_marks *fm, struct json_object *actions, struct strbuf *err)
+{
+	for (size_t i = 0; i < json_object_array_length(actions); i++) {
+		struct json_object *o = json_object_array_get_idx(actions, i);
+
+		if (parse_action(fm, json_get_str(o, "case"), o, "t_s", 1, 0)) {
+			strbuf_addf(err, "host-faults.jsonl: action %zu is not a fault action", i + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len,
 			    struct strbuf *err)
 {
-	struct json_object *o = json_read(text, len, CMP_MAX_FILE, "cases.json", err), *cases;
-	int ret = -1;
+	struct json_object *cases, *o = cases_parse(text, len, &cases, err);
+	int ret;
 
 	if (!o)
 		return -1;
-	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "cases", &cases) ||
-	    !json_object_is_type(cases, json_type_array)) {
-		strbuf_addstr(err, "cases.json: no list of cases");
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(cases); i++)
-		if (parse_case_marks(fm, json_object_array_get_idx(cases, i), err))
-			goto out;
-	ret = 0;
-out:
+	ret = marks_from_cases(fm, cases, err);
 	json_object_put(o);
 	return ret;
 }
@@ -152,57 +164,14 @@ out:
 int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
 			   struct strbuf *err)
 {
-	size_t line = 0;
+	unsigned bad;
+	struct json_object *a = host_faults_parse(text, len, 1, &bad, err);
+	int ret;
 
-	for (size_t at = 0; at < len; line++) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_object *o;
-		const char *id;
-		int bad;
-
-		if (!n) {
-			at++;
-			continue;
-		}
-		o = json_read(text + at, n, CMP_MAX_FILE, "host-faults.jsonl", err);
-		if (!o) {
-			strbuf_addf(err, " (line %zu)", line + 1);
-			return -1;
-		}
-		id = json_get_str(o, "case");
-		bad = !json_object_is_type(o, json_type_object) || !id ||
-		      parse_action(fm, id, o, "t_s", 1, 0);
-		json_object_put(o);
-		if (bad) {
-			strbuf_addf(err, "host-faults.jsonl: line %zu is not a fault action",
-				    line + 1);
-			return -1;
-		}
-		at += n + (nl != NULL);
-	}
-	return 0;
-}
-
-static int load_one(struct fault_marks *fm, const char *dir, const char *name, int must,
-		    int (*parse)(struct fault_marks *, const char *, size_t, struct strbuf *),
-		    struct strbuf *err)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	size_t len;
-	char *text = read_file(path, &len);
-	int ret = 0;
-
-	if (!text) {
-		if (must || errno != ENOENT) {
-			strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
-			ret = -1;
-		}
-	} else {
-		ret = parse(fm, text, len, err);
-	}
-	free(text);
-	free(path);
+	if (!a)
+		return -1;
+	ret = marks_from_host(fm, a, err);
+	json_object_put(a);
 	return ret;
 }
 
@@ -240,8 +209,23 @@ static void host_rel(struct fault_marks *fm)
 
 int fault_marks_load(struct fault_marks *fm, const char *dir, struct strbuf *err)
 {
-	if (load_one(fm, dir, "cases.json", 1, fault_marks_parse_cases, err) ||
-	    load_one(fm, dir, "host-faults.jsonl", 0, fault_marks_parse_host, err))
+	struct json_object *cases, *doc, *host;
+	unsigned bad;
+	int ret;
+
+	doc = cases_load(dir, &cases, NULL, err);
+	if (!doc)
+		return -1;
+	ret = marks_from_cases(fm, cases, err);
+	json_object_put(doc);
+	if (ret)
+		return -1;
+	host = host_faults_load(dir, 1, &bad, err);
+	if (!host)
+		return -1;
+	ret = marks_from_host(fm, host, err);
+	json_object_put(host);
+	if (ret)
 		return -1;
 	host_rel(fm);
 	return 0;

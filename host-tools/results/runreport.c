@@ -8,6 +8,7 @@
 #include "results/schedstat.h"
 #include "common/wire.h"
 #include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -473,36 +474,27 @@ static int jint(struct json_object *o, const char *key, int dflt)
 
 /* ---- host faults ---- */
 
-static int is_type(struct json_object *o, const char *key, json_type t)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, t);
-}
-
-struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad)
+/* The actions of all (host_faults_parse()'s) that a verdict can read. */
+static struct json_object *well_formed(struct json_object *all, unsigned *bad)
 {
 	struct json_object *out = json_object_new_array();
 
-	*bad = 0;
-	for (size_t at = 0; at < len;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_object *o = NULL;
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (n)
-			o = json_read_object(text + at, n, 65536, "host-faults.jsonl", NULL);
-		if (o && is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
-		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
-		    is_type(o, "ok", json_type_boolean))
-			json_object_array_add(out, o);
-		else if (n) {
+		if (json_has(o, "fault", json_type_string) && json_has(o, "run", json_type_int) &&
+		    json_has(o, "ok", json_type_boolean))
+			json_object_array_add(out, json_object_get(o));
+		else
 			(*bad)++;
-			json_object_put(o);
-		}
-		at += n + 1;
 	}
+	json_object_put(all);
 	return out;
+}
+
+struct json_object *host_fault_actions(const char *text, size_t len, unsigned *bad)
+{
+	return well_formed(host_faults_parse(text, len, 0, bad, NULL), bad);
 }
 
 /*
@@ -729,9 +721,15 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 }
 
 /* Hands each host fault action to its case. */
-static void sort_host_faults(struct collect *c, const char *text, size_t len)
+static void sort_host_faults(struct collect *c, const char *dir)
 {
-	struct json_object *all = host_faults_parse(text, len, &c->bad_host_faults);
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *all = host_faults_load(dir, 0, &c->bad_host_faults, &err);
+
+	strbuf_release(&err);
+	if (!all)
+		return;
+	all = well_formed(all, &c->bad_host_faults);
 
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *a = json_object_array_get_idx(all, i);
@@ -802,12 +800,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		console = console_by_case(text, len);
 	free(text);
 
-	path = xasprintf("%s/host-faults.jsonl", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		sort_host_faults(&c, text, len);
-	free(text);
+	sort_host_faults(&c, dir);
 
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {

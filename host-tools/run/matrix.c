@@ -6,6 +6,7 @@
 #include "scenario/scenario.h"
 #include "topo/topo.h"
 #include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -545,17 +546,11 @@ int lab_child_find_run(const char *root, struct strbuf *dir, char *verdict, size
 	if (!found)
 		return -1;
 	if (verdict && size) {
-		char *p = xasprintf("%s/verdict.json", dir->buf);
 		struct strbuf ignored = STRBUF_INIT;
-		struct json_object *o = json_read_file(p, NULL, 0, NULL, &ignored), *v;
 
+		/* a run without a readable verdict keeps the one the caller set */
+		verdict_load(dir->buf, verdict, size, &ignored);
 		strbuf_release(&ignored);
-		if (o && json_object_object_get_ex(o, "verdict", &v) &&
-		    json_object_is_type(v, json_type_string))
-			snprintf(verdict, size, "%s", json_object_get_string(v));
-		if (o)
-			json_object_put(o);
-		free(p);
 	}
 	return 0;
 }

@@ -20,7 +20,7 @@ static int has(struct json_object *o, const char *key, json_type t)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	unsigned bad;
-	struct json_object *a = host_faults_parse((const char *)data, size, &bad);
+	struct json_object *a = host_fault_actions((const char *)data, size, &bad);
 	size_t n = json_object_array_length(a);
 	char why[128];
 
