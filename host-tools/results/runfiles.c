@@ -136,6 +136,7 @@ struct json_object *cases_parse(const char *text, size_t len, struct json_object
 {
 	struct json_object *o = json_read(text, len, RUNFILE_MAX, "cases.json", err);
 
+	*cases = NULL;
 	if (!o)
 		return NULL;
 	if (!json_object_is_type(o, json_type_object)) {
