@@ -176,14 +176,6 @@ static size_t scenario_cases(const struct comparison *c, const char *scenario,
 	return n;
 }
 
-/* The case id without its scenario: "groups=4,mode=thread". */
-static const char *case_axes(const struct cmp_case *cs)
-{
-	const char *slash = strchr(cs->id, '/');
-
-	return slash && slash[1] ? slash + 1 : cs->workload;
-}
-
 #define CHANGE_WIDTH 9	/* "(-100.0%)" */
 
 static void counter_block(struct strbuf *out, const struct comparison *c, const char *scenario,
@@ -219,7 +211,7 @@ static void counter_block(struct strbuf *out, const struct comparison *c, const 
 		cmp_find_all(c, cases[i]->id, found);
 		nl = cmp_case_counters(c, found, &lines);
 		before = body.len;
-		strbuf_addf(&body, "%s\n", case_axes(cases[i]));
+		strbuf_addf(&body, "%s\n", cmp_case_axes(cases[i]));
 		for (size_t j = 0; j < nl; j++) {
 			if (!line_shown(&lines[j], c->nr_runs))
 				continue;
@@ -237,7 +229,7 @@ static void counter_block(struct strbuf *out, const struct comparison *c, const 
 			end_line(&body);
 			shown++;
 		}
-		if (body.len - before == strlen(case_axes(cases[i])) + 1) {
+		if (body.len - before == strlen(cmp_case_axes(cases[i])) + 1) {
 			/* no counter of this case was ever non-zero */
 			body.len = before;
 			body.buf[before] = '\0';

@@ -618,3 +618,10 @@ void cmp_find_all(const struct comparison *c, const char *id, const struct cmp_c
 	}
 }
 
+/* The case id without its scenario: "groups=4,mode=thread". */
+const char *cmp_case_axes(const struct cmp_case *cs)
+{
+	const char *slash = strchr(cs->id, '/');
+
+	return slash && slash[1] ? slash + 1 : cs->workload;
+}

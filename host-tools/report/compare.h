@@ -195,6 +195,8 @@ void cmp_counters_free(struct cmp_ctr_line *lines, size_t nr);
 void cmp_format_count(char *buf, size_t size, double v);
 /* "(+12.5%)", "(new)" from zero, "" when either side has none. */
 void cmp_format_change(char *buf, size_t size, double base, double v);
+/* The case id without its scenario: "groups=4,mode=thread". */
+const char *cmp_case_axes(const struct cmp_case *cs);
 /* Sorted pointers to a run's cases (the caller frees the array). */
 const struct cmp_case **cmp_cases_by_id(const struct cmp_run *run);
 void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v);

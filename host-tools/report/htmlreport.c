@@ -561,60 +561,13 @@ static void distribution_plot(struct html_ctx *x, const struct cmp_block *b)
 
 /* ---- counters: a table per scenario, a bar plot per case ---- */
 
-struct ctr {
-	char name[96];
-	int level;
-	const char *key;
-	double *v;	/* per run, NAN when that run has no such counter */
-};
-
-static void find_all(const struct comparison *c, const char *id, const struct cmp_case **found)
-{
-	for (size_t k = 0; k < c->nr_runs; k++) {
-		found[k] = NULL;
-		for (size_t i = 0; i < c->runs[k].nr_cases; i++)
-			if (!strcmp(c->runs[k].cases[i].id, id)) {
-				found[k] = &c->runs[k].cases[i];
-				break;
-			}
-	}
-}
-
 /* The counters of one case that some run saw move, in the order first seen. */
 static size_t case_counters(const struct comparison *c, const struct cmp_case **found,
-			    struct ctr **out)
+			    struct cmp_ctr_line **out)
 {
-	const struct cmp_run *b = &c->runs[0];
-	struct ctr *v = NULL;
-	size_t nr = 0, kept = 0;
+	struct cmp_ctr_line *v;
+	size_t nr = cmp_case_counters(c, found, &v), kept = 0;
 
-	for (size_t k = 0; k < c->nr_runs; k++)
-		for (size_t i = 0; found[k] && i < found[k]->nr_counters; i++) {
-			const struct cmp_counter *ct = &found[k]->counters[i];
-			size_t j;
-
-			for (j = 0; j < nr; j++)
-				if (v[j].level == ct->level && !strcmp(v[j].key, ct->name))
-					break;
-			if (j == nr) {
-				v = xrealloc(v, (nr + 1) * sizeof(*v));
-				v[nr].level = ct->level;
-				v[nr].key = ct->name;
-				if (ct->level < 0)
-					snprintf(v[nr].name, sizeof(v[nr].name), "%s", ct->name);
-				else if ((size_t)ct->level < b->nr_domain_names)
-					snprintf(v[nr].name, sizeof(v[nr].name), "%s %s",
-						 b->domain_names[ct->level], ct->name);
-				else
-					snprintf(v[nr].name, sizeof(v[nr].name), "domain%d %s",
-						 ct->level, ct->name);
-				v[nr].v = xmalloc(c->nr_runs * sizeof(double));
-				for (size_t y = 0; y < c->nr_runs; y++)
-					v[nr].v[y] = NAN;
-				nr++;
-			}
-			v[j].v[k] = ct->value;
-		}
 	for (size_t j = 0; j < nr; j++) {
 		int moved = 0;
 
@@ -629,43 +582,19 @@ static size_t case_counters(const struct comparison *c, const struct cmp_case **
 	return kept;
 }
 
-static void free_ctrs(struct ctr *v, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(v[i].v);
-	free(v);
-}
-
 static void count_cell(struct strbuf *o, double base, double v, int change)
 {
-	strbuf_addstr(o, "<td>");
-	if (isnan(v))
-		strbuf_addstr(o, "-");
-	else if (v == floor(v) || fabs(v) >= 1e6)
-		strbuf_addf(o, "%.0f", v);
-	else
-		strbuf_addf(o, "%.1f", v);
-	strbuf_addstr(o, "</td>");
+	char buf[40];
+
+	cmp_format_count(buf, sizeof(buf), v);
+	strbuf_addf(o, "<td>%s</td>", buf);
 	if (!change)
 		return;
-	strbuf_addstr(o, "<td>");
-	if (isnan(base) || isnan(v) || (base == 0 && v == 0))
-		;
-	else if (base == 0)
-		strbuf_addstr(o, "(new)");
-	else
-		strbuf_addf(o, "(%+.1f%%)", 100 * (v - base) / fabs(base));
-	strbuf_addstr(o, "</td>");
+	cmp_format_change(buf, sizeof(buf), base, v);
+	strbuf_addf(o, "<td>%s</td>", buf);
 }
 
-static const char *case_axes(const struct cmp_case *cs)
-{
-	const char *slash = strchr(cs->id, '/');
-
-	return slash && slash[1] ? slash + 1 : cs->workload;
-}
-
-static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const struct ctr *v,
+static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const struct cmp_ctr_line *v,
 			 size_t nr)
 {
 	const struct comparison *c = x->c;
@@ -722,17 +651,17 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 
 	for (size_t i = 0; i < c->runs[0].nr_cases; i++) {
 		const struct cmp_case *cs = &c->runs[0].cases[i];
-		struct ctr *v;
+		struct cmp_ctr_line *v;
 		size_t nr;
 
 		if (strcmp(cs->scenario, scenario))
 			continue;
-		find_all(c, cs->id, found);
+		cmp_find_all(c, cs->id, found);
 		nr = case_counters(c, found, &v);
 		for (size_t j = 0; j < nr; j++) {
 			strbuf_addstr(&table, "<tr><td class=l>");
 			if (!j)
-				esc(&table, case_axes(cs));
+				esc(&table, cmp_case_axes(cs));
 			strbuf_addstr(&table, "</td><td class=l>");
 			esc(&table, v[j].name);
 			strbuf_addstr(&table, "</td>");
@@ -745,7 +674,7 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 			counter_plot(x, cs, v, nr);
 			x->out = body;
 		}
-		free_ctrs(v, nr);
+		cmp_counters_free(v, nr);
 	}
 	if (table.len) {
 		strbuf_addstr(o, "<h3>Counters: ");
