@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- JSON ---- */
-
 /* JSON has no NaN or infinity: those become null. */
 static struct json_object *jnum(double v)
 {

@@ -7,8 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* ---- JUnit ---- */
-
 static void xml_escaped(struct strbuf *sb, const char *s)
 {
 	for (; *s; s++) {

@@ -14,8 +14,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* ---- loading ---- */
-
 /* A copy of at most max bytes of s with control characters replaced, so
  * nothing a guest wrote can move the terminal's cursor in our tables. */
 static char *dup_clean(const char *s, size_t max)
