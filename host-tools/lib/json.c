@@ -49,6 +49,12 @@ struct json_object *json_read(const char *text, size_t len, size_t max, const ch
 		end = len;
 	}
 	json_tokener_free(tok);
+	if (!o && e == json_tokener_success) {
+		/* json-c gives NULL for null: no caller has a use for it */
+		if (err)
+			strbuf_addf(err, "%s is null where a value is expected", what);
+		return NULL;
+	}
 	if (!o || e != json_tokener_success) {
 		if (err)
 			strbuf_addf(err, "%s is not valid JSON: %s", what,

@@ -20,6 +20,7 @@
  *   "<what> is larger than N MiB" / "... than N bytes"
  *   "<what> is not valid JSON: truncated" (or json-c's reason)
  *   "<what> is not valid JSON: bytes after its value (offset N)"
+ *   "<what> is null where a value is expected" (json-c's null is NULL)
  * err may be NULL when the caller only counts failures.
  */
 struct json_object *json_read(const char *text, size_t len, size_t max, const char *what,

@@ -15,8 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text;
 
 	if (!o) {
-		/* JSON null reads as no object and no error */
-		if (err.len && (strchr(err.buf, '\n') || strncmp(err.buf, "f.json ", 7)))
+		if (!err.len || strchr(err.buf, '\n') || strncmp(err.buf, "f.json ", 7))
 			abort();
 		strbuf_release(&err);
 		return 0;
