@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "backend/bare.h"
 #include "lib/child.h"
-#include "lib/json.h"
 #include "results/fidelity.h"
 #include "topo/hosttopo.h"
 #include "kernel/initrd.h"

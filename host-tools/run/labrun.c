@@ -630,8 +630,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	if (r->ops == &backend_libvirt) {
 		results_add_str(run, "libvirt_uri", libvirt_uri(r->uri));
 		/* how kernel, initrd and the serial ports reached the hypervisor */
-		results_add_str(run, "libvirt_transport", libvirt_uri_remote(libvirt_uri(r->uri)) ?
-			"pool+streams" : "local sockets");
+		results_add_str(run, "libvirt_transport",
+				libvirt_uri_remote(libvirt_uri(r->uri)) ? "pool+streams" : "local sockets");
 	}
 	results_add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
