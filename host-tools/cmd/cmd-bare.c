@@ -13,6 +13,7 @@
 #include "results/results.h"
 #include "common/journal.h"
 #include "results/runreport.h"
+#include "results/runfiles.h"
 #include "scenario/scenario.h"
 #include "run/session.h"
 #include "topo/topo.h"
@@ -20,7 +21,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -273,34 +273,24 @@ static void count_records(const char *dir, struct record_counts *rc)
 	free(path);
 }
 
-static void add_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
-}
-
 static void write_run_json(const char *dir, const char *what, const char *name,
 			   const struct host_topo *h, struct json_object *hygiene, int allow)
 {
-	struct json_object *run = json_object_new_object();
 	struct strbuf desc = STRBUF_INIT;
+	struct json_object *run;
 
 	topo_describe(&h->t, &desc);
-	add_str(run, "lab_version", LAB_VERSION);
-	add_str(run, "command", "bare");
-	add_str(run, "spec", h->spec.buf);
-	add_str(run, "spec_resolved", h->t.spec);
-	add_str(run, "topology", desc.buf);
-	add_str(run, "topology_notes", h->notes.buf);
-	add_str(run, "backend", "bare");
-	add_str(run, "accel", "none");
+	run = run_json_new("bare", h->spec.buf, h->t.spec, desc.buf, "bare");
+	results_add_str(run, "topology_notes", h->notes.buf);
+	results_add_str(run, "accel", "none");
 	json_object_object_add(run, "host", results_host_info());
 	json_object_object_add(run, "host_topology", json_object_get(h->view));
 	json_object_object_add(run, "hygiene", json_object_get(hygiene));
 	json_object_object_add(run, "allow_faults", json_object_new_boolean(allow));
-	add_str(run, "journal", bare_journal_path());
-	add_str(run, "kernel", json_object_get_string(json_object_object_get(h->view, "kernel")));
-	add_str(run, what, name);
-	results_write_json(dir, "run.json", run);
+	results_add_str(run, "journal", bare_journal_path());
+	results_add_str(run, "kernel", json_object_get_string(json_object_object_get(h->view, "kernel")));
+	results_add_str(run, what, name);
+	run_json_write(dir, run);
 	json_object_put(run);
 	strbuf_release(&desc);
 }
@@ -474,11 +464,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		snprintf(reason, sizeof(reason), "every case passed");
 	}
 
-	v = json_object_new_object();
-	add_str(v, "verdict", verdict_name(verdict));
-	add_str(v, "reason", reason);
-	add_str(v, "topology", h->ndiff == 0 ? "PASS" : "not verified");
-	add_str(v, "backend", "bare");
+	v = verdict_json_new(verdict_name(verdict), reason, h->ndiff == 0 ? "PASS" : "not verified");
+	results_add_str(v, "backend", "bare");
 	json_object_object_add(v, "records", json_object_new_int64((int64_t)rc.records));
 	json_object_object_add(v, "records_missing", json_object_new_int64((int64_t)rc.missing));
 	json_object_object_add(v, "records_corrupt", json_object_new_int64((int64_t)rc.corrupt));
@@ -486,7 +473,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	json_object_object_add(v, "cases", json_object_new_int(
 		cases ? (int)json_object_array_length(cases) : 0));
 	json_object_object_add(v, "cases_failed", json_object_new_int(bad));
-	results_write_json(dir.buf, "verdict.json", v);
+	verdict_write(dir.buf, v);
 	json_object_put(v);
 	printf("verdict: %s: %s\n", verdict_name(verdict), reason);
 	printf("results: %s\n", dir.buf);
@@ -501,15 +488,21 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	return verdict_exit_code(verdict);
 }
 
-static struct json_object *load_json(const char *dir, const char *name)
+/* run.json and cases.json of a run directory, through the results model. */
+static void load_run(const char *dir, struct json_object **run, struct json_object **cases)
 {
-	char *path = xasprintf("%s/%s", dir, name);
-	struct json_object *o = json_object_from_file(path);
+	struct run_info info = RUN_INFO_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *list;
 
-	if (!o)
-		die(LAB_EXIT_USAGE, "cannot read '%s': not a run directory with %s", path, name);
-	free(path);
-	return o;
+	if (run_load(&info, dir, NULL, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s (not a run directory with run.json)", err.buf);
+	*run = json_object_get(info.json);
+	run_info_release(&info);
+	*cases = cases_load(dir, &list, NULL, &err);
+	if (!*cases)
+		die(LAB_EXIT_USAGE, "%s (not a run directory with cases.json)", err.buf);
+	strbuf_release(&err);
 }
 
 /* The guest pair and the bare pair must be what they claim to be. */
@@ -531,8 +524,7 @@ static int fidelity_report(const char **dirs)
 	unsigned moved;
 
 	for (int i = 0; i < 4; i++) {
-		runs[i] = load_json(dirs[i], "run.json");
-		cases[i] = load_json(dirs[i], "cases.json");
+		load_run(dirs[i], &runs[i], &cases[i]);
 		check_backend(runs[i], dirs[i], i >= 2);
 	}
 	printf("fidelity: kernel %s -> %s; guest %s (%s), bare metal %s\n",

@@ -7,10 +7,11 @@
 #include "common/plan.h"
 #include "results/schedstat.h"
 #include "common/wire.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,20 +201,14 @@ static int on_record(const struct wire_record *rec, void *ctx)
 	struct case_data *cd;
 
 	if (rec->type == WIRE_RESULT || rec->type == WIRE_EVENT) {
-		struct json_tokener *tok = json_tokener_new();
-
-		o = json_tokener_parse_ex(tok, rec->payload, (int)rec->len);
-		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-		    !json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, "case", &v) ||
+		o = json_read_object(rec->payload, rec->len, 0, "record", NULL);
+		if (!o || !json_object_object_get_ex(o, "case", &v) ||
 		    !json_object_is_type(v, json_type_string) ||
 		    !(cd = find_case(c, json_object_get_string(v), strlen(json_object_get_string(v))))) {
 			c->bad_json++;
 			json_object_put(o);
-			json_tokener_free(tok);
 			return 0;
 		}
-		json_tokener_free(tok);
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
 			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
@@ -479,45 +474,27 @@ static int jint(struct json_object *o, const char *key, int dflt)
 
 /* ---- host faults ---- */
 
-static int is_type(struct json_object *o, const char *key, json_type t)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, t);
-}
-
-struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad)
+/* The actions of all (host_faults_parse()'s) that a verdict can read. */
+static struct json_object *well_formed(struct json_object *all, unsigned *bad)
 {
 	struct json_object *out = json_object_new_array();
 
-	*bad = 0;
-	for (size_t at = 0; at < len;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_tokener *tok;
-		struct json_object *o = NULL;
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (n && n <= 65536) {
-			tok = json_tokener_new();
-			o = json_tokener_parse_ex(tok, text + at, (int)n);
-			if (o && json_tokener_get_parse_end(tok) != n) {
-				json_object_put(o);
-				o = NULL;
-			}
-			json_tokener_free(tok);
-		}
-		if (o && json_object_is_type(o, json_type_object) &&
-		    is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
-		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
-		    is_type(o, "ok", json_type_boolean))
-			json_object_array_add(out, o);
-		else if (n) {
+		if (json_has(o, "fault", json_type_string) && json_has(o, "run", json_type_int) &&
+		    json_has(o, "ok", json_type_boolean))
+			json_object_array_add(out, json_object_get(o));
+		else
 			(*bad)++;
-			json_object_put(o);
-		}
-		at += n + 1;
 	}
+	json_object_put(all);
 	return out;
+}
+
+struct json_object *host_fault_actions(const char *text, size_t len, unsigned *bad)
+{
+	return well_formed(host_faults_parse(text, len, 0, bad, NULL), bad);
 }
 
 /*
@@ -744,9 +721,15 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 }
 
 /* Hands each host fault action to its case. */
-static void sort_host_faults(struct collect *c, const char *text, size_t len)
+static void sort_host_faults(struct collect *c, const char *dir)
 {
-	struct json_object *all = host_faults_parse(text, len, &c->bad_host_faults);
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *all = host_faults_load(dir, 0, &c->bad_host_faults, &err);
+
+	strbuf_release(&err);
+	if (!all)
+		return;
+	all = well_formed(all, &c->bad_host_faults);
 
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *a = json_object_array_get_idx(all, i);
@@ -817,12 +800,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		console = console_by_case(text, len);
 	free(text);
 
-	path = xasprintf("%s/host-faults.jsonl", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		sort_host_faults(&c, text, len);
-	free(text);
+	sort_host_faults(&c, dir);
 
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {

@@ -33,12 +33,12 @@ struct json_object *console_by_case(const char *text, size_t len);
 int run_report_build(const char *dir, struct json_object **cases, struct strbuf *err);
 
 /*
- * host-faults.jsonl (the host's fault actions, one JSON object a line)
- * into an array of the well-formed actions (string case, fault and
+ * host-faults.jsonl (the host's fault actions, one JSON object a line,
+ * read by host_faults_parse() of results/runfiles.h) into an array of the well-formed actions (string case, fault and
  * action, integer run, boolean ok); *bad counts the other non-empty
  * lines.  Never NULL; the caller puts it.
  */
-struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad);
+struct json_object *host_fault_actions(const char *text, size_t len, unsigned *bad);
 
 /*
  * Why the host fault actions of case_id make the case FAIL, as a guest
