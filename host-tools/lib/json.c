@@ -21,13 +21,45 @@ static void too_large(struct strbuf *err, const char *what, size_t max)
 		strbuf_addf(err, "%s is larger than %zu bytes", what, max);
 }
 
+/* One value from the start of text; *end is where the tokener stopped. */
+static struct json_object *tokenize(const char *text, size_t len, int strict,
+				    enum json_tokener_error *e, size_t *end)
+{
+	struct json_tokener *tok = json_tokener_new_ex(JSON_MAX_DEPTH);
+	struct json_object *o;
+
+	if (!tok)
+		die(LAB_EXIT_FAIL, "out of memory");
+	if (strict)
+		json_tokener_set_flags(tok, JSON_TOKENER_STRICT);
+	o = json_tokener_parse_ex(tok, text, (int)len);
+	*e = json_tokener_get_error(tok);
+	*end = json_tokener_get_parse_end(tok);
+	if (!o && *e == json_tokener_continue && len) {
+		/* a number at the very end waits for more digits: the text is
+		 * whole, so end it the way a NUL-terminated string would */
+		o = json_tokener_parse_ex(tok, "", 1);
+		*e = o ? json_tokener_get_error(tok) : json_tokener_continue;
+		*end = len;
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+/* Past the blanks that may end a file or a line (a NUL is damage). */
+static size_t skip_blanks(const char *text, size_t len, size_t at)
+{
+	while (at < len && text[at] && isspace((unsigned char)text[at]))
+		at++;
+	return at;
+}
+
 struct json_object *json_read(const char *text, size_t len, size_t max, const char *what,
 			      struct strbuf *err)
 {
-	struct json_tokener *tok;
-	struct json_object *o;
-	enum json_tokener_error e;
-	size_t end;
+	struct json_object *o, *lax;
+	enum json_tokener_error e, lax_e;
+	size_t end, lax_end;
 
 	if (!max)
 		max = JSON_MAX_BYTES;
@@ -35,37 +67,37 @@ struct json_object *json_read(const char *text, size_t len, size_t max, const ch
 		too_large(err, what, max);
 		return NULL;
 	}
-	tok = json_tokener_new_ex(JSON_MAX_DEPTH);
-	if (!tok)
-		die(LAB_EXIT_FAIL, "out of memory");
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	e = json_tokener_get_error(tok);
-	end = json_tokener_get_parse_end(tok);
-	if (!o && e == json_tokener_continue && len) {
-		/* a number at the very end waits for more digits: the text is
-		 * whole, so end it the way a NUL-terminated string would */
-		o = json_tokener_parse_ex(tok, "", 1);
-		e = o ? json_tokener_get_error(tok) : json_tokener_continue;
-		end = len;
-	}
-	json_tokener_free(tok);
+	/*
+	 * Strict: no leading zeros, dangling exponents, trailing commas or
+	 * TRUE.  Left lenient, json-c reads "01e-" as 1 and writes it back
+	 * as "01".  A strict tokener also stops at bytes after the value;
+	 * the lenient one tells that case apart for the message.
+	 */
+	o = tokenize(text, len, 1, &e, &end);
 	if (!o && e == json_tokener_success) {
 		/* json-c gives NULL for null: no caller has a use for it */
 		if (err)
 			strbuf_addf(err, "%s is null where a value is expected", what);
 		return NULL;
 	}
-	if (!o || e != json_tokener_success) {
+	if (o && e == json_tokener_success)
+		end = skip_blanks(text, len, end);
+	else if (e != json_tokener_continue &&
+		 (lax = tokenize(text, len, 0, &lax_e, &lax_end)) != NULL) {
+		if (lax_e == json_tokener_success &&
+		    (lax_end = skip_blanks(text, len, lax_end)) < len) {
+			e = json_tokener_success;
+			end = lax_end;
+		}
+		json_object_put(lax);
+	}
+	if (e != json_tokener_success) {
 		if (err)
 			strbuf_addf(err, "%s is not valid JSON: %s", what,
-				    e == json_tokener_continue || e == json_tokener_success ?
-				    "truncated" : json_tokener_error_desc(e));
+				    e == json_tokener_continue ? "truncated" : json_tokener_error_desc(e));
 		json_object_put(o);
 		return NULL;
 	}
-	/* blanks may end a file or a line; a NUL or anything else is damage */
-	while (end < len && text[end] && isspace((unsigned char)text[end]))
-		end++;
 	if (end < len) {
 		if (err)
 			strbuf_addf(err, "%s is not valid JSON: bytes after its value (offset %zu)",

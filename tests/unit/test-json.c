@@ -50,6 +50,11 @@ static void test_read_bad(void **state)
 	expect_bad("{}{}", 4, 0, "bytes after");
 	expect_bad(nul, 3, 0, "bytes after");
 	expect_bad("{\"a\" 1}", 7, 0, "not valid JSON");
+	/* strict: what json-c alone lets through, and would not write back */
+	expect_bad("01", 2, 0, "not valid JSON");
+	expect_bad("{\"c\": 01e-}", 11, 0, "not valid JSON");
+	expect_bad("[1,]", 4, 0, "not valid JSON");
+	expect_bad("TRUE", 4, 0, "not valid JSON");
 	expect_bad("{}", 2, 1, "larger than 1 bytes");
 	expect_bad("null ", 5, 0, "is null where a value is expected");
 	for (int i = 0; i < JSON_MAX_DEPTH + 1; i++)
