@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void metric_stats_compute(const double *values, unsigned n, struct metric_stats *st)
 {
@@ -127,6 +128,7 @@ struct case_data {
 	int driver_killed;
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
+	uint64_t t_start_ns, t_end_ns;  /* the runner's clock at case_start, case_end */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
 	struct json_object *fprof;     /* the profile of the run whose result comes next */
 	unsigned fprof_run;
@@ -193,6 +195,39 @@ out:
 	free(r);
 }
 
+static void case_data_init(struct case_data *cd, const struct plan_case *pc)
+{
+	memset(cd, 0, sizeof(*cd));
+	cd->pc = pc;
+	cd->runs = json_object_new_array();
+	cd->timeline = json_object_new_array();
+	cd->cpu_events = json_object_new_array();
+	cd->fault_summaries = json_object_new_array();
+	cd->invariants = json_object_new_array();
+	cd->host_actions = json_object_new_array();
+}
+
+static void case_data_release(struct case_data *cd)
+{
+	json_object_put(cd->runs);
+	json_object_put(cd->timeline);
+	json_object_put(cd->cpu_events);
+	json_object_put(cd->fault_summaries);
+	json_object_put(cd->invariants);
+	json_object_put(cd->host_actions);
+	json_object_put(cd->fprof);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			free(cd->counters[a][b]);
+}
+
+static uint64_t event_ns(struct json_object *o)
+{
+	struct json_object *x;
+
+	return json_object_object_get_ex(o, "t_ns", &x) ? (uint64_t)json_object_get_int64(x) : 0;
+}
+
 static int on_record(const struct wire_record *rec, void *ctx)
 {
 	struct collect *c = ctx;
@@ -216,7 +251,6 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		json_tokener_free(tok);
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
-			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 			json_object_array_add(cd->runs, o);
 			return 0;
 		}
@@ -248,12 +282,22 @@ static int on_record(const struct wire_record *rec, void *ctx)
 			} else if (!strcmp(ev, "fault_driver_killed")) {
 				cd->driver_killed = 1;
 			}
-			if (!strcmp(ev, "case_start"))
+			if (!strcmp(ev, "case_start")) {
+				/* a resumed run starts again a case a stopped one left
+				 * half done: only the new start counts */
+				if (cd->started && !cd->ended) {
+					const struct plan_case *pc = cd->pc;
+
+					case_data_release(cd);
+					case_data_init(cd, pc);
+				}
 				cd->started = 1;
-			else if (!strcmp(json_object_get_string(v), "case_end")) {
+				cd->t_start_ns = event_ns(o);
+			} else if (!strcmp(json_object_get_string(v), "case_end")) {
 				struct json_object *x;
 
 				cd->ended = 1;
+				cd->t_end_ns = event_ns(o);
 				if (json_object_object_get_ex(o, "runner_cpu_s", &x))
 					cd->runner_cpu_s = json_object_get_double(x);
 				if (json_object_object_get_ex(o, "measured_s", &x))
@@ -717,6 +761,9 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 			json_object_object_add(o, "timeline_dropped",
 					       json_object_new_int((int)cd->timeline_dropped));
 	}
+	if (cd->ended && cd->t_end_ns >= cd->t_start_ns && cd->t_start_ns)
+		json_object_object_add(o, "duration_s",
+				       json_object_new_double((double)(cd->t_end_ns - cd->t_start_ns) / 1e9));
 	if (cd->measured_s > 0) {
 		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
 		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
@@ -761,15 +808,59 @@ static void sort_host_faults(struct collect *c, const char *text, size_t len)
 	json_object_put(all);
 }
 
-int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+/* The raw data of one part of a run: the run directory itself, then each
+ * resume-<k>/ that `lab run --resume` added.  1 when the part was stopped. */
+static int collect_part(struct collect *c, const char *part, struct json_object *console)
 {
 	struct wire_decoder d;
+	char *path, *text;
+	size_t len;
+	int stopped;
+
+	path = xasprintf("%s/records.bin", part);
+	text = read_file(path, &len);
+	free(path);
+	wire_decoder_init(&d);
+	if (text)
+		wire_decoder_feed(&d, text, len, on_record, c);
+	wire_decoder_finish(&d);
+	wire_decoder_release(&d);
+	free(text);
+
+	path = xasprintf("%s/console.log", part);
+	text = read_file(path, &len);
+	free(path);
+	if (text) {
+		struct json_object *found = console_by_case(text, len);
+
+		json_object_object_foreach(found, id, v)
+			json_object_object_add(console, id, json_object_get(v));
+		json_object_put(found);
+	}
+	free(text);
+
+	path = xasprintf("%s/host-faults.jsonl", part);
+	text = read_file(path, &len);
+	free(path);
+	if (text)
+		sort_host_faults(c, text, len);
+	free(text);
+
+	path = xasprintf("%s/" RUN_STOPPED_FILE, part);
+	stopped = access(path, F_OK) == 0;
+	free(path);
+	return stopped;
+}
+
+int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+{
 	struct plan plan = { 0 };
 	struct collect c = { 0 };
-	struct json_object *cases, *console = NULL;
+	struct json_object *cases, *console, *not_run = NULL;
+	const char *stopped_in = NULL;
 	char *path, *text, perr[512];
 	size_t len;
-	int bad = 0;
+	int bad = 0, stopped;
 
 	path = xasprintf("%s/plan.txt", dir);
 	text = read_file(path, &len);
@@ -782,15 +873,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	free(text);
 	c.plan = &plan;
 	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		c.cases[i].pc = &plan.cases[i];
-		c.cases[i].runs = json_object_new_array();
-		c.cases[i].timeline = json_object_new_array();
-		c.cases[i].cpu_events = json_object_new_array();
-		c.cases[i].fault_summaries = json_object_new_array();
-		c.cases[i].invariants = json_object_new_array();
-		c.cases[i].host_actions = json_object_new_array();
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_init(&c.cases[i], &plan.cases[i]);
 	path = xasprintf("%s/results.jsonl", dir);
 	c.jsonl = fopen(path, "w");
 	free(path);
@@ -799,48 +883,57 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		bad = -1;
 		goto out;
 	}
-	path = xasprintf("%s/records.bin", dir);
-	text = read_file(path, &len);
-	free(path);
-	wire_decoder_init(&d);
-	if (text)
-		wire_decoder_feed(&d, text, len, on_record, &c);
-	wire_decoder_finish(&d);
-	wire_decoder_release(&d);
-	free(text);
-	fclose(c.jsonl);
+	console = json_object_new_object();
+	stopped = collect_part(&c, dir, console);
+	for (unsigned k = 1;; k++) {
+		char *part = xasprintf("%s/" RUN_RESUME_PREFIX "%u", dir, k);
+		int there = access(part, F_OK) == 0;
 
-	path = xasprintf("%s/console.log", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		console = console_by_case(text, len);
-	free(text);
+		if (there)
+			stopped = collect_part(&c, part, console);
+		free(part);
+		if (!there)
+			break;
+	}
 
-	path = xasprintf("%s/host-faults.jsonl", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		sort_host_faults(&c, text, len);
-	free(text);
-
+	/* a stopped run keeps what finished; the rest is named, not judged */
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		struct json_object *cs = case_summary(&c.cases[i], console), *v;
+		struct json_object *cs, *v;
 
+		if (stopped && !c.cases[i].ended) {
+			if (!not_run)
+				not_run = json_object_new_array();
+			json_object_array_add(not_run, json_object_new_string(plan.cases[i].id));
+			if (c.cases[i].started)
+				stopped_in = plan.cases[i].id;
+			continue;
+		}
+		for (size_t r = 0; r < json_object_array_length(c.cases[i].runs); r++)
+			fprintf(c.jsonl, "%s\n", json_object_to_json_string_ext(
+				json_object_array_get_idx(c.cases[i].runs, r), JSON_C_TO_STRING_PLAIN));
+		cs = case_summary(&c.cases[i], console);
 		json_object_object_get_ex(cs, "verdict", &v);
 		if (strcmp(json_object_get_string(v), "PASS") && strcmp(json_object_get_string(v), "SKIP"))
 			bad++;
 		json_object_array_add(cases, cs);
 	}
-	if (console)
-		json_object_put(console);
+	fclose(c.jsonl);
+	json_object_put(console);
 	{
 		struct json_object *doc = json_object_new_object();
 		char *p = xasprintf("%s/cases.json", dir);
 		const char *s;
 
 		json_object_object_add(doc, "cases", json_object_get(cases));
+		if (stopped) {
+			struct json_object *st = json_object_new_object();
+
+			json_object_object_add(st, "during", stopped_in ?
+					       json_object_new_string(stopped_in) : NULL);
+			json_object_object_add(st, "not_run", not_run ? not_run : json_object_new_array());
+			json_object_object_add(doc, "stopped", st);
+		}
 		if (c.bad_json)
 			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
 		if (c.bad_host_faults)
@@ -853,24 +946,13 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	*cases_out = cases;
 out:
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		json_object_put(c.cases[i].runs);
-		json_object_put(c.cases[i].timeline);
-		json_object_put(c.cases[i].cpu_events);
-		json_object_put(c.cases[i].fault_summaries);
-		json_object_put(c.cases[i].invariants);
-		json_object_put(c.cases[i].host_actions);
-		json_object_put(c.cases[i].fprof);
-		for (int a = 0; a < 2; a++)
-			for (int b = 0; b < 2; b++)
-				free(c.cases[i].counters[a][b]);
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_release(&c.cases[i]);
 	free(c.cases);
 	plan_release(&plan);
 	return bad;
 }
 
-/* Under a case's line: one line per profiled function, or why none. */
 static void print_fprof(struct json_object *cs)
 {
 	struct json_object *fp, *fs, *v;

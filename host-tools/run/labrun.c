@@ -598,6 +598,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *run;
 	char *qver, *name;
+	const char *part;
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
@@ -614,8 +615,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("label: %s\n", r->label);
 	fflush(stdout);
 
-	if (results_create_run(r->results_root ? r->results_root : results_root(),
-			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+	if (r->resume_dir) {
+		strbuf_addstr(&r->dir, r->resume_dir);
+	} else if (results_create_run(r->results_root ? r->results_root : results_root(),
+				      r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
 		if (extra)
 			json_object_put(extra);
 		return -1;
@@ -629,6 +632,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_put(extra);
 		return -1;
 	}
+	/* a resumed run's guest writes into its new part; verdict and cases
+	 * stay in the run directory */
+	part = r->resume_part ? r->resume_part : r->dir.buf;
 	qver = qemu_version_string();
 	run = json_object_new_object();
 	add_str(run, "lab_version", LAB_VERSION);
@@ -675,12 +681,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_object_add(run, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	results_write_json(r->dir.buf, "run.json", run);
+	results_write_json(part, "run.json", run);
 	json_object_put(run);
 	free(qver);
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
-	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
+	results_write_json(part, "expected-topology.json", r->expected);
 
 	name = xasprintf("schedlab-%ld", (long)getpid());
 	conf.topo = &r->topo;
@@ -692,7 +698,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.initrd = r->initrd;
 	conf.cmdline = r->cmdline.buf;
 	conf.disk = r->image_path ? r->image.overlay : NULL;
-	conf.run_dir = r->dir.buf;
+	conf.run_dir = part;
 	conf.name = name;
 	conf.uri = r->uri;
 
@@ -701,6 +707,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.ops = r->ops;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
+		r->s.watch = r->watch;
+		r->s.stop = r->stop;
+		r->s.quiet = r->quiet;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
@@ -722,10 +731,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		 * loaded boots, always before userspace.  Keep that attempt's
 		 * evidence and boot once more; a kernel that really hangs in
 		 * early boot hangs twice and stays a HANG. */
-		if (keep_attempt(r->dir.buf, r->attempts) < 0)
+		if (keep_attempt(part, r->attempts) < 0)
 			break;
 		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
-			r->dir.buf, r->attempts);
+			part, r->attempts);
 		session_release(&r->s);
 		session_init(&r->s);
 		strbuf_reset(&err);

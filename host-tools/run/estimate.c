@@ -1,0 +1,200 @@
+/* estimate.c - expected durations of plan cases from the cases.json of
+ * earlier runs under results/, and the time left in a run under way. */
+#include "run/estimate.h"
+#include "lib/util.h"
+
+#include <dirent.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct json_object *load_json(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	size_t len;
+	char *text = read_file(path, &len);
+	struct json_object *o = NULL;
+
+	free(path);
+	if (text) {
+		struct json_tokener *tok = json_tokener_new();
+
+		o = json_tokener_parse_ex(tok, text, (int)len);
+		if (json_tokener_get_error(tok) != json_tokener_success ||
+		    !json_object_is_type(o, json_type_object)) {
+			json_object_put(o);
+			o = NULL;
+		}
+		json_tokener_free(tok);
+	}
+	free(text);
+	return o;
+}
+
+static const char *member_string(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : NULL;
+}
+
+static int member_double(struct json_object *o, const char *key, double *out)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return -1;
+	*out = json_object_get_double(v);
+	return 0;
+}
+
+static void add_sample(struct estimate_history *h, const char *id, double s)
+{
+	if (h->nr == h->alloc) {
+		h->alloc = h->alloc ? 2 * h->alloc : 64;
+		h->v = xrealloc(h->v, h->alloc * sizeof(*h->v));
+	}
+	h->v[h->nr].id = xstrdup(id);
+	h->v[h->nr].s = s;
+	h->nr++;
+}
+
+static void load_run(struct estimate_history *h, const char *dir, const char *spec)
+{
+	struct json_object *run = load_json(dir, "run.json"), *cases_doc, *cases, *verdict;
+	const char *rs = run ? member_string(run, "spec_resolved") : NULL;
+	unsigned before = (unsigned)h->nr;
+	double boot;
+
+	if (!run || (spec && (!rs || strcmp(rs, spec)))) {
+		json_object_put(run);
+		return;
+	}
+	json_object_put(run);
+	cases_doc = load_json(dir, "cases.json");
+	if (cases_doc && json_object_object_get_ex(cases_doc, "cases", &cases) &&
+	    json_object_is_type(cases, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(cases); i++) {
+			struct json_object *c = json_object_array_get_idx(cases, i);
+			const char *id = member_string(c, "case");
+			double s;
+
+			if (id && member_double(c, "duration_s", &s) == 0 && s >= 0)
+				add_sample(h, id, s);
+		}
+	}
+	json_object_put(cases_doc);
+	if (h->nr == before)
+		return;
+	h->runs++;
+	verdict = load_json(dir, "verdict.json");
+	if (verdict && member_double(verdict, "wall_to_runner_s", &boot) == 0 && boot > 0) {
+		h->boot_s = xrealloc(h->boot_s, (h->nr_boot + 1) * sizeof(*h->boot_s));
+		h->boot_s[h->nr_boot++] = boot;
+	}
+	json_object_put(verdict);
+}
+
+void estimate_history_load(struct estimate_history *h, const char *root, const char *spec)
+{
+	DIR *d = opendir(root);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char *dir;
+
+		if (de->d_name[0] == '.')
+			continue;
+		dir = xasprintf("%s/%s", root, de->d_name);
+		load_run(h, dir, spec);
+		free(dir);
+	}
+	closedir(d);
+}
+
+void estimate_history_release(struct estimate_history *h)
+{
+	for (size_t i = 0; i < h->nr; i++)
+		free(h->v[i].id);
+	free(h->v);
+	free(h->boot_s);
+	memset(h, 0, sizeof(*h));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+unsigned estimate_cases(const struct estimate_history *h, const struct plan *p,
+			struct case_estimate *est)
+{
+	double *tmp = xcalloc(h->nr ? h->nr : 1, sizeof(*tmp));
+	unsigned recorded = 0;
+
+	for (unsigned i = 0; i < p->nr_cases; i++) {
+		size_t n = 0;
+
+		for (size_t k = 0; k < h->nr; k++)
+			if (!strcmp(h->v[k].id, p->cases[i].id))
+				tmp[n++] = h->v[k].s;
+		est[i].samples = (unsigned)n;
+		est[i].s = n ? median(tmp, n) : p->cases[i].deadline_s;
+		recorded += n > 0;
+	}
+	free(tmp);
+	return recorded;
+}
+
+double estimate_boot_s(const struct estimate_history *h)
+{
+	double *tmp, m;
+
+	if (!h->nr_boot)
+		return -1;
+	tmp = xmalloc(h->nr_boot * sizeof(*tmp));
+	memcpy(tmp, h->boot_s, h->nr_boot * sizeof(*tmp));
+	m = median(tmp, h->nr_boot);
+	free(tmp);
+	return m;
+}
+
+double estimate_left_s(const struct case_estimate *est, const double *took, unsigned n, int cur,
+		       double cur_elapsed_s)
+{
+	double took_sum = 0, exp_sum = 0, scale = 1, left = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (took[i] >= 0) {
+			took_sum += took[i];
+			exp_sum += est[i].s;
+		}
+	if (exp_sum > 0)
+		scale = took_sum / exp_sum;
+	/* a case that finished at once says little about the others */
+	if (scale < 0.02)
+		scale = 0.02;
+	for (unsigned i = 0; i < n; i++) {
+		double e = est[i].s * scale;
+
+		if (took[i] >= 0)
+			continue;
+		if ((int)i == cur)
+			left += cur_elapsed_s < 0.9 * e ? e - cur_elapsed_s : e / 10;
+		else
+			left += e;
+	}
+	return left;
+}
