@@ -183,6 +183,12 @@ double estimate_left_s(const struct case_estimate *est, const double *took, unsi
 		}
 	if (exp_sum > 0)
 		scale = took_sum / exp_sum;
+	/* a case running past its expectation says the others will too */
+	if (cur >= 0 && cur_elapsed_s > est[cur].s * scale) {
+		took_sum += cur_elapsed_s;
+		exp_sum += est[cur].s;
+		scale = took_sum / exp_sum;
+	}
 	/* a case that finished at once says little about the others */
 	if (scale < 0.02)
 		scale = 0.02;
