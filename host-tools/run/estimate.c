@@ -4,6 +4,7 @@
 #include "lib/util.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -151,6 +152,8 @@ unsigned estimate_cases(const struct estimate_history *h, const struct plan *p,
 			if (!strcmp(h->v[k].id, p->cases[i].id))
 				tmp[n++] = h->v[k].s;
 		est[i].samples = (unsigned)n;
+		est[i].group = i && !strcmp(p->cases[i].scenario, p->cases[i - 1].scenario) ?
+			       est[i - 1].group : (i ? est[i - 1].group + 1 : 0);
 		est[i].s = n ? median(tmp, n) : p->cases[i].deadline_s;
 		recorded += n > 0;
 	}
@@ -171,29 +174,41 @@ double estimate_boot_s(const struct estimate_history *h)
 	return m;
 }
 
-double estimate_left_s(const struct case_estimate *est, const double *took, unsigned n, int cur,
-		       double cur_elapsed_s)
+/* took / expected over the finished cases of `group` (UINT_MAX: all),
+ * with the running case when it already ran past its expectation. */
+static double scale_of(const struct case_estimate *est, const double *took, unsigned n, int cur,
+		       double cur_elapsed_s, unsigned group, int *known)
 {
-	double took_sum = 0, exp_sum = 0, scale = 1, left = 0;
+	double took_sum = 0, exp_sum = 0, scale = 1;
 
 	for (unsigned i = 0; i < n; i++)
-		if (took[i] >= 0) {
+		if (took[i] >= 0 && (group == UINT_MAX || est[i].group == group)) {
 			took_sum += took[i];
 			exp_sum += est[i].s;
 		}
+	*known = exp_sum > 0;
 	if (exp_sum > 0)
 		scale = took_sum / exp_sum;
-	/* a case running past its expectation says the others will too */
-	if (cur >= 0 && cur_elapsed_s > est[cur].s * scale) {
-		took_sum += cur_elapsed_s;
-		exp_sum += est[cur].s;
-		scale = took_sum / exp_sum;
+	if (cur >= 0 && (group == UINT_MAX || est[cur].group == group) &&
+	    cur_elapsed_s > est[cur].s * scale) {
+		/* a case running past its expectation says the others will too */
+		scale = (took_sum + cur_elapsed_s) / (exp_sum + est[cur].s);
+		*known = 1;
 	}
 	/* a case that finished at once says little about the others */
-	if (scale < 0.02)
-		scale = 0.02;
+	return scale < 0.02 ? 0.02 : scale;
+}
+
+double estimate_left_s(const struct case_estimate *est, const double *took, unsigned n, int cur,
+		       double cur_elapsed_s)
+{
+	double all, left = 0;
+	int known;
+
+	all = scale_of(est, took, n, cur, cur_elapsed_s, UINT_MAX, &known);
 	for (unsigned i = 0; i < n; i++) {
-		double e = est[i].s * scale;
+		double scale = scale_of(est, took, n, cur, cur_elapsed_s, est[i].group, &known);
+		double e = est[i].s * (known ? scale : all);
 
 		if (took[i] >= 0)
 			continue;

@@ -10,6 +10,7 @@
 struct case_estimate {
 	double s;
 	unsigned samples;
+	unsigned group;    /* cases of one scenario share it */
 };
 
 /*
@@ -41,9 +42,11 @@ double estimate_boot_s(const struct estimate_history *h);
 /*
  * The time left in a run of n cases: finished cases (took[i] >= 0) scale
  * the expectation of the others by how far the finished ones were from
- * theirs (a host twice as loaded as the history's takes twice as long);
- * the running case `cur` (-1: none) counts what it has left, at least a
- * tenth of its expectation.
+ * theirs (a host twice as loaded as the history's takes twice as long),
+ * those of the same group (scenario) when it has finished ones, else all
+ * of them: a timed workload does not slow down like a counted one.  The
+ * running case `cur` (-1: none) counts what it has left, at least a tenth
+ * of its expectation.
  */
 double estimate_left_s(const struct case_estimate *est, const double *took, unsigned n, int cur,
 		       double cur_elapsed_s);

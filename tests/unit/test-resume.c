@@ -20,7 +20,7 @@
 
 static void test_eta(void **state)
 {
-	const struct case_estimate est[3] = { { 10, 0 }, { 20, 0 }, { 30, 0 } };
+	const struct case_estimate est[3] = { { 10, 0, 0 }, { 20, 0, 0 }, { 30, 0, 0 } };
 	double took[3] = { -1, -1, -1 };
 
 	(void)state;
@@ -39,11 +39,27 @@ static void test_eta(void **state)
 	assert_float_equal(estimate_left_s(est, took, 3, -1, 0), 0, 1e-9);
 }
 
+static void test_eta_groups(void **state)
+{
+	/* two scenarios: a counted workload that ran 3x slower than recorded,
+	 * then a timed one that takes what it took before */
+	const struct case_estimate est[4] = { { 10, 1, 0 }, { 10, 1, 0 }, { 20, 1, 1 }, { 20, 1, 1 } };
+	double took[4] = { 30, -1, -1, -1 };
+
+	(void)state;
+	/* nothing of group 1 finished yet: the slowdown seen so far */
+	assert_float_equal(estimate_left_s(est, took, 4, -1, 0), 30 + 60 + 60, 1e-9);
+	took[1] = 30;
+	took[2] = 20;
+	/* group 1 runs as recorded: only its own finished case counts */
+	assert_float_equal(estimate_left_s(est, took, 4, -1, 0), 20, 1e-9);
+}
+
 static const char plan_text[] =
 	"schedlab-plan\t1\n"
-	"case\ta\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\nend\n"
-	"case\tb\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\nend\n"
-	"case\tc\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\nend\n";
+	"case\ta\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\ncounters\ttasks\nend\n"
+	"case\tb\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\ncounters\ttasks\nend\n"
+	"case\tc\nscenario\ts\nsource\ts.ini:1\nworkload\texec\nruns\t1\nwarmup\t0\ndeadline\t60\ncounters\ttasks\nend\n";
 
 static void test_plan_without_cases(void **state)
 {
@@ -207,6 +223,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eta),
+		cmocka_unit_test(test_eta_groups),
 		cmocka_unit_test(test_plan_without_cases),
 		cmocka_unit_test(test_stopped_and_resumed),
 	};
