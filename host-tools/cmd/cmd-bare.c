@@ -206,7 +206,8 @@ static unsigned plan_deadline_s(const struct plan *p)
  * its faults restore), and kills its group at the deadline or when it
  * does not stop within 30 s of the signal.  Returns its wait status. */
 static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signalled,
-		       struct run_progress *rp, const char *records)
+		       struct run_progress *rp, const char *records, const char **last,
+		       const char **during)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_s * 1000000000ull, stop_end = 0;
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
@@ -220,6 +221,9 @@ static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signa
 			return status;
 		run_progress_tail(rp, records);
 		if (got_signal && !forwarded) {
+			/* the runner ends the case under way: it did not finish */
+			*last = run_progress_last_case(rp);
+			*during = run_progress_running_case(rp);
 			*signalled = got_signal;
 			kill(pid, SIGTERM);
 			forwarded = 1;
@@ -412,6 +416,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	unsigned restored = 0;
 	enum verdict verdict = VERDICT_PASS;
 	struct run_progress rp;
+	const char *last = NULL, *during = NULL;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
 			plan_compile_file(o->scenario, &plan, &err)) < 0)
@@ -463,7 +468,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	run_progress_init(&rp, "bare", &p, o->results ? o->results : results_root(), h->t.spec, o->quiet);
 	path = xasprintf("%s/records.bin", dir.buf);
 	status = wait_runner(cp.pid, o->timeout_s ? o->timeout_s : plan_deadline_s(&p) + 60,
-			     &timed_out, &signalled, &rp, path);
+			     &timed_out, &signalled, &rp, path, &last, &during);
 	run_progress_tail(&rp, path);
 	run_progress_break(&rp);
 	free(path);
@@ -487,8 +492,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	count_records(dir.buf, &rc);
 	/* a stopped run keeps its finished cases, as lab run's does */
 	if (signalled)
-		run_stop_record(dir.buf, signalled, run_progress_last_case(&rp),
-				run_progress_running_case(&rp));
+		run_stop_record(dir.buf, signalled, last, during);
 	bad = run_report_build(dir.buf, &cases, &err);
 	if (bad < 0)
 		error("%s", err.buf);
@@ -497,7 +501,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	if (signalled) {
 		verdict = VERDICT_STOPPED;
 		snprintf(reason, sizeof(reason), "stopped by signal %d; last case finished: %s",
-			 signalled, run_progress_last_case(&rp) ? run_progress_last_case(&rp) : "none");
+			 signalled, last ? last : "none");
 	} else if (timed_out) {
 		verdict = VERDICT_HANG;
 		snprintf(reason, sizeof(reason), "the runner passed its deadline and was killed");

@@ -808,6 +808,20 @@ static void sort_host_faults(struct collect *c, const char *text, size_t len)
 	json_object_put(all);
 }
 
+/* The case a stop interrupted, from the part's stopped.json: a runner
+ * that ends it itself (lab bare) still did not finish it. */
+static char *stopped_during(const char *part)
+{
+	char *path = xasprintf("%s/" RUN_STOPPED_FILE, part), *id = NULL;
+	struct json_object *o = json_object_from_file(path), *v;
+
+	if (o && json_object_object_get_ex(o, "during", &v) && json_object_is_type(v, json_type_string))
+		id = xstrdup(json_object_get_string(v));
+	json_object_put(o);
+	free(path);
+	return id;
+}
+
 /* The raw data of one part of a run: the run directory itself, then each
  * resume-<k>/ that `lab run --resume` added.  1 when the part was stopped. */
 static int collect_part(struct collect *c, const char *part, struct json_object *console)
@@ -858,7 +872,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	struct collect c = { 0 };
 	struct json_object *cases, *console, *not_run = NULL;
 	const char *stopped_in = NULL;
-	char *path, *text, perr[512];
+	char *path, *text, perr[512], *interrupted = NULL;
 	size_t len;
 	int bad = 0, stopped;
 
@@ -885,12 +899,18 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	console = json_object_new_object();
 	stopped = collect_part(&c, dir, console);
+	if (stopped)
+		interrupted = stopped_during(dir);
 	for (unsigned k = 1;; k++) {
 		char *part = xasprintf("%s/" RUN_RESUME_PREFIX "%u", dir, k);
 		int there = access(part, F_OK) == 0;
 
 		if (there)
 			stopped = collect_part(&c, part, console);
+		if (there && stopped) {
+			free(interrupted);
+			interrupted = stopped_during(part);
+		}
 		free(part);
 		if (!there)
 			break;
@@ -901,7 +921,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
 		struct json_object *cs, *v;
 
-		if (stopped && !c.cases[i].ended) {
+		if (stopped && (!c.cases[i].ended ||
+				(interrupted && !strcmp(interrupted, plan.cases[i].id)))) {
 			if (!not_run)
 				not_run = json_object_new_array();
 			json_object_array_add(not_run, json_object_new_string(plan.cases[i].id));
@@ -920,6 +941,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	fclose(c.jsonl);
 	json_object_put(console);
+	free(interrupted);
 	{
 		struct json_object *doc = json_object_new_object();
 		char *p = xasprintf("%s/cases.json", dir);
