@@ -129,6 +129,7 @@ struct case_data {
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
 	uint64_t t_start_ns, t_end_ns;  /* the runner's clock at case_start, case_end */
+	unsigned part;                 /* the part of the run it (last) started in */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
 	struct json_object *fprof;     /* the profile of the run whose result comes next */
 	unsigned fprof_run;
@@ -140,6 +141,7 @@ struct collect {
 	FILE *jsonl;
 	unsigned bad_json;
 	unsigned bad_host_faults;      /* lines of host-faults.jsonl that are not actions */
+	unsigned part;                 /* the part being read: 0, then each resume */
 };
 
 static struct case_data *find_case(struct collect *c, const char *id, size_t len)
@@ -292,6 +294,7 @@ static int on_record(const struct wire_record *rec, void *ctx)
 					case_data_init(cd, pc);
 				}
 				cd->started = 1;
+				cd->part = c->part;
 				cd->t_start_ns = event_ns(o);
 			} else if (!strcmp(json_object_get_string(v), "case_end")) {
 				struct json_object *x;
@@ -841,6 +844,10 @@ static int collect_part(struct collect *c, const char *part, struct json_object 
 	wire_decoder_release(&d);
 	free(text);
 
+	/* a case started again here leaves its earlier console behind */
+	for (unsigned i = 0; c->part && i < c->plan->nr_cases; i++)
+		if (c->cases[i].started && c->cases[i].part == c->part)
+			json_object_object_del(console, c->cases[i].pc->id);
 	path = xasprintf("%s/console.log", part);
 	text = read_file(path, &len);
 	free(path);
@@ -905,6 +912,7 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		char *part = xasprintf("%s/" RUN_RESUME_PREFIX "%u", dir, k);
 		int there = access(part, F_OK) == 0;
 
+		c.part = k;
 		if (there)
 			stopped = collect_part(&c, part, console);
 		if (there && stopped) {

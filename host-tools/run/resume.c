@@ -113,9 +113,9 @@ static char *member(struct json_object *o, const char *key)
 
 int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 {
-	struct json_object *run, *doc = NULL, *cases;
+	struct json_object *run, *doc = NULL, *cases, *verdict;
 	struct strvec done = STRVEC_INIT;
-	char *path, *text, *cmd = NULL;
+	char *path, *text, *cmd = NULL, *during = NULL;
 	size_t len;
 	int ret = -1;
 
@@ -144,9 +144,16 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 	}
 	strbuf_add(&rr->plan, text, len);
 	free(text);
-	/* what finished is what cases.json judged; NOTRUN is not finished */
+	/* what finished is what cases.json judged; NOTRUN is not finished,
+	 * nor the case a timeout cut short (verdict.json names it) */
 	if (!(doc = load_json(dir, "cases.json", err)))
 		goto out;
+	path = xasprintf("%s/verdict.json", dir);
+	verdict = json_object_from_file(path);
+	free(path);
+	if (verdict)
+		during = member(verdict, "stopped_during");
+	json_object_put(verdict);
 	if (json_object_object_get_ex(doc, "cases", &cases) &&
 	    json_object_is_type(cases, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(cases); i++) {
@@ -154,7 +161,8 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 
 			if (json_object_object_get_ex(c, "case", &id) &&
 			    !(json_object_object_get_ex(c, "verdict", &v) &&
-			      !strcmp(json_object_get_string(v), "NOTRUN")))
+			      !strcmp(json_object_get_string(v), "NOTRUN")) &&
+			    !(during && !strcmp(during, json_object_get_string(id))))
 				strvec_push(&done, json_object_get_string(id));
 		}
 	rr->done = (unsigned)done.nr;
@@ -167,6 +175,7 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 	ret = 0;
 out:
 	free(cmd);
+	free(during);
 	json_object_put(doc);
 	strvec_clear(&done);
 	return ret;

@@ -160,6 +160,10 @@ static void test_stopped_and_resumed(void **state)
 	snprintf(path, sizeof(path), "%s/records.bin", dir);
 	write_records(path, part0, 5);
 	assert_int_equal(run_stop_record(dir, 15, "a", "b"), 0);
+	/* what the stop did to the guest is charged to b, until b runs again */
+	snprintf(path, sizeof(path), "%s/console.log", dir);
+	write_text(path, "[    1.0] schedlab: case a start\n[    2.0] schedlab: case b start\n"
+		   "[    3.0] Kernel panic - not syncing: NMI: Not continuing\n");
 
 	/* stopped: only a is judged; b (under way) and c are named */
 	assert_int_equal(run_report_build(dir, &cases, &err), 0);
@@ -178,7 +182,8 @@ static void test_stopped_and_resumed(void **state)
 	assert_int_equal(json_object_array_length(v), 2);
 	json_object_put(doc);
 
-	/* resumed: b counts from its new start (its failed half-run is gone) */
+	/* resumed: b counts from its new start (its failed half-run and its
+	 * console are gone) */
 	snprintf(path, sizeof(path), "%s/" RUN_RESUME_PREFIX "1", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
 	snprintf(path, sizeof(path), "%s/" RUN_RESUME_PREFIX "1/records.bin", dir);
@@ -207,7 +212,7 @@ static void test_stopped_and_resumed(void **state)
 	strbuf_release(&err);
 	{
 		static const char *const files[] = {
-			"plan.txt", "records.bin", RUN_STOPPED_FILE, "cases.json", "results.jsonl",
+			"plan.txt", "records.bin", "console.log", RUN_STOPPED_FILE, "cases.json", "results.jsonl",
 			RUN_RESUME_PREFIX "1/records.bin", RUN_RESUME_PREFIX "1",
 		};
 
