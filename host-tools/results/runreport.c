@@ -285,9 +285,9 @@ static int on_record(const struct wire_record *rec, void *ctx)
 				cd->driver_killed = 1;
 			}
 			if (!strcmp(ev, "case_start")) {
-				/* a resumed run starts again a case a stopped one left
-				 * half done: only the new start counts */
-				if (cd->started && !cd->ended) {
+				/* a resumed run starts again the case a stopped or
+				 * timed-out one left half done: the new start counts */
+				if (cd->started) {
 					const struct plan_case *pc = cd->pc;
 
 					case_data_release(cd);
