@@ -15,6 +15,8 @@
 #include "results/runreport.h"
 #include "results/runfiles.h"
 #include "scenario/scenario.h"
+#include "run/progress-run.h"
+#include "run/resume.h"
 #include "run/session.h"
 #include "topo/topo.h"
 #include "common/wire.h"
@@ -31,7 +33,7 @@
 #include <unistd.h>
 
 static const char bare_usage[] =
-	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR]"
+	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR] [--quiet]"
 	" | --restore | --topology [--expect SPEC]"
 	" | --fidelity GUEST_BASE GUEST_TEST BARE_BASE BARE_TEST";
 
@@ -179,7 +181,9 @@ static int detect(const char *runner, const char *expect, struct host_topo *h, s
 /* Waits for the runner: forwards SIGTERM/SIGINT to it (it ends the run and
  * its faults restore), and kills its group at the deadline or when it
  * does not stop within 30 s of the signal.  Returns its wait status. */
-static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signalled)
+static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signalled,
+		       struct run_progress *rp, const char *records, const char **last,
+		       const char **during)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_s * 1000000000ull, stop_end = 0;
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
@@ -191,7 +195,11 @@ static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signa
 
 		if (r == pid || (r < 0 && errno != EINTR))
 			return status;
+		run_progress_tail(rp, records);
 		if (got_signal && !forwarded) {
+			/* the runner ends the case under way: it did not finish */
+			*last = run_progress_last_case(rp);
+			*during = run_progress_running_case(rp);
 			*signalled = got_signal;
 			kill(pid, SIGTERM);
 			forwarded = 1;
@@ -297,7 +305,7 @@ static void write_run_json(const char *dir, const char *what, const char *name,
 
 struct bare_opts {
 	const char *suite, *scenario, *expect, *results;
-	int allow, restore, topology, fidelity;
+	int allow, restore, topology, fidelity, quiet;
 	unsigned timeout_s;
 };
 
@@ -373,6 +381,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	int lock, errfd, kfd, status, timed_out = 0, signalled = 0, bad, ret;
 	unsigned restored = 0;
 	enum verdict verdict = VERDICT_PASS;
+	struct run_progress rp;
+	const char *last = NULL, *during = NULL;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
 			plan_compile_file(o->scenario, &plan, &err)) < 0)
@@ -416,8 +426,13 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		die(LAB_EXIT_FAIL, "cannot start the runner '%s'", runner);
 	printf("running %s on this host (results: %s)\n", o->suite ? o->suite : o->scenario, dir.buf);
 	fflush(stdout);
+	run_progress_init(&rp, "bare", &p, o->results ? o->results : results_root(), h->t.spec, o->quiet);
+	path = xasprintf("%s/records.bin", dir.buf);
 	status = wait_runner(cp.pid, o->timeout_s ? o->timeout_s : plan_deadline_s(&p) + 60,
-			     &timed_out, &signalled);
+			     &timed_out, &signalled, &rp, path, &last, &during);
+	run_progress_tail(&rp, path);
+	run_progress_break(&rp);
+	free(path);
 	cp.pid = -1;
 	child_process_clear(&cp);
 	close(errfd);
@@ -436,14 +451,18 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	free(path);
 
 	count_records(dir.buf, &rc);
+	/* a stopped run keeps its finished cases, as lab run's does */
+	if (signalled)
+		run_stop_record(dir.buf, signalled, last, during);
 	bad = run_report_build(dir.buf, &cases, &err);
 	if (bad < 0)
 		error("%s", err.buf);
 	else
 		run_report_print(cases);
 	if (signalled) {
-		verdict = VERDICT_FAIL;
-		snprintf(reason, sizeof(reason), "stopped by signal %d", signalled);
+		verdict = VERDICT_STOPPED;
+		snprintf(reason, sizeof(reason), "stopped by signal %d; last case finished: %s",
+			 signalled, last ? last : "none");
 	} else if (timed_out) {
 		verdict = VERDICT_HANG;
 		snprintf(reason, sizeof(reason), "the runner passed its deadline and was killed");
@@ -479,6 +498,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	printf("results: %s\n", dir.buf);
 	if (cases)
 		json_object_put(cases);
+	run_progress_release(&rp);
 	close(lock);
 	plan_release(&p);
 	strbuf_release(&plan);
@@ -575,6 +595,7 @@ int cmd_bare(int argc, const char **argv)
 		OPT_BOOL("restore", &o.restore, "put back host changes a killed run left, and exit"),
 		OPT_BOOL("topology", &o.topology, "print this host's topology, and exit"),
 		OPT_BOOL("fidelity", &o.fidelity, "line up two kernels' guest runs and bare runs, and exit"),
+		OPT_BOOL("quiet", &o.quiet, "no progress lines on stderr"),
 		OPT_END(),
 	};
 

@@ -110,10 +110,18 @@ int verdict_write(const char *dir, struct json_object *v)
 	return results_write_json(dir, "verdict.json", v);
 }
 
-int verdict_load(const char *dir, char *buf, size_t size, struct strbuf *err)
+struct json_object *verdict_read(const char *dir, int *missing, struct strbuf *err)
 {
 	char *path = path_in(dir, "verdict.json");
-	struct json_object *o = json_read_file(path, "verdict.json", RUNFILE_MAX, NULL, err);
+	struct json_object *o = json_read_file(path, "verdict.json", RUNFILE_MAX, missing, err);
+
+	free(path);
+	return o;
+}
+
+int verdict_load(const char *dir, char *buf, size_t size, struct strbuf *err)
+{
+	struct json_object *o = verdict_read(dir, NULL, err);
 	const char *s = o ? json_get_str(o, "verdict") : NULL;
 	int ret = -1;
 
@@ -121,11 +129,10 @@ int verdict_load(const char *dir, char *buf, size_t size, struct strbuf *err)
 		snprintf(buf, size, "%s", s);
 		ret = 0;
 	} else if (o) {
-		strbuf_addf(err, "'%s' has no verdict", path);
+		strbuf_addf(err, "'%s/verdict.json' has no verdict", dir);
 	}
 	if (o)
 		json_object_put(o);
-	free(path);
 	return ret;
 }
 

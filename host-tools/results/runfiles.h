@@ -48,6 +48,9 @@ int verdict_write(const char *dir, struct json_object *v);
 /* The verdict word of <dir>/verdict.json into buf; -1 with err when the
  * file is missing, unreadable or has no verdict. */
 int verdict_load(const char *dir, char *buf, size_t size, struct strbuf *err);
+/* The whole of <dir>/verdict.json (the caller puts it), or NULL with err
+ * (and *missing, when not NULL, set when the file is absent). */
+struct json_object *verdict_read(const char *dir, int *missing, struct strbuf *err);
 
 /* ---- cases.json: per case verdicts, metrics, counters, fault timelines ---- */
 

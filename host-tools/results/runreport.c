@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void metric_stats_compute(const double *values, unsigned n, struct metric_stats *st)
 {
@@ -128,6 +129,8 @@ struct case_data {
 	int driver_killed;
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
+	uint64_t t_start_ns, t_end_ns;  /* the runner's clock at case_start, case_end */
+	unsigned part;                 /* the part of the run it (last) started in */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
 	struct json_object *fprof;     /* the profile of the run whose result comes next */
 	unsigned fprof_run;
@@ -139,6 +142,7 @@ struct collect {
 	FILE *jsonl;
 	unsigned bad_json;
 	unsigned bad_host_faults;      /* lines of host-faults.jsonl that are not actions */
+	unsigned part;                 /* the part being read: 0, then each resume */
 };
 
 static struct case_data *find_case(struct collect *c, const char *id, size_t len)
@@ -194,6 +198,39 @@ out:
 	free(r);
 }
 
+static void case_data_init(struct case_data *cd, const struct plan_case *pc)
+{
+	memset(cd, 0, sizeof(*cd));
+	cd->pc = pc;
+	cd->runs = json_object_new_array();
+	cd->timeline = json_object_new_array();
+	cd->cpu_events = json_object_new_array();
+	cd->fault_summaries = json_object_new_array();
+	cd->invariants = json_object_new_array();
+	cd->host_actions = json_object_new_array();
+}
+
+static void case_data_release(struct case_data *cd)
+{
+	json_object_put(cd->runs);
+	json_object_put(cd->timeline);
+	json_object_put(cd->cpu_events);
+	json_object_put(cd->fault_summaries);
+	json_object_put(cd->invariants);
+	json_object_put(cd->host_actions);
+	json_object_put(cd->fprof);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			free(cd->counters[a][b]);
+}
+
+static uint64_t event_ns(struct json_object *o)
+{
+	struct json_object *x;
+
+	return json_object_object_get_ex(o, "t_ns", &x) ? (uint64_t)json_object_get_int64(x) : 0;
+}
+
 static int on_record(const struct wire_record *rec, void *ctx)
 {
 	struct collect *c = ctx;
@@ -211,7 +248,6 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		}
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
-			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 			json_object_array_add(cd->runs, o);
 			return 0;
 		}
@@ -243,12 +279,23 @@ static int on_record(const struct wire_record *rec, void *ctx)
 			} else if (!strcmp(ev, "fault_driver_killed")) {
 				cd->driver_killed = 1;
 			}
-			if (!strcmp(ev, "case_start"))
+			if (!strcmp(ev, "case_start")) {
+				/* a resumed run starts again the case a stopped or
+				 * timed-out one left half done: the new start counts */
+				if (cd->started) {
+					const struct plan_case *pc = cd->pc;
+
+					case_data_release(cd);
+					case_data_init(cd, pc);
+				}
 				cd->started = 1;
-			else if (!strcmp(json_object_get_string(v), "case_end")) {
+				cd->part = c->part;
+				cd->t_start_ns = event_ns(o);
+			} else if (!strcmp(json_object_get_string(v), "case_end")) {
 				struct json_object *x;
 
 				cd->ended = 1;
+				cd->t_end_ns = event_ns(o);
 				if (json_object_object_get_ex(o, "runner_cpu_s", &x))
 					cd->runner_cpu_s = json_object_get_double(x);
 				if (json_object_object_get_ex(o, "measured_s", &x))
@@ -694,6 +741,9 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 			json_object_object_add(o, "timeline_dropped",
 					       json_object_new_int((int)cd->timeline_dropped));
 	}
+	if (cd->ended && cd->t_end_ns >= cd->t_start_ns && cd->t_start_ns)
+		json_object_object_add(o, "duration_s",
+				       json_object_new_double((double)(cd->t_end_ns - cd->t_start_ns) / 1e9));
 	if (cd->measured_s > 0) {
 		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
 		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
@@ -744,15 +794,76 @@ static void sort_host_faults(struct collect *c, const char *dir)
 	json_object_put(all);
 }
 
-int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+/* The case a stop interrupted, from the part's stopped.json: a runner
+ * that ends it itself (lab bare) still did not finish it. */
+static char *stopped_during(const char *part)
+{
+	char *path = xasprintf("%s/" RUN_STOPPED_FILE, part), *id = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *o = json_read_file(path, RUN_STOPPED_FILE, 1u << 16, NULL, &err);
+	const char *v = o ? json_get_str(o, "during") : NULL;
+
+	if (v)
+		id = xstrdup(v);
+	if (o)
+		json_object_put(o);
+	strbuf_release(&err);
+	free(path);
+	return id;
+}
+
+/* The raw data of one part of a run: the run directory itself, then each
+ * resume-<k>/ that `lab run --resume` added.  1 when the part was stopped. */
+static int collect_part(struct collect *c, const char *part, struct json_object *console)
 {
 	struct wire_decoder d;
+	char *path, *text;
+	size_t len;
+	int stopped;
+
+	path = xasprintf("%s/records.bin", part);
+	text = read_file(path, &len);
+	free(path);
+	wire_decoder_init(&d);
+	if (text)
+		wire_decoder_feed(&d, text, len, on_record, c);
+	wire_decoder_finish(&d);
+	wire_decoder_release(&d);
+	free(text);
+
+	/* a case started again here leaves its earlier console behind */
+	for (unsigned i = 0; c->part && i < c->plan->nr_cases; i++)
+		if (c->cases[i].started && c->cases[i].part == c->part)
+			json_object_object_del(console, c->cases[i].pc->id);
+	path = xasprintf("%s/console.log", part);
+	text = read_file(path, &len);
+	free(path);
+	if (text) {
+		struct json_object *found = console_by_case(text, len);
+
+		json_object_object_foreach(found, id, v)
+			json_object_object_add(console, id, json_object_get(v));
+		json_object_put(found);
+	}
+	free(text);
+
+	sort_host_faults(c, part);
+
+	path = xasprintf("%s/" RUN_STOPPED_FILE, part);
+	stopped = access(path, F_OK) == 0;
+	free(path);
+	return stopped;
+}
+
+int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+{
 	struct plan plan = { 0 };
 	struct collect c = { 0 };
-	struct json_object *cases, *console = NULL;
-	char *path, *text, perr[512];
+	struct json_object *cases, *console, *not_run = NULL;
+	const char *stopped_in = NULL;
+	char *path, *text, perr[512], *interrupted = NULL;
 	size_t len;
-	int bad = 0;
+	int bad = 0, stopped;
 
 	path = xasprintf("%s/plan.txt", dir);
 	text = read_file(path, &len);
@@ -765,15 +876,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	free(text);
 	c.plan = &plan;
 	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		c.cases[i].pc = &plan.cases[i];
-		c.cases[i].runs = json_object_new_array();
-		c.cases[i].timeline = json_object_new_array();
-		c.cases[i].cpu_events = json_object_new_array();
-		c.cases[i].fault_summaries = json_object_new_array();
-		c.cases[i].invariants = json_object_new_array();
-		c.cases[i].host_actions = json_object_new_array();
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_init(&c.cases[i], &plan.cases[i]);
 	path = xasprintf("%s/results.jsonl", dir);
 	c.jsonl = fopen(path, "w");
 	free(path);
@@ -782,43 +886,66 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		bad = -1;
 		goto out;
 	}
-	path = xasprintf("%s/records.bin", dir);
-	text = read_file(path, &len);
-	free(path);
-	wire_decoder_init(&d);
-	if (text)
-		wire_decoder_feed(&d, text, len, on_record, &c);
-	wire_decoder_finish(&d);
-	wire_decoder_release(&d);
-	free(text);
-	fclose(c.jsonl);
+	console = json_object_new_object();
+	stopped = collect_part(&c, dir, console);
+	if (stopped)
+		interrupted = stopped_during(dir);
+	for (unsigned k = 1;; k++) {
+		char *part = xasprintf("%s/" RUN_RESUME_PREFIX "%u", dir, k);
+		int there = access(part, F_OK) == 0;
 
-	path = xasprintf("%s/console.log", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		console = console_by_case(text, len);
-	free(text);
+		c.part = k;
+		if (there)
+			stopped = collect_part(&c, part, console);
+		if (there && stopped) {
+			free(interrupted);
+			interrupted = stopped_during(part);
+		}
+		free(part);
+		if (!there)
+			break;
+	}
 
-	sort_host_faults(&c, dir);
-
+	/* a stopped run keeps what finished; the rest is named, not judged */
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		struct json_object *cs = case_summary(&c.cases[i], console), *v;
+		struct json_object *cs, *v;
 
+		if (stopped && (!c.cases[i].ended ||
+				(interrupted && !strcmp(interrupted, plan.cases[i].id)))) {
+			if (!not_run)
+				not_run = json_object_new_array();
+			json_object_array_add(not_run, json_object_new_string(plan.cases[i].id));
+			if (c.cases[i].started)
+				stopped_in = plan.cases[i].id;
+			continue;
+		}
+		for (size_t r = 0; r < json_object_array_length(c.cases[i].runs); r++)
+			fprintf(c.jsonl, "%s\n", json_object_to_json_string_ext(
+				json_object_array_get_idx(c.cases[i].runs, r), JSON_C_TO_STRING_PLAIN));
+		cs = case_summary(&c.cases[i], console);
 		json_object_object_get_ex(cs, "verdict", &v);
 		if (strcmp(json_object_get_string(v), "PASS") && strcmp(json_object_get_string(v), "SKIP"))
 			bad++;
 		json_object_array_add(cases, cs);
 	}
-	if (console)
-		json_object_put(console);
+	fclose(c.jsonl);
+	json_object_put(console);
+	free(interrupted);
 	{
 		struct json_object *doc = json_object_new_object();
 		char *p = xasprintf("%s/cases.json", dir);
 		const char *s;
 
 		json_object_object_add(doc, "cases", json_object_get(cases));
+		if (stopped) {
+			struct json_object *st = json_object_new_object();
+
+			json_object_object_add(st, "during", stopped_in ?
+					       json_object_new_string(stopped_in) : NULL);
+			json_object_object_add(st, "not_run", not_run ? not_run : json_object_new_array());
+			json_object_object_add(doc, "stopped", st);
+		}
 		if (c.bad_json)
 			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
 		if (c.bad_host_faults)
@@ -831,24 +958,13 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	*cases_out = cases;
 out:
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		json_object_put(c.cases[i].runs);
-		json_object_put(c.cases[i].timeline);
-		json_object_put(c.cases[i].cpu_events);
-		json_object_put(c.cases[i].fault_summaries);
-		json_object_put(c.cases[i].invariants);
-		json_object_put(c.cases[i].host_actions);
-		json_object_put(c.cases[i].fprof);
-		for (int a = 0; a < 2; a++)
-			for (int b = 0; b < 2; b++)
-				free(c.cases[i].counters[a][b]);
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_release(&c.cases[i]);
 	free(c.cases);
 	plan_release(&plan);
 	return bad;
 }
 
-/* Under a case's line: one line per profiled function, or why none. */
 static void print_fprof(struct json_object *cs)
 {
 	struct json_object *fp, *fs, *v;

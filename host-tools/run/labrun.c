@@ -577,6 +577,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *run;
 	char *qver, *name;
+	const char *part;
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
@@ -599,8 +600,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("label: %s\n", r->label);
 	fflush(stdout);
 
-	if (results_create_run(r->results_root ? r->results_root : results_root(),
-			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+	if (r->resume_dir) {
+		strbuf_addstr(&r->dir, r->resume_dir);
+	} else if (results_create_run(r->results_root ? r->results_root : results_root(),
+				      r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
 		if (extra)
 			json_object_put(extra);
 		return -1;
@@ -614,6 +617,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_put(extra);
 		return -1;
 	}
+	/* a resumed run's guest writes into its new part; verdict and cases
+	 * stay in the run directory */
+	part = r->resume_part ? r->resume_part : r->dir.buf;
 	qver = qemu_version_string();
 	run = run_json_new(r->command, r->spec, r->topo.spec, r->desc.buf, r->ops->name);
 	if (r->ops == &backend_libvirt) {
@@ -656,12 +662,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_object_add(run, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	run_json_write(r->dir.buf, run);
+	run_json_write(part, run);
 	json_object_put(run);
 	free(qver);
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
-	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
+	results_write_json(part, "expected-topology.json", r->expected);
 
 	name = xasprintf("schedlab-%ld", (long)getpid());
 	conf.topo = &r->topo;
@@ -673,7 +679,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.initrd = r->initrd;
 	conf.cmdline = r->cmdline.buf;
 	conf.disk = r->image_path ? r->image.overlay : NULL;
-	conf.run_dir = r->dir.buf;
+	conf.run_dir = part;
 	conf.name = name;
 	conf.uri = r->uri;
 
@@ -682,6 +688,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.ops = r->ops;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
+		r->s.watch = r->watch;
+		r->s.stop = r->stop;
+		r->s.quiet = r->quiet;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
@@ -703,10 +712,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		 * loaded boots, always before userspace.  Keep that attempt's
 		 * evidence and boot once more; a kernel that really hangs in
 		 * early boot hangs twice and stays a HANG. */
-		if (keep_attempt(r->dir.buf, r->attempts) < 0)
+		if (keep_attempt(part, r->attempts) < 0)
 			break;
 		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
-			r->dir.buf, r->attempts);
+			part, r->attempts);
 		session_release(&r->s);
 		session_init(&r->s);
 		strbuf_reset(&err);
