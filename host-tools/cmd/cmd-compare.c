@@ -45,6 +45,11 @@ static void check_label(const char *s)
 	for (const char *p = s; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			die(LAB_EXIT_USAGE, "label '%s' has a control character", s);
+	if (!utf8_clean_already(s)) {
+		char *c = utf8_clean(s, 64);
+
+		die(LAB_EXIT_USAGE, "label '%s' is not valid UTF-8", c);
+	}
 }
 
 /* Two columns with one name (an A/A comparison) get "#2", "#3"... */

@@ -508,3 +508,65 @@ int remove_tree(const char *path)
 		return 0;
 	return nftw(path, remove_one, 32, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
 }
+
+size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cp)
+{
+	unsigned c = s[0], min, len;
+
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, min = 0x80, c &= 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, min = 0x800, c &= 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, min = 0x10000, c &= 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (unsigned i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff) || c == 0xfffe || c == 0xffff)
+		return 0;
+	*cp = c;
+	return len;
+}
+
+char *utf8_clean(const char *s, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strnlen(s, max);
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t len = utf8_seq(p + i, n - i, &cp);
+
+		if (!len) {
+			strbuf_addstr(&sb, "\xef\xbf\xbd");
+			i++;
+		} else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0)) {
+			strbuf_addch(&sb, '?');
+			i += len;
+		} else {
+			strbuf_add(&sb, s + i, len);
+			i += len;
+		}
+	}
+	return strbuf_detach(&sb);
+}
+
+int utf8_clean_already(const char *s)
+{
+	char *c = utf8_clean(s, SIZE_MAX);
+	int same = !strcmp(c, s);
+
+	free(c);
+	return same;
+}

@@ -108,4 +108,19 @@ int is_file(const char *path);
  * crossing mount points; 0 also when path does not exist, -1 with errno. */
 int remove_tree(const char *path);
 
+/*
+ * A malloc'ed copy of at most max bytes of s that is valid UTF-8 and
+ * safe to print, whatever s holds: a byte that does not start a
+ * well-formed sequence (overlong, surrogate, above U+10FFFF, U+FFFE or
+ * U+FFFF, or cut short by max) becomes U+FFFD, and C0, DEL and C1
+ * control characters become '?'.  Guest and file text goes through it
+ * before any table, JSON, XML or HTML carries it.
+ */
+char *utf8_clean(const char *s, size_t max);
+/* Length of the well-formed UTF-8 sequence at s (at most n bytes, n > 0)
+ * and its code point in *cp; 0 when s starts none (as utf8_clean() sees it). */
+size_t utf8_seq(const unsigned char *s, size_t n, unsigned *cp);
+/* 1 when s (NUL-terminated) is what utf8_clean() would leave unchanged. */
+int utf8_clean_already(const char *s);
+
 #endif

@@ -2,26 +2,11 @@
  * case and per regressed row. */
 #define _GNU_SOURCE
 #include "report/compare.h"
+#include "report/htmlreport.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-
-static void xml_escaped(struct strbuf *sb, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': strbuf_addstr(sb, "&amp;"); break;
-		case '<': strbuf_addstr(sb, "&lt;"); break;
-		case '>': strbuf_addstr(sb, "&gt;"); break;
-		case '"': strbuf_addstr(sb, "&quot;"); break;
-		case '\'': strbuf_addstr(sb, "&apos;"); break;
-		default:
-			/* loaded strings are already free of control characters */
-			strbuf_addch(sb, *s);
-		}
-	}
-}
 
 void comparison_junit(const struct comparison *c, struct strbuf *out)
 {
@@ -46,19 +31,19 @@ void comparison_junit(const struct comparison *c, struct strbuf *out)
 		}
 		tests++;
 		strbuf_addstr(&body, "    <testcase classname=\"");
-		xml_escaped(&body, bc->scenario);
+		html_escape(&body, bc->scenario);
 		strbuf_addstr(&body, "\" name=\"");
-		xml_escaped(&body, bc->id);
+		html_escape(&body, bc->id);
 		strbuf_addstr(&body, "\"");
 		if (why.len) {
 			failures++;
 			strbuf_addstr(&body, ">\n      <failure message=\"");
-			xml_escaped(&body, why.buf);
+			html_escape(&body, why.buf);
 			strbuf_addstr(&body, "\"/>\n    </testcase>\n");
 		} else if (skips == c->nr_runs) {
 			skipped++;
 			strbuf_addstr(&body, ">\n      <skipped message=\"");
-			xml_escaped(&body, found[0]->reason);
+			html_escape(&body, found[0]->reason);
 			strbuf_addstr(&body, "\"/>\n    </testcase>\n");
 		} else {
 			strbuf_addstr(&body, "/>\n");
@@ -78,17 +63,17 @@ void comparison_junit(const struct comparison *c, struct strbuf *out)
 				tests++;
 				failures++;
 				strbuf_addstr(&body, "    <testcase classname=\"");
-				xml_escaped(&body, b->scenario);
+				html_escape(&body, b->scenario);
 				strbuf_addstr(&body, ".regression\" name=\"");
 				strbuf_addf(&msg, "%s %s: %s vs %s", b->rows[r].case_id, b->metric,
 					    c->runs[k + 1].label, c->runs[0].label);
-				xml_escaped(&body, msg.buf);
+				html_escape(&body, msg.buf);
 				strbuf_reset(&msg);
 				strbuf_addf(&msg, "%.2f%% worse: %s ratio %.3f (95%% CI %.3f..%.3f), %s q=%.3g",
 					    fabs(b->rows[r].cells[k + 1].pct_imp), stats_statistic_title(b->stat),
 					    b->rows[r].cells[k + 1].norm, t->ci_lo, t->ci_hi, t->method, t->q);
 				strbuf_addstr(&body, "\">\n      <failure message=\"");
-				xml_escaped(&body, msg.buf);
+				html_escape(&body, msg.buf);
 				strbuf_addstr(&body, "\"/>\n    </testcase>\n");
 				strbuf_release(&msg);
 			}
@@ -97,10 +82,10 @@ void comparison_junit(const struct comparison *c, struct strbuf *out)
 	strbuf_addf(out, "<testsuites name=\"lab compare\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
 		    tests, failures, skipped);
 	strbuf_addstr(out, "  <testsuite name=\"");
-	xml_escaped(out, c->runs[0].label);
+	html_escape(out, c->runs[0].label);
 	for (size_t k = 1; k < c->nr_runs; k++) {
 		strbuf_addstr(out, k == 1 ? " vs " : ", ");
-		xml_escaped(out, c->runs[k].label);
+		html_escape(out, c->runs[k].label);
 	}
 	strbuf_addf(out, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n", tests, failures, skipped);
 	strbuf_add(out, body.buf, body.len);

@@ -14,17 +14,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A copy of at most max bytes of s with control characters replaced, so
- * nothing a guest wrote can move the terminal's cursor in our tables. */
+/* A copy of at most max bytes of s that any output can carry: valid
+ * UTF-8, no control character to move the terminal's cursor. */
 static char *dup_clean(const char *s, size_t max)
 {
-	size_t n = strnlen(s, max);
-	char *d = xmalloc(n + 1);
-
-	for (size_t i = 0; i < n; i++)
-		d[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	d[n] = '\0';
-	return d;
+	return utf8_clean(s, max);
 }
 
 static int is_number(struct json_object *o)
@@ -69,9 +63,12 @@ static void run_from_info(struct cmp_run *run, const struct run_info *info)
 		run->what = xasprintf("scenario '%.200s'", s);
 	else
 		run->what = xstrdup("no suite");
-	for (char *p = run->what; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
+	{
+		char *w = dup_clean(run->what, 512);
+
+		free(run->what);
+		run->what = w;
+	}
 	s = json_get_str(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
 	run->sched_feat = sched_feat_of(o);
@@ -562,6 +559,44 @@ void cmp_run_release(struct cmp_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
+/* How a metric is judged, as the seeds' tables say it. */
+static void metric_setting(const struct cmp_metric *m, struct strbuf *sb)
+{
+	strbuf_addf(sb, "%s-is-better %s", m->higher_better ? "higher" : "lower",
+		    stats_statistic_title(m->stat));
+}
+
+/*
+ * The same case must judge its metrics the same way in every run: a
+ * scenario file edited between the runs (better=, statistic=) would
+ * otherwise be compared under the baseline's rules without a word.
+ */
+static int metrics_check(const struct cmp_run *b, const struct cmp_case *cb, const struct cmp_run *t,
+			 const struct cmp_case *ct, struct strbuf *err)
+{
+	for (size_t i = 0; i < cb->nr_metrics; i++) {
+		const struct cmp_metric *mb = &cb->metrics[i];
+
+		for (size_t j = 0; j < ct->nr_metrics; j++) {
+			const struct cmp_metric *mt = &ct->metrics[j];
+			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+
+			if (strcmp(mb->name, mt->name) || !mb->declared || !mt->declared ||
+			    (mb->higher_better == mt->higher_better && mb->stat == mt->stat))
+				continue;
+			metric_setting(mb, &x);
+			metric_setting(mt, &y);
+			strbuf_addf(err, "runs differ: '%.200s' %.64s is %s in %s but %s in %s "
+				    "(the scenario files changed between the runs?)",
+				    cb->id, mb->name, x.buf, b->name, y.buf, t->name);
+			strbuf_release(&x);
+			strbuf_release(&y);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 {
 	const struct cmp_run *b = &runs[0];
@@ -585,6 +620,10 @@ int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 			if (c) {
 				strbuf_addf(err, "runs differ: case '%.200s' is only in %s (the scenario files changed between the runs?)",
 					    c < 0 ? sb[i]->id : st[j]->id, c < 0 ? b->name : t->name);
+				ret = -1;
+				break;
+			}
+			if (metrics_check(b, sb[i], t, st[j], err) < 0) {
 				ret = -1;
 				break;
 			}

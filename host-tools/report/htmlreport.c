@@ -18,21 +18,29 @@
 
 void html_escape(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s);
 
-		switch (ch) {
+	for (size_t i = 0; i < n;) {
+		unsigned cp;
+		size_t len = utf8_seq(p + i, n - i, &cp);
+
+		if (!len || (cp < 0x20 && cp != '\n' && cp != '\t') || cp == 0x7f ||
+		    (cp >= 0x80 && cp < 0xa0)) {
+			/* not UTF-8, or a control character XML 1.0 forbids */
+			strbuf_addstr(sb, "&#xFFFD;");
+			i += len ? len : 1;
+			continue;
+		}
+		switch (cp) {
 		case '&': strbuf_addstr(sb, "&amp;"); break;
 		case '<': strbuf_addstr(sb, "&lt;"); break;
 		case '>': strbuf_addstr(sb, "&gt;"); break;
 		case '"': strbuf_addstr(sb, "&quot;"); break;
 		case '\'': strbuf_addstr(sb, "&#39;"); break;
-		default:
-			if ((ch < 0x20 && ch != '\n' && ch != '\t') || ch == 0x7f)
-				strbuf_addstr(sb, "&#xFFFD;");
-			else
-				strbuf_addch(sb, ch);
+		default: strbuf_add(sb, s + i, len);
 		}
+		i += len;
 	}
 }
 

@@ -55,8 +55,9 @@ struct html_opts {
 void comparison_html(const struct comparison *c, const struct html_opts *o, struct strbuf *out,
 		     struct strbuf *plots_skipped);
 
-/* Appends s with &, <, >, " and ' as entities and control characters as
- * U+FFFD: safe in element content and in quoted attributes. */
+/* Appends s with &, <, >, " and ' as entities, and bytes that are not
+ * UTF-8 and control characters but newline and tab as U+FFFD: safe in
+ * HTML and XML element content and in quoted attributes. */
 void html_escape(struct strbuf *sb, const char *s);
 
 #endif

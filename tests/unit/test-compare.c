@@ -95,6 +95,17 @@ static void fx_write(const char *dir, const char *file, const char *text)
 	free(p);
 }
 
+/* A list of one case whose metric "time" is judged by better= and statistic=. */
+static struct json_object *json_array_of_case(const char *id, const char *better, const char *stat,
+					      const double *v)
+{
+	struct json_object *a = json_object_new_array(), *c = fx_case(id, "PASS", "");
+
+	fx_metric(c, "time", "s", better, stat, v, 3);
+	json_object_array_add(a, c);
+	return a;
+}
+
 /* Writes results/<name>/ with run.json and cases.json; consumes cases. */
 static char *fx_run(const char *name, const char *kernel, const char *suite, const char *spec,
 		    struct json_object *cases)
@@ -718,6 +729,29 @@ static void test_bad_dirs(void **state)
 				     "mis-c ran suite 'seeds' on '2s4c'");
 	cmp_run_release(&runs[0]);
 	cmp_run_release(&runs[1]);
+	/* the same case and metric judged another way: better= or statistic= */
+	for (int flip = 0; flip < 2; flip++) {
+		const double v[] = { 1, 2, 3 };
+		struct json_object *ca = json_array_of_case("y/n=1", "lower", "amean", v);
+		struct json_object *cb = json_array_of_case("y/n=1", flip ? "lower" : "higher",
+							     flip ? "median" : "amean", v);
+		char *d1 = fx_run(flip ? "set-c" : "set-a", "k", "smoke", "2s4c", ca);
+		char *d2 = fx_run(flip ? "set-d" : "set-b", "k", "smoke", "2s4c", cb);
+
+		load(&runs[0], d1, NULL);
+		load(&runs[1], d2, NULL);
+		strbuf_reset(&err);
+		assert_int_equal(cmp_runs_check(runs, 2, &err), -1);
+		assert_string_equal(err.buf, flip ?
+			"runs differ: 'y/n=1' time is lower-is-better AMean in set-c but lower-is-better "
+			"Median in set-d (the scenario files changed between the runs?)" :
+			"runs differ: 'y/n=1' time is lower-is-better AMean in set-a but higher-is-better "
+			"AMean in set-b (the scenario files changed between the runs?)");
+		cmp_run_release(&runs[0]);
+		cmp_run_release(&runs[1]);
+		free(d1);
+		free(d2);
+	}
 	strbuf_release(&err);
 	free(da);
 	free(db);
