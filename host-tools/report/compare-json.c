@@ -31,7 +31,8 @@ static struct json_object *jcell(const struct cmp_run *run, const struct cmp_cel
 	json_object_object_add(o, "statistic_value", jnum(cell->stat));
 	json_object_object_add(o, "mean", jnum(stats_amean(cell->m->values, cell->m->n)));
 	json_object_object_add(o, "stdev", jnum(stats_sd(cell->m->values, cell->m->n)));
-	json_object_object_add(o, "cv_pct", jnum(cell->cv_pct));
+	/* one run has no spread to speak of: null, not 0 */
+	json_object_object_add(o, "cv_pct", jnum(cell->m->n >= 2 ? cell->cv_pct : NAN));
 	json_object_object_add(o, "normalized", jnum(cell->norm));
 	json_object_object_add(o, "pct_imp", jnum(cell->pct_imp));
 	return o;

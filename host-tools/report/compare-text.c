@@ -79,12 +79,27 @@ static void table_header(struct strbuf *out, const struct comparison *c, const s
 	end_line(out);
 }
 
+/* A number in its column, or "-" where there is none: a side without
+ * values, a baseline of 0 or without a statistic (an HMean of values that
+ * are not all positive), the CV of a single run. */
+static void add_num(struct strbuf *out, int width, double v, int have)
+{
+	if (have && isfinite(v))
+		strbuf_addf(out, "%*.2f", width, v);
+	else
+		strbuf_addf(out, "%*s", width, "-");
+}
+
 static void add_cell(struct strbuf *out, const struct cmp_cell *cell)
 {
-	if (!cell->m)
-		strbuf_addstr(out, "   - [     -](    -)");
-	else
-		strbuf_addf(out, "%4.2f [%6.2f](%5.2f)", cell->norm, cell->pct_imp, cell->cv_pct);
+	int ratio = cell->m && isfinite(cell->norm);
+
+	add_num(out, 4, cell->norm, ratio);
+	strbuf_addstr(out, " [");
+	add_num(out, 6, cell->pct_imp, ratio);
+	strbuf_addstr(out, "](");
+	add_num(out, 5, cell->cv_pct, cell->m && cell->m->n >= 2);
+	strbuf_addch(out, ')');
 }
 
 static void table_row(struct strbuf *out, const struct cmp_row *row, const struct layout *l)

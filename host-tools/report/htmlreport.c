@@ -457,7 +457,7 @@ static void block_table(struct html_ctx *x, const struct cmp_block *b)
 			strbuf_addstr(o, "</td><td>[");
 			number(o, cell->pct_imp);
 			strbuf_addstr(o, "]</td><td>(");
-			number(o, cell->cv_pct);
+			number(o, cell->m->n >= 2 ? cell->cv_pct : NAN);
 			strbuf_addstr(o, ")</td>");
 		}
 		for (size_t k = 1; k < c->nr_runs; k++)

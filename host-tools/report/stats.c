@@ -91,12 +91,23 @@ double stats_sd(const double *x, size_t n)
 
 double stats_cv_pct(const double *x, size_t n)
 {
-	double m;
+	double *y, m, sd, scale = 0;
 
 	if (!n)
 		return NAN;
-	m = gsl_stats_mean(x, 1, n);
-	return m != 0 ? 100.0 * stats_sd(x, n) / fabs(m) : 0;
+	/* CV does not change with scale: divide by the largest magnitude so
+	 * values near DBL_MAX do not overflow the sums of squares */
+	for (size_t i = 0; i < n; i++)
+		scale = fmax(scale, fabs(x[i]));
+	if (!(scale > 0) || !isfinite(scale))
+		return NAN;
+	y = xmalloc(n * sizeof(*y));
+	for (size_t i = 0; i < n; i++)
+		y[i] = x[i] / scale;
+	m = gsl_stats_mean(y, 1, n);
+	sd = stats_sd(y, n);
+	free(y);
+	return m != 0 ? 100.0 * sd / fabs(m) : NAN;
 }
 
 double stats_summary(enum stats_statistic s, const double *x, size_t n)
@@ -341,13 +352,27 @@ static int log_location(enum stats_statistic s, const double *x, size_t n, doubl
 		*sign = 1;
 		return 0;
 	}
-	m = gsl_stats_mean(x, 1, n);
-	if (!(m != 0) || !isfinite(m))
-		return -1;
-	var = n > 1 ? gsl_stats_variance_m(x, 1, n, m) : 0;
-	*l = log(fabs(m));
-	*v = var / (m * m);
-	*sign = m > 0 ? 1 : -1;
+	{
+		/* var / m^2 does not change with scale: divide by the largest
+		 * magnitude first, so values near DBL_MAX do not overflow */
+		double scale = 0, *y;
+
+		for (size_t i = 0; i < n; i++)
+			scale = fmax(scale, fabs(x[i]));
+		if (!(scale > 0) || !isfinite(scale))
+			return -1;
+		y = xmalloc(n * sizeof(*y));
+		for (size_t i = 0; i < n; i++)
+			y[i] = x[i] / scale;
+		m = gsl_stats_mean(y, 1, n);
+		var = n > 1 ? gsl_stats_variance_m(y, 1, n, m) : 0;
+		free(y);
+		if (!(m != 0))
+			return -1;
+		*l = log(fabs(m)) + log(scale);
+		*v = var / (m * m);
+		*sign = m > 0 ? 1 : -1;
+	}
 	return isfinite(*v) ? 0 : -1;
 }
 

@@ -20,7 +20,8 @@ const char *stats_statistic_title(enum stats_statistic s);
 /*
  * Summaries of x[0..n-1]; none of them modifies x.  With n == 0 they return
  * NAN.  stats_sd() is the sample standard deviation (n - 1), 0 for n == 1;
- * stats_cv_pct() is sd / |mean| in percent (0 when the mean is 0);
+ * stats_cv_pct() is sd / |mean| in percent (NAN when the mean is 0: no
+ * scale to measure the spread against; exact for values near DBL_MAX);
  * stats_hmean() is NAN unless every value is positive.
  */
 double stats_amean(const double *x, size_t n);

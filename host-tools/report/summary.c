@@ -121,13 +121,14 @@ static int want_decided(const struct rowref *x)
 /* One run a side has no spread to weigh a difference against. */
 static int want_data(const struct rowref *x)
 {
-	return ref_test(x)->verdict != CMP_NODATA && !isnan(ref_cell(x)->norm) &&
+	return ref_test(x)->verdict != CMP_NODATA && isfinite(ref_cell(x)->norm) &&
 	       x->r->cells[0].m->n >= 2 && ref_cell(x)->m->n >= 2;
 }
 
 static int want_variance(const struct rowref *x)
 {
-	return ref_test(x)->bf_q < CMP_ALPHA;
+	return ref_test(x)->bf_q < CMP_ALPHA && isfinite(x->r->cells[0].cv_pct) &&
+	       isfinite(ref_cell(x)->cv_pct) && isfinite(ref_test(x)->bf.stat);
 }
 
 static int want_undecided(const struct rowref *x)
@@ -148,6 +149,11 @@ static void describe_change(const struct comparison *c, const struct rowref *x, 
 	const struct cmp_cell *cell = ref_cell(x);
 
 	ref_name(c, x, sb);
+	if (!isfinite(cell->norm)) {
+		strbuf_addf(sb, ": no ratio to the baseline (its %s is 0 or undefined)",
+			    stats_statistic_title(x->b->stat));
+		return;
+	}
 	strbuf_addf(sb, ": %.2f%% %s, %s ratio %.3f", fabs(cell->pct_imp),
 		    cell->pct_imp >= 0 ? "better" : "worse", stats_statistic_title(x->b->stat), cell->norm);
 	if (!isnan(t->ci_lo))

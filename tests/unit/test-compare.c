@@ -683,6 +683,72 @@ static void test_bad_cases_json(void **state)
 	}
 }
 
+/*
+ * Cells and summary lines where a number has no meaning: one run (no CV),
+ * a metric missing on one side, values near DBL_MAX, an HMean of a
+ * negative value, a baseline of 0.  None prints nan, inf or a CV of 0.
+ */
+static void test_odd_values(void **state)
+{
+	static const double one[] = { 1 }, big[] = { 1e308, 1.7e308, 1.5e308 },
+			    neg[] = { -1, 2, 3 }, pos[] = { 1, 2, 3 }, zero[] = { 0, 0, 0 },
+			    ones[] = { 1, 1.1, 0.9 };
+	struct json_object *side[2];
+	struct cmp_run runs[2];
+	struct comparison c;
+	struct strbuf out = STRBUF_INIT;
+	char *dirs[2];
+	const char *p;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		struct json_object *cs;
+
+		side[k] = json_object_new_array();
+		cs = fx_case("odd/n=1", "PASS", "");
+		fx_metric(cs, "time", "s", "lower", "amean", one, 1);
+		json_object_array_add(side[k], cs);
+		cs = fx_case("odd/n=2", "PASS", "");
+		if (!k)
+			fx_metric(cs, "time", "s", "lower", "amean", ones, 3);
+		json_object_array_add(side[k], cs);
+		cs = fx_case("odd/n=3", "PASS", "");
+		fx_metric(cs, "time", "s", "lower", "amean", big, 3);
+		json_object_array_add(side[k], cs);
+		cs = fx_case("oddh/n=4", "PASS", "");
+		fx_metric(cs, "time", "s", "lower", "hmean", k ? pos : neg, 3);
+		json_object_array_add(side[k], cs);
+		cs = fx_case("odd/n=5", "PASS", "");
+		fx_metric(cs, "time", "s", "lower", "amean", k ? ones : zero, 3);
+		json_object_array_add(side[k], cs);
+		dirs[k] = fx_run(k ? "odd-b" : "odd-a", "k", "odd", "1s2c", side[k]);
+		load(&runs[k], dirs[k], NULL);
+	}
+	comparison_build(&c, runs, 2);
+	comparison_text(&c, 0, &out);
+	for (const char *bad = "nan\0inf\0( 0.00)\0"; *bad; bad += strlen(bad) + 1)
+		if ((p = strstr(out.buf, bad)))
+			fail_msg("'%s' in:\n%s", bad, out.buf);
+	/* one run: no CV; the side without the metric: no numbers */
+	assert_non_null(strstr(out.buf, "1-n     1.00 [ -0.00](    -)     1.00 [ -0.00](    -)  ?"));
+	assert_non_null(strstr(out.buf, "2-n     1.00 [ -0.00](10.00)        - [     -](    -)  x"));
+	/* near DBL_MAX: a real CV */
+	assert_non_null(strstr(out.buf, "3-n     1.00 [ -0.00](25.75)     1.00 [ -0.00](25.75)  ?"));
+	/* a baseline of 0: no CV, no ratio; an HMean of a negative value: none */
+	assert_non_null(strstr(out.buf, "5-n     1.00 [ -0.00](    -)        - [     -](10.00)  ?"));
+	assert_non_null(strstr(out.buf, "4-n        - [     -]("));
+	assert_non_null(strstr(out.buf, "- oddh/n=4 time: more runs would not decide this row; an hmean "
+					"of values that\n  are not all positive"));
+	/* near DBL_MAX the ratio has a meaning: only the few runs hold it back */
+	assert_null(strstr(out.buf, "- odd/n=3 time: more runs would not decide"));
+	comparison_release(&c);
+	for (int k = 0; k < 2; k++) {
+		cmp_run_release(&runs[k]);
+		free(dirs[k]);
+	}
+	strbuf_release(&out);
+}
+
 static void test_bad_dirs(void **state)
 {
 	struct cmp_run r = { 0 }, runs[2];
@@ -798,6 +864,7 @@ int main(void)
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_axes),
 		cmocka_unit_test(test_bad_cases_json),
+		cmocka_unit_test(test_odd_values),
 		cmocka_unit_test(test_bad_dirs),
 	};
 

@@ -30,6 +30,14 @@ static void test_summaries(void **state)
 	assert_close(stats_amean(x, N(x)), 5, 1e-12);
 	assert_close(stats_sd(x, N(x)), sqrt(32.0 / 7), 1e-12);
 	assert_close(stats_cv_pct(x, N(x)), 100 * sqrt(32.0 / 7) / 5, 1e-10);
+	{
+		const double zero[] = { 0, 0, 0 }, sym[] = { -1, 1 }, huge[] = { 1e308, 1.7e308, 1.5e308 };
+
+		/* no mean, no scale: no CV; near DBL_MAX the sums must not overflow */
+		assert_true(isnan(stats_cv_pct(zero, 3)));
+		assert_true(isnan(stats_cv_pct(sym, 2)));
+		assert_close(stats_cv_pct(huge, 3), 100 * sqrt(0.13) / 1.4, 1e-9);
+	}
 	assert_close(stats_median(x, N(x)), 4.5, 1e-12);
 	/* a car at 40 and 60 km/h over equal distances averages 48 km/h */
 	assert_close(stats_hmean(rates, 2), 48, 1e-12);
