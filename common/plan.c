@@ -20,6 +20,7 @@ static const struct {
 	{ PLAN_CNT_SCHEDSTAT, "schedstat" },
 	{ PLAN_CNT_VMSTAT, "vmstat" },
 	{ PLAN_CNT_TASKS, "tasks" },
+	{ PLAN_CNT_SCHEDTRACE, "schedtrace" },
 };
 
 static const char *const statistics[] = { "amean", "hmean", "median" };

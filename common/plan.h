@@ -20,6 +20,7 @@
  *   warmup	<n>				runs before them, not reported as results
  *   deadline	<seconds>			for the whole case (all runs)
  *   counters	<name> [<name>...]		space-separated: schedstat vmstat tasks
+ *						schedtrace
  *   metric	<name>	<higher|lower>	<amean|hmean|median>	<unit>
  *   fault	<name>	<kind>	<guest|host>	<file>:<line>	a [fault NAME] section
  *   fault_time	<start_ms>	<period_ms>	<count>	<hold_ms>	count 0: until the run ends
@@ -141,6 +142,7 @@ enum plan_counter {
 	PLAN_CNT_SCHEDSTAT = 1u << 0,
 	PLAN_CNT_VMSTAT = 1u << 1,
 	PLAN_CNT_TASKS = 1u << 2,
+	PLAN_CNT_SCHEDTRACE = 1u << 3, /* sched tracepoints of each measured run */
 };
 
 struct plan_case {

@@ -95,6 +95,7 @@ static int set_counters(struct loader *l, const char *value)
 		{ "schedstat", PLAN_CNT_SCHEDSTAT },
 		{ "vmstat", PLAN_CNT_VMSTAT },
 		{ "tasks", PLAN_CNT_TASKS },
+		{ "schedtrace", PLAN_CNT_SCHEDTRACE },
 	};
 	unsigned bits = 0;
 	int none = 0, words = 0;
@@ -121,7 +122,7 @@ static int set_counters(struct loader *l, const char *value)
 				break;
 		if (i == ARRAY_SIZE(names))
 			return loader_fail_at(l, l->lineno, "unknown counter '%s' (expected schedstat, "
-				       "vmstat, tasks or none)", scenario_quoted(word, shown, sizeof(shown)));
+				       "vmstat, tasks, schedtrace or none)", scenario_quoted(word, shown, sizeof(shown)));
 		if (bits & names[i].bit)
 			return loader_fail_at(l, l->lineno, "counter '%s' listed twice", word);
 		bits |= names[i].bit;
