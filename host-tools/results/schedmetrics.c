@@ -50,7 +50,7 @@ static int first_cpu(struct json_object *o, const char *key, unsigned nbits)
 	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
 		return -1;
 	bits = xcalloc((nbits + 8 * sizeof(long) - 1) / (8 * sizeof(long)), sizeof(long));
-	if (!cpulist_parse(json_object_get_string(v), bits, nbits, err, sizeof(err)))
+	if (cpulist_parse(json_object_get_string(v), bits, nbits, err, sizeof(err)) > 0)
 		for (unsigned i = 0; i < nbits; i++)
 			if (cpulist_test(bits, i)) {
 				first = (int)i;
@@ -179,7 +179,8 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, struct st_
 		return -1;
 	/* the per-CPU lists arrive one after the other; qsort is not stable,
 	 * but two events of one pid at one nanosecond are a wash here */
-	qsort(ev, n, sizeof(*ev), by_time);
+	if (n)
+		qsort(ev, n, sizeof(*ev), by_time);
 	for (size_t i = 0; i < n; i++) {
 		const struct st_event *e = &ev[i];
 		struct waking_slot *s;

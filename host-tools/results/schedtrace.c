@@ -235,6 +235,7 @@ static const struct ev_kind kinds[] = {
 
 struct schedtrace_parser {
 	struct tep_handle *tep;
+	struct kbuffer *kb;  /* set up from the header page by tep_kbuffer() */
 	unsigned page_size;
 	int id[NR_KINDS];
 	struct tep_format_field *fld[NR_KINDS][3];
@@ -249,10 +250,110 @@ static const struct strbuf *format_of(const struct schedtrace_formats *f, const 
 	return NULL;
 }
 
+/* A run of 1 to max bytes of set at *p, moved past; 0 when none. */
+static size_t span(const char **p, const char *end, const char *set, size_t max)
+{
+	size_t n = 0;
+
+	while (*p + n < end && n < max && strchr(set, (*p)[n]) && (*p)[n])
+		n++;
+	*p += n;
+	return n;
+}
+
+static int lit(const char **p, const char *end, const char *word)
+{
+	size_t n = strlen(word);
+
+	if ((size_t)(end - *p) < n || memcmp(*p, word, n))
+		return 0;
+	*p += n;
+	return 1;
+}
+
+#define DIGITS "0123456789"
+#define IDENT "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"
+
+/* "\tfield:<decl>;\toffset:N;\tsize:N;\tsigned:0|1;" as the kernel prints it */
+static int field_line(const char *p, const char *end)
+{
+	return lit(&p, end, "\tfield:") && span(&p, end, IDENT " *[]", 127) && lit(&p, end, ";\toffset:") &&
+	       span(&p, end, DIGITS, 5) && lit(&p, end, ";\tsize:") && span(&p, end, DIGITS, 5) &&
+	       lit(&p, end, ";\tsigned:") && span(&p, end, "01", 1) && lit(&p, end, ";") && p == end;
+}
+
+/* header_page: field lines only, "field: " with a space (ring_buffer.c). */
+static int header_page_ok(const struct strbuf *in)
+{
+	const char *p = in->buf, *end = in->buf + in->len;
+	int fields = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		const char *eol = nl ? nl : end;
+
+		if (p != eol) {
+			if (!lit(&q, eol, "\tfield: ") || !span(&q, eol, IDENT " *[]", 127) ||
+			    !lit(&q, eol, ";\toffset:") || !span(&q, eol, DIGITS, 5) ||
+			    !lit(&q, eol, ";\tsize:") || !span(&q, eol, DIGITS, 5) ||
+			    !lit(&q, eol, ";\tsigned:") || !span(&q, eol, "01", 1) ||
+			    !lit(&q, eol, ";") || q != eol)
+				return 0;
+			fields++;
+		}
+		p = eol + 1;
+	}
+	return fields > 0;
+}
+
+/*
+ * A guest's format file, checked line by line against the shape the
+ * kernel prints (name, ID, format:, field lines) and copied without its
+ * "print fmt", which the metrics do not need.  libtraceevent's parser is
+ * not written for hostile text (the fuzzer crashed it inside its field and
+ * print fmt parsers); it only ever sees lines of this grammar.  -1 when a
+ * line does not fit.
+ */
+static int format_checked(const struct strbuf *in, const char *name, struct strbuf *out)
+{
+	const char *p = in->buf, *end = in->buf + in->len;
+	int fields = 0, header = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p)), *q = p;
+		const char *eol = nl ? nl : end;
+
+		if (eol - p >= 10 && !memcmp(p, "print fmt:", 10))
+			break;
+		if (p == eol || (lit(&q, eol, "\tfield:") && field_line(p, eol))) {
+			fields += p != eol;
+		} else if (q = p, lit(&q, eol, "name: ")) {
+			if ((size_t)(eol - q) != strlen(name) || memcmp(q, name, strlen(name)))
+				return -1;
+			header |= 1;
+		} else if (q = p, lit(&q, eol, "ID: ")) {
+			if (!span(&q, eol, DIGITS, 5) || q != eol)
+				return -1;
+			header |= 2;
+		} else if (q = p, !(lit(&q, eol, "format:") && q == eol)) {
+			return -1;
+		}
+		strbuf_add(out, p, (size_t)(eol - p));
+		strbuf_addch(out, '\n');
+		p = eol + 1;
+	}
+	if (header != 3 || !fields)
+		return -1;
+	strbuf_addstr(out, "print fmt: \"\"\n");
+	return 0;
+}
+
 void schedtrace_parser_free(struct schedtrace_parser *p)
 {
 	if (!p)
 		return;
+	if (p->kb)
+		kbuffer_free(p->kb);
 	if (p->tep)
 		tep_free(p->tep);
 	free(p->page);
@@ -278,16 +379,23 @@ struct schedtrace_parser *schedtrace_parser_new(const struct schedtrace_formats 
 	tep_set_local_bigendian(p->tep, TEP_LITTLE_ENDIAN);
 	tep_set_long_size(p->tep, 8);
 	tep_set_page_size(p->tep, (int)p->page_size);
-	if (tep_parse_header_page(p->tep, hp->buf, hp->len, 8)) {
+	if (!header_page_ok(hp) || tep_parse_header_page(p->tep, hp->buf, hp->len, 8)) {
 		strbuf_addf(err, "unreadable header_page format");
 		goto fail;
 	}
 	for (size_t k = 0; k < NR_KINDS; k++) {
 		const struct strbuf *t = format_of(f, kinds[k].name);
+		struct strbuf fields = STRBUF_INIT;
 		struct tep_event *e;
+		int bad;
 
 		p->id[k] = -1;
-		if (!t || tep_parse_event(p->tep, t->buf, t->len, "sched"))
+		if (!t)
+			continue;
+		bad = format_checked(t, kinds[k].name, &fields) < 0 ||
+		      tep_parse_event(p->tep, fields.buf, fields.len, "sched") != 0;
+		strbuf_release(&fields);
+		if (bad)
 			continue;
 		e = tep_find_event_by_name(p->tep, "sched", kinds[k].name);
 		if (!e)
@@ -305,6 +413,10 @@ struct schedtrace_parser *schedtrace_parser_new(const struct schedtrace_formats 
 	}
 	if (!found) {
 		strbuf_addf(err, "no sched event format could be read");
+		goto fail;
+	}
+	if (!(p->kb = tep_kbuffer(p->tep))) {
+		strbuf_addf(err, "out of memory");
 		goto fail;
 	}
 	return p;
@@ -332,13 +444,9 @@ int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages
 			 struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
 			 struct strbuf *err)
 {
-	struct kbuffer *kb = tep_kbuffer(p->tep);
+	struct kbuffer *kb = p->kb;
 	unsigned ps = p->page_size;
 
-	if (!kb) {
-		strbuf_addf(err, "no kbuffer");
-		return -1;
-	}
 	if (len % ps) {
 		strbuf_addf(err, "cpu%d: %zu bytes is not a whole number of %u-byte pages", cpu, len, ps);
 		return -1;
@@ -363,7 +471,11 @@ int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages
 		}
 		if (kbuffer_missed_events(kb) > 0)
 			*lost += (uint64_t)kbuffer_missed_events(kb);
-		for (data = kbuffer_read_event(kb, &ts); data; data = kbuffer_next_event(kb, &ts)) {
+		/* an event takes 8 bytes at least: more is a page that loops */
+		unsigned budget = ps / 8;
+
+		for (data = kbuffer_read_event(kb, &ts); data && budget;
+		     data = kbuffer_next_event(kb, &ts), budget--) {
 			struct tep_record rec = { 0 };
 			unsigned char *d = data;
 			long room = (long)(p->page + ps - d);
