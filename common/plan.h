@@ -31,6 +31,8 @@
  *   profile	<func> [<func>...]	<vmstat:NAME|none>	ftrace function profile of
  *						each measured run; the second field
  *						names the per-unit denominator
+ *   trace_buffer_kb	<kb>			per-CPU ring buffer of the schedtrace
+ *						counter (absent: the runner's default)
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -54,6 +56,9 @@
 #define PLAN_MAX_SYMBOL 64  /* a profiled function's name, NUL included */
 /* fault timing: seconds with up to three decimals, in milliseconds */
 #define PLAN_MAX_MS 86400000u
+/* per-CPU trace buffer a scenario may ask for: 64 KiB to 1 GiB */
+#define PLAN_MIN_TRACE_KB 64u
+#define PLAN_MAX_TRACE_KB (1024u * 1024)
 
 struct plan_param {
 	char key[64];
@@ -161,6 +166,7 @@ struct plan_case {
 	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
 	unsigned nr_invariants;
 	struct plan_profile profile; /* nr_funcs 0: none */
+	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
 };
 
 struct plan {

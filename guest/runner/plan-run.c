@@ -584,7 +584,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 
 		if (send_counters(o, c, "before") < 0)
 			return -1;
-		if (traced && schedtrace_setup(&trace, o, c->id, 0) < 0)
+		if (traced && schedtrace_setup(&trace, o, c->id, c->trace_kb) < 0)
 			return -1;
 		for (unsigned r = 0; r < total; r++) {
 			struct run_report rep;
