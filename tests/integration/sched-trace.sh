@@ -48,4 +48,21 @@ for r in traced:
     assert "absent" not in st and st["events"] > 0 and st["bytes"] > 0, st
 print("events per run:", [r["schedtrace"]["events"] for r in traced])
 PY
+
+# a 64 KiB buffer per CPU cannot hold a run: lost events are counted and
+# the case says so in its reason
+sed 's/^mode = .*/mode = process/; /^counters/a trace_buffer_kb = 64' "$TMP/trace.ini" >"$TMP/small.ini"
+rc=0
+"$LAB" run --topo 2s2c --kernel debian --scenario "$TMP/small.ini" --accel tcg \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$rc" -eq 0 ] || fail "lab run with a 64 KiB trace buffer exited $rc"
+python3 - "$run/cases.json" <<'PY' || fail "checks on a buffer that overflowed"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+assert c["metrics"]["trace_lost_events"]["mean"] > 0, c["metrics"]
+assert c["schedtrace"]["lost_runs"] > 0 and "lost events" in c["reason"], c["reason"]
+print("lost:", c["metrics"]["trace_lost_events"]["values"], "-", c["reason"])
+PY
 echo "ok"
