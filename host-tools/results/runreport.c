@@ -408,6 +408,13 @@ static struct json_object *metrics_summary(const struct case_data *cd)
 					json_object_object_add(entry, "better", json_object_get(b));
 				{
 					const char *stat = metric_statistic(cd->pc, name);
+					struct json_object *own;
+
+					/* the host's own metrics (sched trace) name their
+					 * statistic: declared, so compare shows them */
+					if (!stat && json_object_object_get_ex(m, "statistic", &own) &&
+					    json_object_is_type(own, json_type_string))
+						stat = json_object_get_string(own);
 
 					json_object_object_add(entry, "statistic",
 							       json_object_new_string(stat ? stat : "amean"));

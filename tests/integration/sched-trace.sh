@@ -48,6 +48,11 @@ for r in traced:
     assert "absent" not in st and st["events"] > 0 and st["bytes"] > 0, st
 print("events per run:", [r["schedtrace"]["events"] for r in traced])
 PY
+# the decision metrics are rows of lab compare like the timings
+"$LAB" compare "$run" "$run" >"$TMP/cmp" 2>&1 || fail "lab compare exited non-zero"
+for m in wake_prev_pct wake_remote_pct migr_numa trace_lost_events; do
+	grep -q "^Test *: trace-hackbench $m\$" "$TMP/cmp" || fail "lab compare has no $m row"
+done
 
 # a 64 KiB buffer per CPU cannot hold a run: lost events are counted and
 # the case says so in its reason
