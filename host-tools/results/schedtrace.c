@@ -121,31 +121,18 @@ void schedtrace_add_format(struct schedtrace_formats *f, const struct schedtrace
 	f->nr++;
 }
 
-/* "cpuN" with N below SCHEDTRACE_MAX_CPUS, or -1. */
-static int cpu_of(const char *s, size_t len)
+/* "<prefix>N" with N at most max ("cpu3", "run0"), or -1. */
+static int numbered(const char *s, size_t len, const char *prefix, unsigned max)
 {
-	char num[8];
-	unsigned v;
-
-	if (len < 4 || len > 7 || memcmp(s, "cpu", 3))
-		return -1;
-	memcpy(num, s + 3, len - 3);
-	num[len - 3] = '\0';
-	if (parse_uint(num, 0, SCHEDTRACE_MAX_CPUS - 1, &v))
-		return -1;
-	return (int)v;
-}
-
-static int run_of(const char *s, size_t len)
-{
+	size_t pl = strlen(prefix);
 	char num[12];
 	unsigned v;
 
-	if (len < 4 || len > 10 || memcmp(s, "run", 3))
+	if (len <= pl || len - pl >= sizeof(num) || memcmp(s, prefix, pl))
 		return -1;
-	memcpy(num, s + 3, len - 3);
-	num[len - 3] = '\0';
-	return parse_uint(num, 0, 1000000, &v) ? -1 : (int)v;
+	memcpy(num, s + pl, len - pl);
+	num[len - pl] = '\0';
+	return parse_uint(num, 0, max, &v) ? -1 : (int)v;
 }
 
 void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r)
@@ -157,7 +144,7 @@ void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r)
 			 (int)(r->data_len < 255 ? r->data_len : 255), r->data);
 		return;
 	}
-	if ((run = run_of(r->run, r->run_len)) < 0)
+	if ((run = numbered(r->run, r->run_len, "run", 1000000)) < 0)
 		return;
 	if (run != c->run) {
 		drop_run(c); /* a run whose result never came */
@@ -167,7 +154,7 @@ void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r)
 		c->done = 1;
 		return;
 	}
-	if ((cpu = cpu_of(r->name, r->name_len)) < 0)
+	if ((cpu = numbered(r->name, r->name_len, "cpu", SCHEDTRACE_MAX_CPUS - 1)) < 0)
 		return;
 	if (!c->pages) {
 		c->pages = xcalloc(SCHEDTRACE_MAX_CPUS, sizeof(*c->pages));

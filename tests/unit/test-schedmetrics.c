@@ -10,7 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "common/wire.h"
+#include "lib/util.h"
+#include "results/runreport.h"
 #include "results/schedmetrics.h"
 #include "results/schedtrace.h"
 
@@ -244,6 +248,67 @@ static void test_collect(void **state)
 	schedtrace_case_release(&c);
 }
 
+static void frame(struct strbuf *sb, uint32_t seq, uint16_t type, const char *payload)
+{
+	size_t len = strlen(payload);
+	char *buf = malloc(WIRE_HDR_LEN + len);
+
+	assert_non_null(buf);
+	strbuf_add(sb, buf, wire_encode(seq, type, payload, (uint32_t)len, buf, WIRE_HDR_LEN + len));
+	free(buf);
+}
+
+/* A kernel without tracefs: the case keeps PASS, says why, and has no
+ * trace rows, never zeros. */
+static void test_report_without_tracing(void **state)
+{
+	static const char plan[] =
+		"schedlab-plan\t1\ncase\tt\nscenario\tt\nsource\tt.ini:1\nworkload\thackbench\n"
+		"runs\t1\nwarmup\t0\ndeadline\t60\ncounters\ttasks schedtrace\n"
+		"metric\ttime\tlower\tamean\ts\nend\n";
+	char dir[] = "/tmp/test-schedmetrics-XXXXXX", *p;
+	struct strbuf rec = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_object *cases, *c, *v, *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	p = xasprintf("%s/plan.txt", dir);
+	assert_int_equal(write_file_atomic(p, plan, strlen(plan)), 0);
+	free(p);
+	frame(&rec, 0, WIRE_EVENT, "{\"event\": \"case_start\", \"case\": \"t\"}");
+	frame(&rec, 1, WIRE_TRACE, "t\t-\tabsent\t-\nno tracefs with sched events (kernel without "
+	      "CONFIG_FTRACE or tracefs)");
+	frame(&rec, 2, WIRE_RESULT, "{\"case\": \"t\", \"run\": 0, \"warmup\": false, "
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	frame(&rec, 3, WIRE_EVENT, "{\"event\": \"case_end\", \"case\": \"t\"}");
+	frame(&rec, 4, WIRE_END, "4");
+	p = xasprintf("%s/records.bin", dir);
+	assert_int_equal(write_file_atomic(p, rec.buf, rec.len), 0);
+	free(p);
+	assert_int_equal(run_report_build(dir, &cases, &err), 0);
+	c = json_object_array_get_idx(cases, 0);
+	assert_true(json_object_object_get_ex(c, "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "PASS");
+	assert_true(json_object_object_get_ex(c, "reason", &v));
+	assert_non_null(strstr(json_object_get_string(v), "no sched trace metrics: no tracefs"));
+	assert_true(json_object_object_get_ex(c, "schedtrace", &v));
+	assert_true(json_object_object_get_ex(v, "skip", &v));
+	assert_true(json_object_object_get_ex(c, "metrics", &m));
+	assert_true(json_object_object_get_ex(m, "time", &v));
+	assert_false(json_object_object_get_ex(m, "wake_prev_pct", &v));
+	assert_false(json_object_object_get_ex(m, "trace_lost_events", &v));
+	json_object_put(cases);
+	strbuf_release(&rec);
+	strbuf_release(&err);
+	for (const char *const *f = (const char *const[]){ "plan.txt", "records.bin",
+			"results.jsonl", "cases.json", NULL }; *f; f++) {
+		p = xasprintf("%s/%s", dir, *f);
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +321,7 @@ int main(void)
 		cmocka_unit_test(test_stats_lost),
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_report_without_tracing),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
