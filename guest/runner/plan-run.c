@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "plan-run.h"
 #include "common/io.h"
+#include "common/journal.h"
 #include "cpu-online.h"
 #include "fault-driver.h"
 #include "fault-json.h"
@@ -561,6 +562,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	struct wl_args *a;
 	unsigned total = c->warmup + c->runs;
 	double cpu0 = 0, wall = 0, measured = 0;
+	int trace_restored = 0; /* a traced case put tracefs back */
 
 	kmsg_marker("<4>schedlab: case %s start\n", c->id);
 	if (send_event(o, "case_start", c->id, NULL) < 0)
@@ -619,13 +621,16 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (st == RUN_TIMEOUT || stop_requested)
 				break; /* the case's time is used up, or we were stopped */
 		}
-		schedtrace_release(&trace);
+		trace_restored = traced && !schedtrace_release(&trace) && !cg.path[0];
 		if (send_counters(o, c, "after") < 0)
 			return -1;
 		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",
 			 cpu0, measured);
 	}
-	run_cgroup_remove(&cg);
+	run_cgroup_remove(&cg); /* its journal "clean" covers the trace's notes too */
+	/* without a cgroup nobody says clean: the tracefs notes are put back */
+	if (trace_restored)
+		journal_note_clean();
 	wl_args_free(a);
 	kmsg_marker("<4>schedlab: case %s end\n", c->id);
 	return send_event(o, "case_end", c->id, extra[0] ? extra : NULL);

@@ -35,12 +35,16 @@ static int path_of(const struct schedtrace *t, const char *name, char *buf, size
 	return n > 0 && (size_t)n < len ? 0 : -1;
 }
 
-static int write_str(const struct schedtrace *t, const char *name, const char *s, int journal)
+/* journal: note the original first (bare metal); a value to note instead
+ * of what the file reads, or "" for what it reads. */
+static int write_str(const struct schedtrace *t, const char *name, const char *s,
+		     const char *journal)
 {
 	char p[160];
 	int fd, ret = 0;
 
-	if (path_of(t, name, p, sizeof(p)) || (journal && journal_note_set(p) < 0))
+	if (path_of(t, name, p, sizeof(p)) ||
+	    (journal && (journal[0] ? journal_note_set_value(p, journal) : journal_note_set(p)) < 0))
 		return -1;
 	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
@@ -162,7 +166,8 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 	read_word(t, "tracing_on", t->saved_on, sizeof(t->saved_on));
 	read_buffer_kb(t);
 	snprintf(kbs, sizeof(kbs), "%u", t->buffer_kb);
-	if (write_str(t, "tracing_on", "0", 1) < 0 || write_str(t, "buffer_size_kb", kbs, 1) < 0) {
+	if (write_str(t, "tracing_on", "0", "") < 0 ||
+	    write_str(t, "buffer_size_kb", kbs, t->saved_kb) < 0) {
 		snprintf(t->absent, sizeof(t->absent), "cannot set up tracefs in '%s': %s", t->dir,
 			 strerror(errno));
 		schedtrace_release(t);
@@ -172,7 +177,7 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 		snprintf(rel, sizeof(rel), "events/sched/%s/enable", events[i]);
 		read_word(t, rel, t->saved_enable[i], sizeof(t->saved_enable[i]));
 		/* an event this kernel lacks is a missing metric, not a failure */
-		write_str(t, rel, "1", 1);
+		write_str(t, rel, "1", "");
 	}
 	return 0;
 }
@@ -181,8 +186,8 @@ void schedtrace_start(struct schedtrace *t)
 {
 	if (!t->dir[0])
 		return;
-	write_str(t, "trace", "", 0); /* clears every CPU's buffer */
-	t->started = !write_str(t, "tracing_on", "1", 0);
+	write_str(t, "trace", "", NULL); /* clears every CPU's buffer */
+	t->started = !write_str(t, "tracing_on", "1", NULL);
 }
 
 static int ship_cpu(struct schedtrace *t, struct out *o, const char *case_id,
@@ -241,7 +246,7 @@ int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, un
 
 	if (!t->dir[0] || !t->started)
 		return 0;
-	write_str(t, "tracing_on", "0", 0);
+	write_str(t, "tracing_on", "0", NULL);
 	t->started = 0;
 	snprintf(runs, sizeof(runs), "run%u", run);
 	for (long cpu = 0; cpu < ncpu && cpu < 16384; cpu++)
@@ -250,22 +255,24 @@ int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, un
 	return send(o, case_id, runs, "done", "-", NULL, 0);
 }
 
-void schedtrace_release(struct schedtrace *t)
+int schedtrace_release(struct schedtrace *t)
 {
 	char rel[96];
+	int ret = 0;
 
 	if (!t->dir[0])
-		return;
-	write_str(t, "tracing_on", "0", 0);
+		return 0;
+	write_str(t, "tracing_on", "0", NULL);
 	for (size_t i = 0; i < NR_EVENTS; i++) {
 		snprintf(rel, sizeof(rel), "events/sched/%s/enable", events[i]);
-		if (t->saved_enable[i][0])
-			write_str(t, rel, t->saved_enable[i], 0);
+		if (t->saved_enable[i][0] && write_str(t, rel, t->saved_enable[i], NULL) < 0)
+			ret = -1;
 	}
-	if (t->saved_kb[0])
-		write_str(t, "buffer_size_kb", t->saved_kb, 0);
-	write_str(t, "trace", "", 0); /* our pages are shipped: leave no 4 MB per CPU behind */
-	if (t->saved_on[0])
-		write_str(t, "tracing_on", t->saved_on, 0);
+	if (t->saved_kb[0] && write_str(t, "buffer_size_kb", t->saved_kb, NULL) < 0)
+		ret = -1;
+	write_str(t, "trace", "", NULL); /* our pages are shipped: leave no 4 MB per CPU behind */
+	if (t->saved_on[0] && write_str(t, "tracing_on", t->saved_on, NULL) < 0)
+		ret = -1;
 	t->dir[0] = '\0';
+	return ret;
 }

@@ -29,7 +29,8 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 void schedtrace_start(struct schedtrace *t);
 /* Turns tracing off and ships every CPU's pages and stats for run `run`. */
 int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, unsigned run);
-/* Puts back the events, buffer size and tracing_on found at setup. */
-void schedtrace_release(struct schedtrace *t);
+/* Puts back the events, buffer size and tracing_on found at setup; -1
+ * when one of them could not be written back (the journal still has it). */
+int schedtrace_release(struct schedtrace *t);
 
 #endif
