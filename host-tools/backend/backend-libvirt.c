@@ -6,10 +6,10 @@
 #include "backend/daemon.h"
 #include "backend/libvirt-remote.h"
 #include "common/io.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <libvirt/libvirt-qemu.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
@@ -563,10 +563,11 @@ static int libvirt_dump_vcpus(struct backend *b, struct strbuf *out, struct strb
 int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **reply,
 		      struct strbuf *err)
 {
-	struct json_object *o = text ? json_tokener_parse(text) : NULL, *v, *desc;
+	struct json_object *o = text ? json_read_object(text, strlen(text), 0, cmd, NULL) : NULL;
+	struct json_object *v, *desc;
 	int ret = -1;
 
-	if (!o || !json_object_is_type(o, json_type_object)) {
+	if (!o) {
 		strbuf_addf(err, "%s: unreadable monitor reply", cmd);
 	} else if (json_object_object_get_ex(o, "error", &v)) {
 		strbuf_addf(err, "%s: %s", cmd, json_object_object_get_ex(v, "desc", &desc) ?

@@ -2,9 +2,9 @@
  * hotplug and pause/resume all go through qmp_command(). */
 #include "backend/qmp.h"
 #include "common/io.h"
+#include "lib/json.h"
 
 #include <errno.h>
-#include <json-c/json.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -34,17 +34,8 @@ struct json_object *qmp_take_message(struct strbuf *buf, int *bad)
 	while ((nl = memchr(buf->buf, '\n', buf->len))) {
 		linelen = (size_t)(nl - buf->buf);
 		obj = NULL;
-		if (linelen) {
-			struct json_tokener *tok = json_tokener_new();
-
-			obj = json_tokener_parse_ex(tok, buf->buf, (int)linelen);
-			if (obj && (json_tokener_get_error(tok) != json_tokener_success ||
-				    !json_object_is_type(obj, json_type_object))) {
-				json_object_put(obj);
-				obj = NULL;
-			}
-			json_tokener_free(tok);
-		}
+		if (linelen)
+			obj = json_read_object(buf->buf, linelen, 0, "qmp message", NULL);
 		memmove(buf->buf, nl + 1, buf->len - linelen - 1);
 		buf->len -= linelen + 1;
 		buf->buf[buf->len] = '\0';

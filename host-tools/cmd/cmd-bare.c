@@ -13,14 +13,16 @@
 #include "results/results.h"
 #include "common/journal.h"
 #include "results/runreport.h"
+#include "results/runfiles.h"
 #include "scenario/scenario.h"
+#include "run/progress-run.h"
+#include "run/resume.h"
 #include "run/session.h"
 #include "topo/topo.h"
 #include "common/wire.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -31,7 +33,7 @@
 #include <unistd.h>
 
 static const char bare_usage[] =
-	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR]"
+	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR] [--quiet]"
 	" | --restore | --topology [--expect SPEC]"
 	" | --fidelity GUEST_BASE GUEST_TEST BARE_BASE BARE_TEST";
 
@@ -179,7 +181,9 @@ static int detect(const char *runner, const char *expect, struct host_topo *h, s
 /* Waits for the runner: forwards SIGTERM/SIGINT to it (it ends the run and
  * its faults restore), and kills its group at the deadline or when it
  * does not stop within 30 s of the signal.  Returns its wait status. */
-static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signalled)
+static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signalled,
+		       struct run_progress *rp, const char *records, const char **last,
+		       const char **during)
 {
 	uint64_t end = now_ns() + (uint64_t)timeout_s * 1000000000ull, stop_end = 0;
 	struct timespec tick = { 0, 50 * 1000 * 1000 };
@@ -191,7 +195,11 @@ static int wait_runner(pid_t pid, unsigned timeout_s, int *timed_out, int *signa
 
 		if (r == pid || (r < 0 && errno != EINTR))
 			return status;
+		run_progress_tail(rp, records);
 		if (got_signal && !forwarded) {
+			/* the runner ends the case under way: it did not finish */
+			*last = run_progress_last_case(rp);
+			*during = run_progress_running_case(rp);
 			*signalled = got_signal;
 			kill(pid, SIGTERM);
 			forwarded = 1;
@@ -273,41 +281,31 @@ static void count_records(const char *dir, struct record_counts *rc)
 	free(path);
 }
 
-static void add_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
-}
-
 static void write_run_json(const char *dir, const char *what, const char *name,
 			   const struct host_topo *h, struct json_object *hygiene, int allow)
 {
-	struct json_object *run = json_object_new_object();
 	struct strbuf desc = STRBUF_INIT;
+	struct json_object *run;
 
 	topo_describe(&h->t, &desc);
-	add_str(run, "lab_version", LAB_VERSION);
-	add_str(run, "command", "bare");
-	add_str(run, "spec", h->spec.buf);
-	add_str(run, "spec_resolved", h->t.spec);
-	add_str(run, "topology", desc.buf);
-	add_str(run, "topology_notes", h->notes.buf);
-	add_str(run, "backend", "bare");
-	add_str(run, "accel", "none");
+	run = run_json_new("bare", h->spec.buf, h->t.spec, desc.buf, "bare");
+	results_add_str(run, "topology_notes", h->notes.buf);
+	results_add_str(run, "accel", "none");
 	json_object_object_add(run, "host", results_host_info());
 	json_object_object_add(run, "host_topology", json_object_get(h->view));
 	json_object_object_add(run, "hygiene", json_object_get(hygiene));
 	json_object_object_add(run, "allow_faults", json_object_new_boolean(allow));
-	add_str(run, "journal", bare_journal_path());
-	add_str(run, "kernel", json_object_get_string(json_object_object_get(h->view, "kernel")));
-	add_str(run, what, name);
-	results_write_json(dir, "run.json", run);
+	results_add_str(run, "journal", bare_journal_path());
+	results_add_str(run, "kernel", json_object_get_string(json_object_object_get(h->view, "kernel")));
+	results_add_str(run, what, name);
+	run_json_write(dir, run);
 	json_object_put(run);
 	strbuf_release(&desc);
 }
 
 struct bare_opts {
 	const char *suite, *scenario, *expect, *results;
-	int allow, restore, topology, fidelity;
+	int allow, restore, topology, fidelity, quiet;
 	unsigned timeout_s;
 };
 
@@ -383,6 +381,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	int lock, errfd, kfd, status, timed_out = 0, signalled = 0, bad, ret;
 	unsigned restored = 0;
 	enum verdict verdict = VERDICT_PASS;
+	struct run_progress rp;
+	const char *last = NULL, *during = NULL;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
 			plan_compile_file(o->scenario, &plan, &err)) < 0)
@@ -426,8 +426,13 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		die(LAB_EXIT_FAIL, "cannot start the runner '%s'", runner);
 	printf("running %s on this host (results: %s)\n", o->suite ? o->suite : o->scenario, dir.buf);
 	fflush(stdout);
+	run_progress_init(&rp, "bare", &p, o->results ? o->results : results_root(), h->t.spec, o->quiet);
+	path = xasprintf("%s/records.bin", dir.buf);
 	status = wait_runner(cp.pid, o->timeout_s ? o->timeout_s : plan_deadline_s(&p) + 60,
-			     &timed_out, &signalled);
+			     &timed_out, &signalled, &rp, path, &last, &during);
+	run_progress_tail(&rp, path);
+	run_progress_break(&rp);
+	free(path);
 	cp.pid = -1;
 	child_process_clear(&cp);
 	close(errfd);
@@ -446,14 +451,18 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	free(path);
 
 	count_records(dir.buf, &rc);
+	/* a stopped run keeps its finished cases, as lab run's does */
+	if (signalled)
+		run_stop_record(dir.buf, signalled, last, during);
 	bad = run_report_build(dir.buf, &cases, &err);
 	if (bad < 0)
 		error("%s", err.buf);
 	else
 		run_report_print(cases);
 	if (signalled) {
-		verdict = VERDICT_FAIL;
-		snprintf(reason, sizeof(reason), "stopped by signal %d", signalled);
+		verdict = VERDICT_STOPPED;
+		snprintf(reason, sizeof(reason), "stopped by signal %d; last case finished: %s",
+			 signalled, last ? last : "none");
 	} else if (timed_out) {
 		verdict = VERDICT_HANG;
 		snprintf(reason, sizeof(reason), "the runner passed its deadline and was killed");
@@ -474,11 +483,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		snprintf(reason, sizeof(reason), "every case passed");
 	}
 
-	v = json_object_new_object();
-	add_str(v, "verdict", verdict_name(verdict));
-	add_str(v, "reason", reason);
-	add_str(v, "topology", h->ndiff == 0 ? "PASS" : "not verified");
-	add_str(v, "backend", "bare");
+	v = verdict_json_new(verdict_name(verdict), reason, h->ndiff == 0 ? "PASS" : "not verified");
+	results_add_str(v, "backend", "bare");
 	json_object_object_add(v, "records", json_object_new_int64((int64_t)rc.records));
 	json_object_object_add(v, "records_missing", json_object_new_int64((int64_t)rc.missing));
 	json_object_object_add(v, "records_corrupt", json_object_new_int64((int64_t)rc.corrupt));
@@ -486,12 +492,13 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	json_object_object_add(v, "cases", json_object_new_int(
 		cases ? (int)json_object_array_length(cases) : 0));
 	json_object_object_add(v, "cases_failed", json_object_new_int(bad));
-	results_write_json(dir.buf, "verdict.json", v);
+	verdict_write(dir.buf, v);
 	json_object_put(v);
 	printf("verdict: %s: %s\n", verdict_name(verdict), reason);
 	printf("results: %s\n", dir.buf);
 	if (cases)
 		json_object_put(cases);
+	run_progress_release(&rp);
 	close(lock);
 	plan_release(&p);
 	strbuf_release(&plan);
@@ -501,15 +508,21 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	return verdict_exit_code(verdict);
 }
 
-static struct json_object *load_json(const char *dir, const char *name)
+/* run.json and cases.json of a run directory, through the results model. */
+static void load_run(const char *dir, struct json_object **run, struct json_object **cases)
 {
-	char *path = xasprintf("%s/%s", dir, name);
-	struct json_object *o = json_object_from_file(path);
+	struct run_info info = RUN_INFO_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *list;
 
-	if (!o)
-		die(LAB_EXIT_USAGE, "cannot read '%s': not a run directory with %s", path, name);
-	free(path);
-	return o;
+	if (run_load(&info, dir, NULL, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s (not a run directory with run.json)", err.buf);
+	*run = json_object_get(info.json);
+	run_info_release(&info);
+	*cases = cases_load(dir, &list, NULL, &err);
+	if (!*cases)
+		die(LAB_EXIT_USAGE, "%s (not a run directory with cases.json)", err.buf);
+	strbuf_release(&err);
 }
 
 /* The guest pair and the bare pair must be what they claim to be. */
@@ -531,8 +544,7 @@ static int fidelity_report(const char **dirs)
 	unsigned moved;
 
 	for (int i = 0; i < 4; i++) {
-		runs[i] = load_json(dirs[i], "run.json");
-		cases[i] = load_json(dirs[i], "cases.json");
+		load_run(dirs[i], &runs[i], &cases[i]);
 		check_backend(runs[i], dirs[i], i >= 2);
 	}
 	printf("fidelity: kernel %s -> %s; guest %s (%s), bare metal %s\n",
@@ -583,6 +595,7 @@ int cmd_bare(int argc, const char **argv)
 		OPT_BOOL("restore", &o.restore, "put back host changes a killed run left, and exit"),
 		OPT_BOOL("topology", &o.topology, "print this host's topology, and exit"),
 		OPT_BOOL("fidelity", &o.fidelity, "line up two kernels' guest runs and bare runs, and exit"),
+		OPT_BOOL("quiet", &o.quiet, "no progress lines on stderr"),
 		OPT_END(),
 	};
 

@@ -8,7 +8,10 @@
 #include "cmd/options.h"
 #include "fault/hostfault.h"
 #include "common/plan.h"
+#include "results/results.h"
 #include "results/runreport.h"
+#include "run/progress-run.h"
+#include "run/resume.h"
 #include "scenario/scenario.h"
 
 #include <errno.h>
@@ -20,7 +23,23 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--label L] [--image FILE]";
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--label L] [--image FILE] "
+	"[--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
+
+/* A run that ended early says where: the last case it finished, and the
+ * one it was in (verdict.json carries both too). */
+static void name_cases(struct lab_run *r, const struct run_progress *rp, struct json_object *vx)
+{
+	const char *last = run_progress_last_case(rp), *during = run_progress_running_case(rp);
+	size_t n = strlen(r->reason);
+
+	if (r->verdict != VERDICT_STOPPED && r->verdict != VERDICT_HANG)
+		return;
+	snprintf(r->reason + n, sizeof(r->reason) - n, "; last case finished: %s%s%s",
+		 last ? last : "none", during ? ", stopped during " : "", during ? during : "");
+	json_object_object_add(vx, "last_case", last ? json_object_new_string(last) : NULL);
+	json_object_object_add(vx, "stopped_during", during ? json_object_new_string(during) : NULL);
+}
 
 int cmd_run(int argc, const char **argv)
 {
@@ -32,7 +51,10 @@ int cmd_run(int argc, const char **argv)
 	struct lab_run r;
 	struct plan parsed = { 0 };
 	char perr[256];
-	int nr_pos, ret, bad;
+	int nr_pos, ret, bad, quiet = 0;
+	const char *resume = NULL;
+	struct run_resume rr = RUN_RESUME_INIT;
+	struct run_progress rp;
 
 	lab_run_init(&r);
 	r.command = "run";
@@ -57,6 +79,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
 			OPT_STRING("sched-feat", &r.sched_feat, "scheduler features to set before the first case, as in /sys/kernel/debug/sched/features: NO_WA_IDLE,NO_SIS_UTIL"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
+			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
+			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
 			OPT_END(),
 		};
 
@@ -67,14 +91,38 @@ int cmd_run(int argc, const char **argv)
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
 	r.smt_off = smt && !strcmp(smt, "off");
+	if (resume) {
+		if (run_resume_load(&rr, resume, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		/* what the stopped run used, unless given (then it must agree) */
+		if (!r.spec)
+			r.spec = rr.spec;
+		if (!r.kernel_spec)
+			r.kernel_spec = rr.kernel_image;
+		if (!r.label)
+			r.label = rr.label;
+		if (!suite && !scenario)
+			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
+	}
 	if (!r.spec)
 		die(LAB_EXIT_USAGE, "--topo is required (usage: %s)", run_usage);
-	if (!suite == !scenario)
+	if ((!suite == !scenario && !resume) || (suite && scenario))
 		die(LAB_EXIT_USAGE, "give exactly one of --suite and --scenario (usage: %s)", run_usage);
 
 	/* Scenarios first: a typo must not cost a boot. */
-	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
+	if ((suite || scenario) &&
+	    (suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (resume) {
+		if (run_resume_check(&rr, NULL, NULL, plan.buf, plan.len, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		strbuf_reset(&plan);
+		strbuf_add(&plan, rr.plan_left.buf, rr.plan_left.len);
+		if (!suite && !scenario) {
+			suite = rr.suite;
+			scenario = rr.suite ? NULL : rr.scenario;
+		}
+	}
 	/* the runner checks workloads and options with the code that runs them */
 	if (plan_check_on_runner(NULL, plan.buf, plan.len, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -118,25 +166,48 @@ int cmd_run(int argc, const char **argv)
 				r.nmi_is_a_fault = 1;
 		}
 	}
-	if (lab_run_resolve(&r, &err) < 0) {
+	if (lab_run_resolve(&r, &err) < 0 ||
+	    (resume && (run_resume_check(&rr, r.topo.spec, r.kp.release, NULL, 0, &err) < 0 ||
+			run_resume_start(&rr, &err) < 0))) {
 		unlink(cpio_path);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
 	unlink(cpio_path);
 	free(cpio_path);
+	if (resume) {
+		r.resume_dir = rr.dir;
+		r.resume_part = rr.part;
+		printf("resuming %s: %u case%s done, %u to run (in %s)\n", rr.dir, rr.done,
+		       rr.done == 1 ? "" : "s", rr.left, rr.part);
+	}
+	run_progress_init(&rp, "run", &parsed, r.results_root ? r.results_root : results_root(),
+			  r.topo.spec, quiet);
+	r.watch = &rp.watch;
+	r.quiet = quiet;
+	r.stop = &run_stop_signal;
+	run_stop_catch();
 
 	extra = json_object_new_object();
-	json_object_object_add(extra, suite ? "suite" : "scenario",
-			       json_object_new_string(suite ? suite : scenario));
+	if (suite || scenario)
+		json_object_object_add(extra, suite ? "suite" : "scenario",
+				       json_object_new_string(suite ? suite : scenario));
+	if (resume)
+		json_object_object_add(extra, "resumes", json_object_new_string(rr.dir));
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
+	run_progress_break(&rp);
 	if (lab_run_sched_feat_check(&r, &err) < 0) {
 		lab_run_release(&r);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
-	p = xasprintf("%s/plan.txt", r.dir.buf);
-	write_file_atomic(p, plan.buf, plan.len);
-	free(p);
+	if (!resume) {
+		p = xasprintf("%s/plan.txt", r.dir.buf);
+		write_file_atomic(p, plan.buf, plan.len);
+		free(p);
+	}
+	if (r.verdict == VERDICT_STOPPED)
+		run_stop_record(resume ? rr.part : r.dir.buf, r.s.stopped, run_progress_last_case(&rp),
+				run_progress_running_case(&rp));
 	lab_run_verify(&r);
 
 	bad = run_report_build(r.dir.buf, &cases, &err);
@@ -150,6 +221,7 @@ int cmd_run(int argc, const char **argv)
 		}
 	}
 	vx = json_object_new_object();
+	name_cases(&r, &rp, vx);
 	json_object_object_add(vx, "cases", json_object_new_int(cases ? (int)json_object_array_length(cases) : 0));
 	json_object_object_add(vx, "cases_failed", json_object_new_int(bad));
 	lab_run_report(&r, vx);
@@ -159,6 +231,8 @@ int cmd_run(int argc, const char **argv)
 	if (cases)
 		json_object_put(cases);
 	lab_run_release(&r);
+	run_progress_release(&rp);
+	run_resume_release(&rr);
 	plan_release(&parsed);
 	strbuf_release(&plan);
 	strbuf_release(&err);

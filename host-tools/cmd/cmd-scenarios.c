@@ -1,7 +1,11 @@
 /* cmd-scenarios.c - `lab scenarios`: list the scenario files and suites, or
- * print the plan a suite or a scenario file compiles to. */
+ * print the plan a suite or a scenario file compiles to, or how long it takes. */
 #include "cmd/lab.h"
+#include "lib/progress.h"
+#include "results/results.h"
+#include "run/estimate.h"
 #include "scenario/scenario.h"
+#include "topo/topo.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -12,12 +16,16 @@
 static const char usage_text[] =
 	"usage: lab scenarios\n"
 	"   or: lab scenarios --plan <suite|file.ini>\n"
+	"   or: lab scenarios --plan <suite|file.ini> --estimate [--topo SPEC]\n"
 	"\n"
 	"  (no option)   list scenarios/*.ini (name, workload, cases, description)\n"
 	"                and scenarios/suites/*.suite\n"
 	"  --plan X      print the compiled plan of suite X (a name under\n"
 	"                scenarios/suites/ or a .suite path) or of scenario file X\n"
-	"                (a path, or a file name under scenarios/)\n";
+	"                (a path, or a file name under scenarios/)\n"
+	"  --estimate    instead, the expected duration per scenario: the median\n"
+	"                of what earlier runs under results/ recorded for each\n"
+	"                case (on topology SPEC with --topo), else its deadline\n";
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -123,9 +131,8 @@ out:
 
 /* A scenario file is named by its path or by its name under scenarios/;
  * anything else is a suite. */
-static int print_plan(const char *what)
+static int compile_what(const char *what, struct strbuf *plan, struct strbuf *err)
 {
-	struct strbuf plan = STRBUF_INIT, err = STRBUF_INIT;
 	struct stat st;
 	int ret;
 
@@ -133,11 +140,19 @@ static int print_plan(const char *what)
 		char *under = xasprintf("%s/scenarios/%s", lab_root(), what);
 		const char *path = stat(what, &st) == 0 || strchr(what, '/') ? what : under;
 
-		ret = plan_compile_file(path, &plan, &err);
+		ret = plan_compile_file(path, plan, err);
 		free(under);
 	} else {
-		ret = plan_compile_suite(what, &plan, &err);
+		ret = plan_compile_suite(what, plan, err);
 	}
+	return ret;
+}
+
+static int print_plan(const char *what)
+{
+	struct strbuf plan = STRBUF_INIT, err = STRBUF_INIT;
+	int ret = compile_what(what, &plan, &err);
+
 	if (ret < 0) {
 		error("%s", err.buf);
 		ret = LAB_EXIT_USAGE;
@@ -150,21 +165,113 @@ static int print_plan(const char *what)
 	return ret;
 }
 
+static void estimate_row(const char *name, unsigned cases, double s, unsigned recorded)
+{
+	char d[32], from[64];
+
+	progress_format_duration(d, sizeof(d), s);
+	if (recorded == cases)
+		snprintf(from, sizeof(from), "recorded");
+	else if (!recorded)
+		snprintf(from, sizeof(from), "deadlines (an upper bound)");
+	else
+		snprintf(from, sizeof(from), "recorded %u, deadlines %u", recorded, cases - recorded);
+	printf("%-28s %5u %9s  %s\n", name, cases, d, from);
+}
+
+/* Per scenario, in plan order: the sum of its cases' expectations. */
+static int print_estimate(const char *what, const char *spec)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct estimate_history h = ESTIMATE_HISTORY_INIT;
+	struct case_estimate *est;
+	struct plan p = { 0 };
+	struct topo t;
+	char perr[256], d[32];
+	double total = 0, boot;
+	unsigned recorded;
+
+	if (spec && topo_parse(spec, &t, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (compile_what(what, &text, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (plan_parse(text.buf, text.len, &p, perr, sizeof(perr)) < 0)
+		die(LAB_EXIT_FAIL, "compiled plan: %s", perr);
+	estimate_history_load(&h, results_root(), spec ? t.spec : NULL);
+	est = xcalloc(p.nr_cases ? p.nr_cases : 1, sizeof(*est));
+	recorded = estimate_cases(&h, &p, est);
+	printf("%s on %s: %u case%s, %u with a duration recorded by %u earlier run%s under %s\n",
+	       what, spec ? t.spec : "any topology", p.nr_cases, p.nr_cases == 1 ? "" : "s",
+	       recorded, h.runs, h.runs == 1 ? "" : "s", results_root());
+	printf("%-28s %5s %9s  %s\n", "SCENARIO", "CASES", "EXPECTED", "FROM");
+	for (unsigned i = 0; i < p.nr_cases;) {
+		unsigned k = i, rec = 0;
+		double s = 0;
+
+		for (; k < p.nr_cases && !strcmp(p.cases[k].scenario, p.cases[i].scenario); k++) {
+			s += est[k].s;
+			rec += est[k].samples > 0;
+		}
+		estimate_row(p.cases[i].scenario, k - i, s, rec);
+		total += s;
+		i = k;
+	}
+	boot = estimate_boot_s(&h);
+	if (boot >= 0) {
+		progress_format_duration(d, sizeof(d), boot);
+		printf("%-28s %5s %9s  %s\n", "boot", "", d, "recorded");
+	} else if (spec) {
+		boot = 30 + topo_nr_cpus(&t) / 2.0;
+		progress_format_duration(d, sizeof(d), boot);
+		printf("%-28s %5s %9s  %s\n", "boot", "", d, "a guess from the vCPU count");
+	} else {
+		boot = 0;
+	}
+	estimate_row("total", p.nr_cases, total + boot, recorded);
+	free(est);
+	estimate_history_release(&h);
+	plan_release(&p);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return fflush(stdout) ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
+}
+
 int cmd_scenarios(int argc, const char **argv)
 {
+	const char *plan = NULL, *spec = NULL;
+	int estimate = 0;
+
 	if (argc == 1)
 		return list_all();
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_text, stdout);
 		return LAB_EXIT_PASS;
 	}
-	if (argc == 3 && !strcmp(argv[1], "--plan"))
-		return print_plan(argv[2]);
-	if (argc == 2 && !strncmp(argv[1], "--plan=", 7))
-		return print_plan(argv[1] + 7);
-	if (argc == 2 && !strcmp(argv[1], "--plan"))
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--estimate")) {
+			estimate = 1;
+		} else if (!strcmp(argv[i], "--topo") || !strcmp(argv[i], "--plan")) {
+			if (i + 1 == argc) {
+				error("%s needs %s (see 'lab scenarios --help')", argv[i],
+				      argv[i][2] == 't' ? "a topology spec" : "a suite or a scenario file");
+				return LAB_EXIT_USAGE;
+			}
+			*(argv[i][2] == 't' ? &spec : &plan) = argv[i + 1];
+			i++;
+		} else if (!strncmp(argv[i], "--topo=", 7)) {
+			spec = argv[i] + 7;
+		} else if (!strncmp(argv[i], "--plan=", 7)) {
+			plan = argv[i] + 7;
+		} else {
+			error("unknown argument '%s' (see 'lab scenarios --help')", argv[i]);
+			return LAB_EXIT_USAGE;
+		}
+	}
+	if (!plan)
 		error("--plan needs a suite or a scenario file (see 'lab scenarios --help')");
+	else if (spec && !estimate)
+		error("--topo goes with --estimate (see 'lab scenarios --help')");
 	else
-		error("unknown argument '%s' (see 'lab scenarios --help')", argv[1]);
+		return estimate ? print_estimate(plan, spec) : print_plan(plan);
 	return LAB_EXIT_USAGE;
 }

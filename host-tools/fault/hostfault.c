@@ -4,10 +4,10 @@
 #define _GNU_SOURCE
 #include "fault/hostfault.h"
 #include "backend/backend.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,16 +164,13 @@ static void schedule(struct hostfault *h, const struct hostfault_action *a)
 
 void hostfault_on_event(struct hostfault *h, const char *json, size_t len)
 {
-	struct json_tokener *tok;
 	struct json_object *o, *ev, *id, *run;
 	const struct plan_case *c = NULL;
 	uint64_t now = now_ns();
 
 	if (!h->plan)
 		return;
-	tok = json_tokener_new();
-	o = json_tokener_parse_ex(tok, json, (int)len);
-	json_tokener_free(tok);
+	o = json_read_object(json, len, 0, "event", NULL);
 	if (!o || !json_object_object_get_ex(o, "event", &ev) ||
 	    strcmp(json_object_get_string(ev), "run_start") ||
 	    !json_object_object_get_ex(o, "case", &id)) {

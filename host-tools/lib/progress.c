@@ -71,15 +71,19 @@ void progress_item_skipped(struct progress *p)
 void progress_show(struct progress *p, const char *detail, const double *running_elapsed_s,
 		   unsigned nr_running)
 {
+	progress_show_eta(p, detail, progress_eta_s(p->timed, p->done_sum_s, p->total - p->done,
+						    running_elapsed_s, nr_running, p->parallel));
+}
+
+void progress_show_eta(struct progress *p, const char *detail, double eta_s)
+{
 	char el[32], eta[32];
-	double e = progress_eta_s(p->timed, p->done_sum_s, p->total - p->done, running_elapsed_s,
-				  nr_running, p->parallel);
 
 	progress_format_duration(el, sizeof(el), (double)(now_ns() - p->t0_ns) / 1e9);
-	if (e < 0)
+	if (eta_s < 0)
 		snprintf(eta, sizeof(eta), "unknown");
 	else
-		progress_format_duration(eta, sizeof(eta), e);
+		progress_format_duration(eta, sizeof(eta), eta_s);
 	if (p->tty)
 		fprintf(stderr, "\r\033[K%s: %s ... elapsed %s, ETA %s", p->what, detail, el, eta);
 	else

@@ -51,6 +51,9 @@ void progress_item_skipped(struct progress *p);
  */
 void progress_show(struct progress *p, const char *detail, const double *running_elapsed_s,
 		   unsigned nr_running);
+/* The same line with an ETA the caller worked out (< 0: "unknown"), for
+ * batches whose items differ too much for a mean (lab run's cases). */
+void progress_show_eta(struct progress *p, const char *detail, double eta_s);
 /* Ends a redrawn line before other output; harmless otherwise. */
 void progress_break(struct progress *p);
 

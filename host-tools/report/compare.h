@@ -73,12 +73,6 @@ struct cmp_run {
  * guest-topology.json (names of the domain levels).  On error fills err
  * with one line and returns -1; the run must still be released.
  */
-/* The string member key of o, NULL when absent or not a string. */
-const char *cmp_json_string(struct json_object *o, const char *key);
-/* A finite number member key of o: 0 with it in *out, 1 when absent or
- * null, -1 when it is not a finite number. */
-int cmp_json_number(struct json_object *o, const char *key, double *out);
-
 int cmp_run_load(struct cmp_run *run, const char *dir_or_id, struct strbuf *err);
 /* The parsers behind cmp_run_load; bounded, for untrusted bytes (fuzzed). */
 int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct strbuf *err);
@@ -183,5 +177,31 @@ struct json_object *comparison_json(const struct comparison *c);
 void comparison_junit(const struct comparison *c, struct strbuf *out);
 /* 0 nothing regressed and every case passed (or skipped), else 1. */
 int comparison_exit_code(const struct comparison *c);
+
+/*
+ * Shared by the compare*.c files and summary.c.  Counters of one case
+ * across the runs: a line per counter, in the order first seen, values
+ * per run (NAN when a run has none); free with cmp_counters_free().
+ */
+struct cmp_ctr_line {
+	char name[96];		/* as shown: "MC migrations" */
+	int level;
+	const char *key;
+	double *v;		/* per run, NAN when that run has no such counter */
+};
+/* found[k]: the case id in runs[k], NULL when that run lacks it. */
+void cmp_find_all(const struct comparison *c, const char *id, const struct cmp_case **found);
+size_t cmp_case_counters(const struct comparison *c, const struct cmp_case **found,
+			 struct cmp_ctr_line **out);
+void cmp_counters_free(struct cmp_ctr_line *lines, size_t nr);
+/* "-" for NAN, whole numbers bare, else one decimal. */
+void cmp_format_count(char *buf, size_t size, double v);
+/* "(+12.5%)", "(new)" from zero, "" when either side has none. */
+void cmp_format_change(char *buf, size_t size, double base, double v);
+/* The case id without its scenario: "groups=4,mode=thread". */
+const char *cmp_case_axes(const struct cmp_case *cs);
+/* Sorted pointers to a run's cases (the caller frees the array). */
+const struct cmp_case **cmp_cases_by_id(const struct cmp_run *run);
+void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v);
 
 #endif

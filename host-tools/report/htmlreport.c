@@ -2,11 +2,13 @@
  * comparison's tables, summary and gnuplot SVG plots (no script, no network). */
 #include "report/htmlreport.h"
 #include "report/plot.h"
+#include "report/summary.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,16 +66,16 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 static int parse_action(struct fault_marks *fm, const char *case_id, struct json_object *a,
 			const char *tkey, int host, int end)
 {
-	const char *kind = cmp_json_string(a, "kind");
-	const char *action = end ? "end" : cmp_json_string(a, "action");
+	const char *kind = json_get_str(a, "kind");
+	const char *action = end ? "end" : json_get_str(a, "action");
 	struct json_object *ok;
 	double run, t;
 	char *what;
 	int good;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
-	    cmp_json_number(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
-	    cmp_json_number(a, tkey, &t) || t < 0 || t > 1e7)
+	    json_get_num(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
+	    json_get_num(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
 	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
@@ -98,7 +100,7 @@ static void case_error(struct strbuf *err, const char *id, const char *key, long
 static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, struct strbuf *err)
 {
 	static const char *const keys[] = { "timeline", "faults" };
-	const char *id = cmp_json_string(cs, "case");
+	const char *id = json_get_str(cs, "case");
 
 	if (!json_object_is_type(cs, json_type_object) || !id) {
 		strbuf_addstr(err, "cases.json: a case without an id");
@@ -125,55 +127,36 @@ static int parse_case_marks(struct fault_marks *fm, struct json_object *cs, stru
 	return 0;
 }
 
-static struct json_object *parse_bounded(const char *text, size_t len, const char *what,
-					 struct strbuf *err)
+static int marks_from_cases(struct fault_marks *fm, struct json_object *cases, struct strbuf *err)
 {
-	struct json_tokener *tok;
-	struct json_object *o;
+	for (size_t i = 0; i < json_object_array_length(cases); i++)
+		if (parse_case_marks(fm, json_object_array_get_idx(cases, i), err))
+			return -1;
+	return 0;
+}
 
-	if (len > CMP_MAX_FILE || len > INT32_MAX) {
-		strbuf_addf(err, "%s: larger than %u bytes", what, CMP_MAX_FILE);
-		return NULL;
-	}
-	tok = json_tokener_new_ex(64);
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < len) {
-		/* trailing blanks are fine, anything else is not */
-		size_t at = json_tokener_get_parse_end(tok);
+static int marks_from_host(struct fault_marks *fm, struct json_object *actions, struct strbuf *err)
+{
+	for (size_t i = 0; i < json_object_array_length(actions); i++) {
+		struct json_object *o = json_object_array_get_idx(actions, i);
 
-		while (o && at < len && (text[at] == ' ' || text[at] == '\n' || text[at] == '\t' ||
-					 text[at] == '\r'))
-			at++;
-		if (!o || at < len) {
-			strbuf_addf(err, "%s: not valid JSON", what);
-			json_object_put(o);
-			o = NULL;
+		if (parse_action(fm, json_get_str(o, "case"), o, "t_s", 1, 0)) {
+			strbuf_addf(err, "host-faults.jsonl: action %zu is not a fault action", i + 1);
+			return -1;
 		}
 	}
-	json_tokener_free(tok);
-	return o;
+	return 0;
 }
 
 int fault_marks_parse_cases(struct fault_marks *fm, const char *text, size_t len,
 			    struct strbuf *err)
 {
-	struct json_object *o = parse_bounded(text, len, "cases.json", err), *cases;
-	int ret = -1;
+	struct json_object *cases, *o = cases_parse(text, len, &cases, err);
+	int ret;
 
 	if (!o)
 		return -1;
-	if (!json_object_is_type(o, json_type_object) ||
-	    !json_object_object_get_ex(o, "cases", &cases) ||
-	    !json_object_is_type(cases, json_type_array)) {
-		strbuf_addstr(err, "cases.json: no list of cases");
-		goto out;
-	}
-	for (size_t i = 0; i < json_object_array_length(cases); i++)
-		if (parse_case_marks(fm, json_object_array_get_idx(cases, i), err))
-			goto out;
-	ret = 0;
-out:
+	ret = marks_from_cases(fm, cases, err);
 	json_object_put(o);
 	return ret;
 }
@@ -181,57 +164,14 @@ out:
 int fault_marks_parse_host(struct fault_marks *fm, const char *text, size_t len,
 			   struct strbuf *err)
 {
-	size_t line = 0;
+	unsigned bad;
+	struct json_object *a = host_faults_parse(text, len, 1, &bad, err);
+	int ret;
 
-	for (size_t at = 0; at < len; line++) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_object *o;
-		const char *id;
-		int bad;
-
-		if (!n) {
-			at++;
-			continue;
-		}
-		o = parse_bounded(text + at, n, "host-faults.jsonl", err);
-		if (!o) {
-			strbuf_addf(err, " (line %zu)", line + 1);
-			return -1;
-		}
-		id = cmp_json_string(o, "case");
-		bad = !json_object_is_type(o, json_type_object) || !id ||
-		      parse_action(fm, id, o, "t_s", 1, 0);
-		json_object_put(o);
-		if (bad) {
-			strbuf_addf(err, "host-faults.jsonl: line %zu is not a fault action",
-				    line + 1);
-			return -1;
-		}
-		at += n + (nl != NULL);
-	}
-	return 0;
-}
-
-static int load_one(struct fault_marks *fm, const char *dir, const char *name, int must,
-		    int (*parse)(struct fault_marks *, const char *, size_t, struct strbuf *),
-		    struct strbuf *err)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	size_t len;
-	char *text = read_file(path, &len);
-	int ret = 0;
-
-	if (!text) {
-		if (must || errno != ENOENT) {
-			strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
-			ret = -1;
-		}
-	} else {
-		ret = parse(fm, text, len, err);
-	}
-	free(text);
-	free(path);
+	if (!a)
+		return -1;
+	ret = marks_from_host(fm, a, err);
+	json_object_put(a);
 	return ret;
 }
 
@@ -269,8 +209,23 @@ static void host_rel(struct fault_marks *fm)
 
 int fault_marks_load(struct fault_marks *fm, const char *dir, struct strbuf *err)
 {
-	if (load_one(fm, dir, "cases.json", 1, fault_marks_parse_cases, err) ||
-	    load_one(fm, dir, "host-faults.jsonl", 0, fault_marks_parse_host, err))
+	struct json_object *cases, *doc, *host;
+	unsigned bad;
+	int ret;
+
+	doc = cases_load(dir, &cases, NULL, err);
+	if (!doc)
+		return -1;
+	ret = marks_from_cases(fm, cases, err);
+	json_object_put(doc);
+	if (ret)
+		return -1;
+	host = host_faults_load(dir, 1, &bad, err);
+	if (!host)
+		return -1;
+	ret = marks_from_host(fm, host, err);
+	json_object_put(host);
+	if (ret)
 		return -1;
 	host_rel(fm);
 	return 0;
@@ -606,60 +561,13 @@ static void distribution_plot(struct html_ctx *x, const struct cmp_block *b)
 
 /* ---- counters: a table per scenario, a bar plot per case ---- */
 
-struct ctr {
-	char name[96];
-	int level;
-	const char *key;
-	double *v;	/* per run, NAN when that run has no such counter */
-};
-
-static void find_all(const struct comparison *c, const char *id, const struct cmp_case **found)
-{
-	for (size_t k = 0; k < c->nr_runs; k++) {
-		found[k] = NULL;
-		for (size_t i = 0; i < c->runs[k].nr_cases; i++)
-			if (!strcmp(c->runs[k].cases[i].id, id)) {
-				found[k] = &c->runs[k].cases[i];
-				break;
-			}
-	}
-}
-
 /* The counters of one case that some run saw move, in the order first seen. */
 static size_t case_counters(const struct comparison *c, const struct cmp_case **found,
-			    struct ctr **out)
+			    struct cmp_ctr_line **out)
 {
-	const struct cmp_run *b = &c->runs[0];
-	struct ctr *v = NULL;
-	size_t nr = 0, kept = 0;
+	struct cmp_ctr_line *v;
+	size_t nr = cmp_case_counters(c, found, &v), kept = 0;
 
-	for (size_t k = 0; k < c->nr_runs; k++)
-		for (size_t i = 0; found[k] && i < found[k]->nr_counters; i++) {
-			const struct cmp_counter *ct = &found[k]->counters[i];
-			size_t j;
-
-			for (j = 0; j < nr; j++)
-				if (v[j].level == ct->level && !strcmp(v[j].key, ct->name))
-					break;
-			if (j == nr) {
-				v = xrealloc(v, (nr + 1) * sizeof(*v));
-				v[nr].level = ct->level;
-				v[nr].key = ct->name;
-				if (ct->level < 0)
-					snprintf(v[nr].name, sizeof(v[nr].name), "%s", ct->name);
-				else if ((size_t)ct->level < b->nr_domain_names)
-					snprintf(v[nr].name, sizeof(v[nr].name), "%s %s",
-						 b->domain_names[ct->level], ct->name);
-				else
-					snprintf(v[nr].name, sizeof(v[nr].name), "domain%d %s",
-						 ct->level, ct->name);
-				v[nr].v = xmalloc(c->nr_runs * sizeof(double));
-				for (size_t y = 0; y < c->nr_runs; y++)
-					v[nr].v[y] = NAN;
-				nr++;
-			}
-			v[j].v[k] = ct->value;
-		}
 	for (size_t j = 0; j < nr; j++) {
 		int moved = 0;
 
@@ -674,43 +582,19 @@ static size_t case_counters(const struct comparison *c, const struct cmp_case **
 	return kept;
 }
 
-static void free_ctrs(struct ctr *v, size_t nr)
-{
-	for (size_t i = 0; i < nr; i++)
-		free(v[i].v);
-	free(v);
-}
-
 static void count_cell(struct strbuf *o, double base, double v, int change)
 {
-	strbuf_addstr(o, "<td>");
-	if (isnan(v))
-		strbuf_addstr(o, "-");
-	else if (v == floor(v) || fabs(v) >= 1e6)
-		strbuf_addf(o, "%.0f", v);
-	else
-		strbuf_addf(o, "%.1f", v);
-	strbuf_addstr(o, "</td>");
+	char buf[40];
+
+	cmp_format_count(buf, sizeof(buf), v);
+	strbuf_addf(o, "<td>%s</td>", buf);
 	if (!change)
 		return;
-	strbuf_addstr(o, "<td>");
-	if (isnan(base) || isnan(v) || (base == 0 && v == 0))
-		;
-	else if (base == 0)
-		strbuf_addstr(o, "(new)");
-	else
-		strbuf_addf(o, "(%+.1f%%)", 100 * (v - base) / fabs(base));
-	strbuf_addstr(o, "</td>");
+	cmp_format_change(buf, sizeof(buf), base, v);
+	strbuf_addf(o, "<td>%s</td>", buf);
 }
 
-static const char *case_axes(const struct cmp_case *cs)
-{
-	const char *slash = strchr(cs->id, '/');
-
-	return slash && slash[1] ? slash + 1 : cs->workload;
-}
-
-static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const struct ctr *v,
+static void counter_plot(struct html_ctx *x, const struct cmp_case *cs, const struct cmp_ctr_line *v,
 			 size_t nr)
 {
 	const struct comparison *c = x->c;
@@ -767,17 +651,17 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 
 	for (size_t i = 0; i < c->runs[0].nr_cases; i++) {
 		const struct cmp_case *cs = &c->runs[0].cases[i];
-		struct ctr *v;
+		struct cmp_ctr_line *v;
 		size_t nr;
 
 		if (strcmp(cs->scenario, scenario))
 			continue;
-		find_all(c, cs->id, found);
+		cmp_find_all(c, cs->id, found);
 		nr = case_counters(c, found, &v);
 		for (size_t j = 0; j < nr; j++) {
 			strbuf_addstr(&table, "<tr><td class=l>");
 			if (!j)
-				esc(&table, case_axes(cs));
+				esc(&table, cmp_case_axes(cs));
 			strbuf_addstr(&table, "</td><td class=l>");
 			esc(&table, v[j].name);
 			strbuf_addstr(&table, "</td>");
@@ -790,7 +674,7 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 			counter_plot(x, cs, v, nr);
 			x->out = body;
 		}
-		free_ctrs(v, nr);
+		cmp_counters_free(v, nr);
 	}
 	if (table.len) {
 		strbuf_addstr(o, "<h3>Counters: ");
@@ -1017,7 +901,7 @@ out:
 	strbuf_release(&table);
 }
 
-/* ---- summary: the text's, as paragraphs and lists ---- */
+/* ---- summary: its items as paragraphs and lists ---- */
 
 static void close_item(struct strbuf *o, int *in_list, int *in_item)
 {
@@ -1026,55 +910,47 @@ static void close_item(struct strbuf *o, int *in_list, int *in_item)
 	*in_item = 0;
 }
 
+static void close_list(struct strbuf *o, int *in_list, int *in_item)
+{
+	close_item(o, in_list, in_item);
+	if (*in_list)
+		strbuf_addstr(o, "</ul>\n");
+	*in_list = 0;
+}
+
 static void summary_section(struct html_ctx *x)
 {
-	struct strbuf text = STRBUF_INIT, *o = x->out;
-	const char *p;
+	struct summary s = SUMMARY_INIT;
+	struct strbuf *o = x->out;
 	int in_list = 0, in_item = 0;
 
-	comparison_text(x->c, 0, &text);
-	p = strstr(text.buf, "\nSummary\n-------\n");
+	comparison_summary(x->c, &s);
 	strbuf_addstr(o, "<h2>Summary</h2>\n");
-	if (!p) {
-		strbuf_release(&text);
-		return;
-	}
-	p += strlen("\nSummary\n-------\n");
-	while (*p) {
-		size_t n = strcspn(p, "\n");
-		char *line = xasprintf("%.*s", (int)n, p);
-
-		p += n + (p[n] == '\n');
-		if (!*line) {
-			close_item(o, &in_list, &in_item);
-			if (in_list)
-				strbuf_addstr(o, "</ul>\n");
-			in_list = 0;
-		} else if (!strncmp(line, "- ", 2) || !strncmp(line, "  ... ", 6)) {
+	for (size_t i = 0; i < s.nr; i++) {
+		switch (s.v[i].kind) {
+		case SUMMARY_END:
+			close_list(o, &in_list, &in_item);
+			break;
+		case SUMMARY_ITEM:
+		case SUMMARY_MORE:
 			close_item(o, &in_list, &in_item);
 			if (!in_list)
 				strbuf_addstr(o, "<ul>\n");
 			in_list = in_item = 1;
 			strbuf_addstr(o, "<li>");
-			esc(o, line + 2 + (line[0] == ' ' ? 2 : 0));
-		} else if (line[0] == ' ' && in_item) {
-			strbuf_addch(o, ' ');
-			esc(o, line + strspn(line, " "));
-		} else {
-			close_item(o, &in_list, &in_item);
-			if (in_list)
-				strbuf_addstr(o, "</ul>\n");
-			in_list = 0;
+			esc(o, s.v[i].text);
+			break;
+		case SUMMARY_LINE:
+		case SUMMARY_PARA:
+			close_list(o, &in_list, &in_item);
 			in_item = 1;
 			strbuf_addstr(o, "<p>");
-			esc(o, line);
+			esc(o, s.v[i].text);
+			break;
 		}
-		free(line);
 	}
-	close_item(o, &in_list, &in_item);
-	if (in_list)
-		strbuf_addstr(o, "</ul>\n");
-	strbuf_release(&text);
+	close_list(o, &in_list, &in_item);
+	summary_release(&s);
 }
 
 /* ---- the document ---- */

@@ -9,14 +9,16 @@
 #include "results/schedtrace.h"
 #include "topo/guestview.h"
 #include "common/wire.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void metric_stats_compute(const double *values, unsigned n, struct metric_stats *st)
 {
@@ -129,6 +131,8 @@ struct case_data {
 	int driver_killed;
 	int started, ended;
 	double runner_cpu_s, measured_s; /* from case_end */
+	uint64_t t_start_ns, t_end_ns;  /* the runner's clock at case_start, case_end */
+	unsigned part;                 /* the part of the run it (last) started in */
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
 	struct json_object *fprof;     /* the profile of the run whose result comes next */
 	unsigned fprof_run;
@@ -148,6 +152,7 @@ struct collect {
 	char topo_err[256];
 	int topo_done;
 	struct schedtrace_formats formats;
+	unsigned part;                 /* the part being read: 0, then each resume */
 };
 
 static struct case_data *find_case(struct collect *c, const char *id, size_t len)
@@ -238,6 +243,41 @@ static void attach_trace(struct collect *c, struct case_data *cd, struct json_ob
 		cd->trace_lost_runs++;
 }
 
+static void case_data_init(struct case_data *cd, const struct plan_case *pc)
+{
+	memset(cd, 0, sizeof(*cd));
+	cd->pc = pc;
+	cd->runs = json_object_new_array();
+	cd->timeline = json_object_new_array();
+	cd->cpu_events = json_object_new_array();
+	cd->fault_summaries = json_object_new_array();
+	cd->invariants = json_object_new_array();
+	cd->host_actions = json_object_new_array();
+	schedtrace_case_init(&cd->trace);
+}
+
+static void case_data_release(struct case_data *cd)
+{
+	json_object_put(cd->runs);
+	json_object_put(cd->timeline);
+	json_object_put(cd->cpu_events);
+	json_object_put(cd->fault_summaries);
+	json_object_put(cd->invariants);
+	json_object_put(cd->host_actions);
+	json_object_put(cd->fprof);
+	schedtrace_case_release(&cd->trace);
+	for (int a = 0; a < 2; a++)
+		for (int b = 0; b < 2; b++)
+			free(cd->counters[a][b]);
+}
+
+static uint64_t event_ns(struct json_object *o)
+{
+	struct json_object *x;
+
+	return json_object_object_get_ex(o, "t_ns", &x) ? (uint64_t)json_object_get_int64(x) : 0;
+}
+
 static int on_record(const struct wire_record *rec, void *ctx)
 {
 	struct collect *c = ctx;
@@ -245,24 +285,17 @@ static int on_record(const struct wire_record *rec, void *ctx)
 	struct case_data *cd;
 
 	if (rec->type == WIRE_RESULT || rec->type == WIRE_EVENT) {
-		struct json_tokener *tok = json_tokener_new();
-
-		o = json_tokener_parse_ex(tok, rec->payload, (int)rec->len);
-		if (!o || json_tokener_get_error(tok) != json_tokener_success ||
-		    !json_object_is_type(o, json_type_object) ||
-		    !json_object_object_get_ex(o, "case", &v) ||
+		o = json_read_object(rec->payload, rec->len, 0, "record", NULL);
+		if (!o || !json_object_object_get_ex(o, "case", &v) ||
 		    !json_object_is_type(v, json_type_string) ||
 		    !(cd = find_case(c, json_object_get_string(v), strlen(json_object_get_string(v))))) {
 			c->bad_json++;
 			json_object_put(o);
-			json_tokener_free(tok);
 			return 0;
 		}
-		json_tokener_free(tok);
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
 			attach_trace(c, cd, o);
-			fprintf(c->jsonl, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 			json_object_array_add(cd->runs, o);
 			return 0;
 		}
@@ -294,12 +327,23 @@ static int on_record(const struct wire_record *rec, void *ctx)
 			} else if (!strcmp(ev, "fault_driver_killed")) {
 				cd->driver_killed = 1;
 			}
-			if (!strcmp(ev, "case_start"))
+			if (!strcmp(ev, "case_start")) {
+				/* a resumed run starts again the case a stopped or
+				 * timed-out one left half done: the new start counts */
+				if (cd->started) {
+					const struct plan_case *pc = cd->pc;
+
+					case_data_release(cd);
+					case_data_init(cd, pc);
+				}
 				cd->started = 1;
-			else if (!strcmp(json_object_get_string(v), "case_end")) {
+				cd->part = c->part;
+				cd->t_start_ns = event_ns(o);
+			} else if (!strcmp(json_object_get_string(v), "case_end")) {
 				struct json_object *x;
 
 				cd->ended = 1;
+				cd->t_end_ns = event_ns(o);
 				if (json_object_object_get_ex(o, "runner_cpu_s", &x))
 					cd->runner_cpu_s = json_object_get_double(x);
 				if (json_object_object_get_ex(o, "measured_s", &x))
@@ -543,45 +587,27 @@ static int jint(struct json_object *o, const char *key, int dflt)
 
 /* ---- host faults ---- */
 
-static int is_type(struct json_object *o, const char *key, json_type t)
-{
-	struct json_object *v;
-
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, t);
-}
-
-struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad)
+/* The actions of all (host_faults_parse()'s) that a verdict can read. */
+static struct json_object *well_formed(struct json_object *all, unsigned *bad)
 {
 	struct json_object *out = json_object_new_array();
 
-	*bad = 0;
-	for (size_t at = 0; at < len;) {
-		const char *nl = memchr(text + at, '\n', len - at);
-		size_t n = nl ? (size_t)(nl - (text + at)) : len - at;
-		struct json_tokener *tok;
-		struct json_object *o = NULL;
+	for (size_t i = 0; i < json_object_array_length(all); i++) {
+		struct json_object *o = json_object_array_get_idx(all, i);
 
-		if (n && n <= 65536) {
-			tok = json_tokener_new();
-			o = json_tokener_parse_ex(tok, text + at, (int)n);
-			if (o && json_tokener_get_parse_end(tok) != n) {
-				json_object_put(o);
-				o = NULL;
-			}
-			json_tokener_free(tok);
-		}
-		if (o && json_object_is_type(o, json_type_object) &&
-		    is_type(o, "case", json_type_string) && is_type(o, "fault", json_type_string) &&
-		    is_type(o, "action", json_type_string) && is_type(o, "run", json_type_int) &&
-		    is_type(o, "ok", json_type_boolean))
-			json_object_array_add(out, o);
-		else if (n) {
+		if (json_has(o, "fault", json_type_string) && json_has(o, "run", json_type_int) &&
+		    json_has(o, "ok", json_type_boolean))
+			json_object_array_add(out, json_object_get(o));
+		else
 			(*bad)++;
-			json_object_put(o);
-		}
-		at += n + 1;
 	}
+	json_object_put(all);
 	return out;
+}
+
+struct json_object *host_fault_actions(const char *text, size_t len, unsigned *bad)
+{
+	return well_formed(host_faults_parse(text, len, 0, bad, NULL), bad);
 }
 
 /*
@@ -819,6 +845,9 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 			json_object_object_add(o, "timeline_dropped",
 					       json_object_new_int((int)cd->timeline_dropped));
 	}
+	if (cd->ended && cd->t_end_ns >= cd->t_start_ns && cd->t_start_ns)
+		json_object_object_add(o, "duration_s",
+				       json_object_new_double((double)(cd->t_end_ns - cd->t_start_ns) / 1e9));
 	if (cd->measured_s > 0) {
 		json_object_object_add(o, "runner_cpu_s", json_object_new_double(cd->runner_cpu_s));
 		json_object_object_add(o, "measured_s", json_object_new_double(cd->measured_s));
@@ -846,9 +875,15 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 }
 
 /* Hands each host fault action to its case. */
-static void sort_host_faults(struct collect *c, const char *text, size_t len)
+static void sort_host_faults(struct collect *c, const char *dir)
 {
-	struct json_object *all = host_faults_parse(text, len, &c->bad_host_faults);
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *all = host_faults_load(dir, 0, &c->bad_host_faults, &err);
+
+	strbuf_release(&err);
+	if (!all)
+		return;
+	all = well_formed(all, &c->bad_host_faults);
 
 	for (size_t i = 0; i < json_object_array_length(all); i++) {
 		struct json_object *a = json_object_array_get_idx(all, i);
@@ -863,15 +898,76 @@ static void sort_host_faults(struct collect *c, const char *text, size_t len)
 	json_object_put(all);
 }
 
-int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+/* The case a stop interrupted, from the part's stopped.json: a runner
+ * that ends it itself (lab bare) still did not finish it. */
+static char *stopped_during(const char *part)
+{
+	char *path = xasprintf("%s/" RUN_STOPPED_FILE, part), *id = NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *o = json_read_file(path, RUN_STOPPED_FILE, 1u << 16, NULL, &err);
+	const char *v = o ? json_get_str(o, "during") : NULL;
+
+	if (v)
+		id = xstrdup(v);
+	if (o)
+		json_object_put(o);
+	strbuf_release(&err);
+	free(path);
+	return id;
+}
+
+/* The raw data of one part of a run: the run directory itself, then each
+ * resume-<k>/ that `lab run --resume` added.  1 when the part was stopped. */
+static int collect_part(struct collect *c, const char *part, struct json_object *console)
 {
 	struct wire_decoder d;
+	char *path, *text;
+	size_t len;
+	int stopped;
+
+	path = xasprintf("%s/records.bin", part);
+	text = read_file(path, &len);
+	free(path);
+	wire_decoder_init(&d);
+	if (text)
+		wire_decoder_feed(&d, text, len, on_record, c);
+	wire_decoder_finish(&d);
+	wire_decoder_release(&d);
+	free(text);
+
+	/* a case started again here leaves its earlier console behind */
+	for (unsigned i = 0; c->part && i < c->plan->nr_cases; i++)
+		if (c->cases[i].started && c->cases[i].part == c->part)
+			json_object_object_del(console, c->cases[i].pc->id);
+	path = xasprintf("%s/console.log", part);
+	text = read_file(path, &len);
+	free(path);
+	if (text) {
+		struct json_object *found = console_by_case(text, len);
+
+		json_object_object_foreach(found, id, v)
+			json_object_object_add(console, id, json_object_get(v));
+		json_object_put(found);
+	}
+	free(text);
+
+	sort_host_faults(c, part);
+
+	path = xasprintf("%s/" RUN_STOPPED_FILE, part);
+	stopped = access(path, F_OK) == 0;
+	free(path);
+	return stopped;
+}
+
+int run_report_build(const char *dir, struct json_object **cases_out, struct strbuf *err)
+{
 	struct plan plan = { 0 };
 	struct collect c = { 0 };
-	struct json_object *cases, *console = NULL;
-	char *path, *text, perr[512];
+	struct json_object *cases, *console, *not_run = NULL;
+	const char *stopped_in = NULL;
+	char *path, *text, perr[512], *interrupted = NULL;
 	size_t len;
-	int bad = 0;
+	int bad = 0, stopped;
 
 	path = xasprintf("%s/plan.txt", dir);
 	text = read_file(path, &len);
@@ -886,16 +982,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	c.dir = dir;
 	c.sysfs = (struct strbuf)STRBUF_INIT;
 	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		c.cases[i].pc = &plan.cases[i];
-		c.cases[i].runs = json_object_new_array();
-		c.cases[i].timeline = json_object_new_array();
-		c.cases[i].cpu_events = json_object_new_array();
-		c.cases[i].fault_summaries = json_object_new_array();
-		c.cases[i].invariants = json_object_new_array();
-		c.cases[i].host_actions = json_object_new_array();
-		schedtrace_case_init(&c.cases[i].trace);
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_init(&c.cases[i], &plan.cases[i]);
 	path = xasprintf("%s/results.jsonl", dir);
 	c.jsonl = fopen(path, "w");
 	free(path);
@@ -904,48 +992,66 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 		bad = -1;
 		goto out;
 	}
-	path = xasprintf("%s/records.bin", dir);
-	text = read_file(path, &len);
-	free(path);
-	wire_decoder_init(&d);
-	if (text)
-		wire_decoder_feed(&d, text, len, on_record, &c);
-	wire_decoder_finish(&d);
-	wire_decoder_release(&d);
-	free(text);
-	fclose(c.jsonl);
+	console = json_object_new_object();
+	stopped = collect_part(&c, dir, console);
+	if (stopped)
+		interrupted = stopped_during(dir);
+	for (unsigned k = 1;; k++) {
+		char *part = xasprintf("%s/" RUN_RESUME_PREFIX "%u", dir, k);
+		int there = access(part, F_OK) == 0;
 
-	path = xasprintf("%s/console.log", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		console = console_by_case(text, len);
-	free(text);
+		c.part = k;
+		if (there)
+			stopped = collect_part(&c, part, console);
+		if (there && stopped) {
+			free(interrupted);
+			interrupted = stopped_during(part);
+		}
+		free(part);
+		if (!there)
+			break;
+	}
 
-	path = xasprintf("%s/host-faults.jsonl", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (text)
-		sort_host_faults(&c, text, len);
-	free(text);
-
+	/* a stopped run keeps what finished; the rest is named, not judged */
 	cases = json_object_new_array();
 	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		struct json_object *cs = case_summary(&c.cases[i], console), *v;
+		struct json_object *cs, *v;
 
+		if (stopped && (!c.cases[i].ended ||
+				(interrupted && !strcmp(interrupted, plan.cases[i].id)))) {
+			if (!not_run)
+				not_run = json_object_new_array();
+			json_object_array_add(not_run, json_object_new_string(plan.cases[i].id));
+			if (c.cases[i].started)
+				stopped_in = plan.cases[i].id;
+			continue;
+		}
+		for (size_t r = 0; r < json_object_array_length(c.cases[i].runs); r++)
+			fprintf(c.jsonl, "%s\n", json_object_to_json_string_ext(
+				json_object_array_get_idx(c.cases[i].runs, r), JSON_C_TO_STRING_PLAIN));
+		cs = case_summary(&c.cases[i], console);
 		json_object_object_get_ex(cs, "verdict", &v);
 		if (strcmp(json_object_get_string(v), "PASS") && strcmp(json_object_get_string(v), "SKIP"))
 			bad++;
 		json_object_array_add(cases, cs);
 	}
-	if (console)
-		json_object_put(console);
+	fclose(c.jsonl);
+	json_object_put(console);
+	free(interrupted);
 	{
 		struct json_object *doc = json_object_new_object();
 		char *p = xasprintf("%s/cases.json", dir);
 		const char *s;
 
 		json_object_object_add(doc, "cases", json_object_get(cases));
+		if (stopped) {
+			struct json_object *st = json_object_new_object();
+
+			json_object_object_add(st, "during", stopped_in ?
+					       json_object_new_string(stopped_in) : NULL);
+			json_object_object_add(st, "not_run", not_run ? not_run : json_object_new_array());
+			json_object_object_add(doc, "stopped", st);
+		}
 		if (c.bad_json)
 			json_object_object_add(doc, "unparsable_records", json_object_new_int((int)c.bad_json));
 		if (c.bad_host_faults)
@@ -958,19 +1064,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	*cases_out = cases;
 out:
-	for (unsigned i = 0; i < plan.nr_cases; i++) {
-		json_object_put(c.cases[i].runs);
-		json_object_put(c.cases[i].timeline);
-		json_object_put(c.cases[i].cpu_events);
-		json_object_put(c.cases[i].fault_summaries);
-		json_object_put(c.cases[i].invariants);
-		json_object_put(c.cases[i].host_actions);
-		json_object_put(c.cases[i].fprof);
-		schedtrace_case_release(&c.cases[i].trace);
-		for (int a = 0; a < 2; a++)
-			for (int b = 0; b < 2; b++)
-				free(c.cases[i].counters[a][b]);
-	}
+	for (unsigned i = 0; i < plan.nr_cases; i++)
+		case_data_release(&c.cases[i]);
 	free(c.cases);
 	strbuf_release(&c.sysfs);
 	st_topo_release(&c.topo);
@@ -979,7 +1074,6 @@ out:
 	return bad;
 }
 
-/* Under a case's line: one line per profiled function, or why none. */
 static void print_fprof(struct json_object *cs)
 {
 	struct json_object *fp, *fs, *v;

@@ -23,22 +23,32 @@ void metric_stats_compute(const double *values, unsigned n, struct metric_stats 
  */
 struct json_object *console_by_case(const char *text, size_t len);
 
+/* A run stopped by a signal holds this file (the signal, the case under
+ * way); a run continued by `lab run --resume` keeps each later part in
+ * <dir>/resume-<k>/ (records.bin, console.log, host-faults.jsonl). */
+#define RUN_STOPPED_FILE "stopped.json"
+#define RUN_RESUME_PREFIX "resume-"
+
 /*
  * Reads <dir>/records.bin, <dir>/plan.txt and <dir>/console.log, writes
  * <dir>/results.jsonl (one line per run record) and <dir>/cases.json
  * (per case: verdict, metric statistics, task counters, counter deltas,
- * console findings).  *cases receives the cases array (caller puts it).
+ * console findings, duration).  The parts of a resumed run are read in
+ * order; a case a stopped part left half done counts from its new start.
+ * When the last part was stopped, cases.json holds only the finished cases
+ * and names the others under "stopped" ("during", "not_run").
+ * *cases receives the cases array (caller puts it).
  * Returns the number of cases that did not PASS or SKIP, or -1.
  */
 int run_report_build(const char *dir, struct json_object **cases, struct strbuf *err);
 
 /*
- * host-faults.jsonl (the host's fault actions, one JSON object a line)
- * into an array of the well-formed actions (string case, fault and
+ * host-faults.jsonl (the host's fault actions, one JSON object a line,
+ * read by host_faults_parse() of results/runfiles.h) into an array of the well-formed actions (string case, fault and
  * action, integer run, boolean ok); *bad counts the other non-empty
  * lines.  Never NULL; the caller puts it.
  */
-struct json_object *host_faults_parse(const char *text, size_t len, unsigned *bad);
+struct json_object *host_fault_actions(const char *text, size_t len, unsigned *bad);
 
 /*
  * Why the host fault actions of case_id make the case FAIL, as a guest

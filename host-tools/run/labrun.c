@@ -8,6 +8,7 @@
 #include "topo/guestview.h"
 #include "kernel/initrd.h"
 #include "results/results.h"
+#include "results/runfiles.h"
 #include "run/schedfeat.h"
 #include "topo/verify.h"
 
@@ -530,11 +531,6 @@ static int keep_attempt(const char *dir, int attempt)
 	return ret;
 }
 
-static void add_str(struct json_object *o, const char *k, const char *v)
-{
-	json_object_object_add(o, k, json_object_new_string(v ? v : ""));
-}
-
 /* The records the image kept must be the records the channel delivered. */
 static void image_check_results(struct lab_run *r)
 {
@@ -565,13 +561,13 @@ static struct json_object *image_kernel_json(const struct lab_run *r)
 	const struct image_boot *b = &r->image.boot;
 	struct json_object *o = json_object_new_object();
 
-	add_str(o, "source", "image");
-	add_str(o, "path", b->kernel);
-	add_str(o, "initrd", b->initrd);
+	results_add_str(o, "source", "image");
+	results_add_str(o, "path", b->kernel);
+	results_add_str(o, "initrd", b->initrd);
 	json_object_object_add(o, "config", b->config ? json_object_new_string(b->config) : NULL);
-	add_str(o, "found_by", b->how);
-	add_str(o, "version", r->image_kernel_version);
-	add_str(o, "release", r->kp.release);
+	results_add_str(o, "found_by", b->how);
+	results_add_str(o, "version", r->image_kernel_version);
+	results_add_str(o, "release", r->kp.release);
 	return o;
 }
 
@@ -581,6 +577,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *run;
 	char *qver, *name;
+	const char *part;
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
@@ -603,8 +600,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("label: %s\n", r->label);
 	fflush(stdout);
 
-	if (results_create_run(r->results_root ? r->results_root : results_root(),
-			       r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
+	if (r->resume_dir) {
+		strbuf_addstr(&r->dir, r->resume_dir);
+	} else if (results_create_run(r->results_root ? r->results_root : results_root(),
+				      r->topo.name[0] ? r->topo.name : r->spec, &r->dir) < 0) {
 		if (extra)
 			json_object_put(extra);
 		return -1;
@@ -618,47 +617,44 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_put(extra);
 		return -1;
 	}
+	/* a resumed run's guest writes into its new part; verdict and cases
+	 * stay in the run directory */
+	part = r->resume_part ? r->resume_part : r->dir.buf;
 	qver = qemu_version_string();
-	run = json_object_new_object();
-	add_str(run, "lab_version", LAB_VERSION);
-	add_str(run, "command", r->command);
-	add_str(run, "spec", r->spec);
-	add_str(run, "spec_resolved", r->topo.spec);
-	add_str(run, "topology", r->desc.buf);
-	add_str(run, "backend", r->ops->name);
+	run = run_json_new(r->command, r->spec, r->topo.spec, r->desc.buf, r->ops->name);
 	if (r->ops == &backend_libvirt) {
-		add_str(run, "libvirt_uri", libvirt_uri(r->uri));
+		results_add_str(run, "libvirt_uri", libvirt_uri(r->uri));
 		/* how kernel, initrd and the serial ports reached the hypervisor */
-		add_str(run, "libvirt_transport", libvirt_uri_remote(libvirt_uri(r->uri)) ?
-			"pool+streams" : "local sockets");
+		results_add_str(run, "libvirt_transport",
+				libvirt_uri_remote(libvirt_uri(r->uri)) ? "pool+streams" : "local sockets");
 	}
-	add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	results_add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
-		add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
-	add_str(run, "qemu", qver);
+		results_add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
+	results_add_str(run, "qemu", qver);
 	if (r->ops == &backend_qemu) {
 		const char *fw = qemu_firmware();
 
-		add_str(run, "firmware", fw ? fw : "seabios");
+		results_add_str(run, "firmware", fw ? fw : "seabios");
 	}
-	add_str(run, "kernel", r->kp.release);
-	add_str(run, "kernel_source", r->kp.source);
-	add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
+	results_add_str(run, "kernel", r->kp.release);
+	results_add_str(run, "kernel_source", r->kp.source);
+	results_add_str(run, "kernel_image", r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage);
 	if (kernel_is_image(r->kernel_spec))
 		json_object_object_add(run, "image_kernel", image_kernel_json(r));
-	add_str(run, "cmdline", r->cmdline.buf);
+	results_add_str(run, "cmdline", r->cmdline.buf);
 	if (kernel_is_image(r->kernel_spec))
-		add_str(run, "initrd_image", r->initrd);
-	add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
+		results_add_str(run, "initrd_image", r->initrd);
+	results_add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
 	if (r->feat.nr)
 		json_object_object_add(run, "sched_feat", sched_feat_json(&r->feat));
 	if (r->label)
-		add_str(run, "label", r->label);
+		results_add_str(run, "label", r->label);
 	if (r->image_path) {
-		add_str(run, "image", r->image.abspath);
-		add_str(run, "image_format", r->image.format);
-		add_str(run, "image_os", r->image.os);
-		add_str(run, "image_root", r->image.root_guest);
+		results_add_str(run, "image", r->image.abspath);
+		results_add_str(run, "image_format", r->image.format);
+		results_add_str(run, "image_os", r->image.os);
+		results_add_str(run, "image_root", r->image.root_guest);
 	}
 	json_object_object_add(run, "host", results_host_info());
 	if (extra) {
@@ -666,12 +662,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_object_add(run, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	results_write_json(r->dir.buf, "run.json", run);
+	run_json_write(part, run);
 	json_object_put(run);
 	free(qver);
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
-	results_write_json(r->dir.buf, "expected-topology.json", r->expected);
+	results_write_json(part, "expected-topology.json", r->expected);
 
 	name = xasprintf("schedlab-%ld", (long)getpid());
 	conf.topo = &r->topo;
@@ -683,7 +679,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.initrd = r->initrd;
 	conf.cmdline = r->cmdline.buf;
 	conf.disk = r->image_path ? r->image.overlay : NULL;
-	conf.run_dir = r->dir.buf;
+	conf.run_dir = part;
 	conf.name = name;
 	conf.uri = r->uri;
 
@@ -692,6 +688,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.ops = r->ops;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
+		r->s.watch = r->watch;
+		r->s.stop = r->stop;
+		r->s.quiet = r->quiet;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
@@ -713,10 +712,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		 * loaded boots, always before userspace.  Keep that attempt's
 		 * evidence and boot once more; a kernel that really hangs in
 		 * early boot hangs twice and stays a HANG. */
-		if (keep_attempt(r->dir.buf, r->attempts) < 0)
+		if (keep_attempt(part, r->attempts) < 0)
 			break;
 		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
-			r->dir.buf, r->attempts);
+			part, r->attempts);
 		session_release(&r->s);
 		session_init(&r->s);
 		strbuf_reset(&err);
@@ -823,14 +822,12 @@ static void add_timing(struct json_object *v, const struct session *s, uint64_t 
 void lab_run_report(struct lab_run *r, struct json_object *extra)
 {
 	struct session *s = &r->s;
-	struct json_object *v = json_object_new_object();
+	struct json_object *v = verdict_json_new(verdict_name(r->verdict), r->reason,
+						 r->ndiff == 0 ? "PASS" : r->ndiff > 0 ? "FAIL" : "not verified");
 	double boot_s = s->t_end_record_ns ? (double)(s->t_end_record_ns - s->t_start_ns) / 1e9 : -1;
 
-	add_str(v, "verdict", verdict_name(r->verdict));
-	add_str(v, "reason", r->reason);
-	add_str(v, "topology", r->ndiff == 0 ? "PASS" : r->ndiff > 0 ? "FAIL" : "not verified");
 	if (r->ndiff > 0)
-		add_str(v, "topology_diff", r->diff.buf);
+		results_add_str(v, "topology_diff", r->diff.buf);
 	json_object_object_add(v, "wall_to_end_s", json_object_new_double(boot_s));
 	json_object_object_add(v, "wall_to_runner_s", json_object_new_double(
 		s->t_init_ns ? (double)(s->t_init_ns - s->t_start_ns) / 1e9 : -1));
@@ -840,15 +837,15 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 			       json_object_new_int64((int64_t)(s->wire.bad_crc + s->wire.bad_header)));
 	json_object_object_add(v, "console_splats", json_object_new_int64(s->console.splats));
 	if (s->console.first_pattern) {
-		add_str(v, "console_first_failure", s->console.first);
+		results_add_str(v, "console_first_failure", s->console.first);
 		json_object_object_add(v, "console_first_failure_line",
 				       json_object_new_int64((int64_t)s->console.first_line_no));
 	}
-	add_str(v, "hypervisor", s->hypervisor_version);
+	results_add_str(v, "hypervisor", s->hypervisor_version);
 	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
 	add_timing(v, s, now_ns());
 	if (r->image_path) {
-		add_str(v, "image_results", r->image_agree == 0 ? "agree" :
+		results_add_str(v, "image_results", r->image_agree == 0 ? "agree" :
 			r->image_agree > 0 ? "disagree" : "unreadable");
 		json_object_object_add(v, "image_records",
 				       json_object_new_int64((int64_t)r->image.guest_records));
@@ -863,6 +860,6 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 			json_object_object_add(v, k, json_object_get(val));
 		json_object_put(extra);
 	}
-	results_write_json(r->dir.buf, "verdict.json", v);
+	verdict_write(r->dir.buf, v);
 	json_object_put(v);
 }

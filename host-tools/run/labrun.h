@@ -38,6 +38,11 @@ struct lab_run {
 	const char *image_path;   /* --image: boot this disk image (through an overlay) */
 	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
 	size_t plan_len;
+	const char *resume_dir;   /* continue this run directory (lab run --resume) ... */
+	const char *resume_part;  /* ... in this new part of it, already created */
+	const struct session_watch *watch; /* progress, or NULL */
+	const volatile sig_atomic_t *stop; /* set by a signal handler: the run ends STOPPED */
+	int quiet;                /* nothing on stderr but errors */
 
 	/* resolved */
 	const struct backend_ops *ops;

@@ -5,11 +5,12 @@
 #include "common/plan.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -323,32 +324,13 @@ static int parse_job(struct mx_job *j, struct json_object *x)
 
 int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct strbuf *err)
 {
-	struct json_tokener *tok;
 	struct json_object *o, *v, *jobs;
 	size_t n;
 	int ret = -1;
 
-	if (len > (16u << 20)) {
-		strbuf_addstr(err, "matrix.json is larger than 16 MiB");
-		return -1;
-	}
-	tok = json_tokener_new_ex(32);
-	o = json_tokener_parse_ex(tok, text, (int)len);
-	if (o && json_tokener_get_error(tok) == json_tokener_success) {
-		/* bytes after the object are damage too */
-		for (size_t k = json_tokener_get_parse_end(tok); k < len && o; k++)
-			if (!strchr(" \t\r\n", text[k]) || !text[k]) {
-				json_object_put(o);
-				o = NULL;
-			}
-	} else if (o) {
-		json_object_put(o);
-		o = NULL;
-	}
-	if (!o) {
-		strbuf_addstr(err, "matrix.json is not one JSON object");
+	o = json_read(text, len, 16u << 20, "matrix.json", err);
+	if (!o)
 		goto out;
-	}
 	if (!json_object_is_type(o, json_type_object) ||
 	    !json_object_object_get_ex(o, "version", &v) || !json_object_is_type(v, json_type_int) ||
 	    json_object_get_int(v) != 1) {
@@ -389,7 +371,6 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 out:
 	if (o)
 		json_object_put(o);
-	json_tokener_free(tok);
 	return ret;
 }
 
@@ -567,15 +548,11 @@ int lab_child_find_run(const char *root, struct strbuf *dir, char *verdict, size
 	if (!found)
 		return -1;
 	if (verdict && size) {
-		char *p = xasprintf("%s/verdict.json", dir->buf);
-		struct json_object *o = json_object_from_file(p), *v;
+		struct strbuf ignored = STRBUF_INIT;
 
-		if (o && json_object_object_get_ex(o, "verdict", &v) &&
-		    json_object_is_type(v, json_type_string))
-			snprintf(verdict, size, "%s", json_object_get_string(v));
-		if (o)
-			json_object_put(o);
-		free(p);
+		/* a run without a readable verdict keeps the one the caller set */
+		verdict_load(dir->buf, verdict, size, &ignored);
+		strbuf_release(&ignored);
 	}
 	return 0;
 }

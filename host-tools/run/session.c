@@ -20,6 +20,7 @@ const char *verdict_name(enum verdict v)
 	case VERDICT_CRASH: return "CRASH";
 	case VERDICT_HANG: return "HANG";
 	case VERDICT_SKIP: return "SKIP";
+	case VERDICT_STOPPED: return "STOPPED";
 	}
 	return "?";
 }
@@ -56,6 +57,8 @@ static int on_record(const struct wire_record *rec, void *ctx)
 
 	if (!s->t_first_record_ns)
 		s->t_first_record_ns = now_ns();
+	if (s->watch && s->watch->record)
+		s->watch->record(s->watch->ctx, rec);
 	switch (rec->type) {
 	case WIRE_HELLO:
 		strbuf_add(&s->hello, rec->payload, rec->len);
@@ -122,6 +125,8 @@ static void progress(const struct session *s, const char *what, const char *deta
 {
 	if (s->quiet || !isatty(STDERR_FILENO))
 		return;
+	if (s->watch && s->watch->interrupt)
+		s->watch->interrupt(s->watch->ctx);
 	fprintf(stderr, "lab: [%6.1fs] %s%s%s\n", (double)(now_ns() - s->t_start_ns) / 1e9,
 		what, detail ? ": " : "", detail ? detail : "");
 }
@@ -188,6 +193,14 @@ int session_run(struct session *s, struct strbuf *err)
 			hostfault_tick(&s->faults, &b, now);
 			continue;
 		}
+		if (s->watch && s->watch->tick)
+			s->watch->tick(s->watch->ctx);
+		if (s->stop && *s->stop && !s->stopped) {
+			/* the records so far are on disk: stop the guest, keep them */
+			s->stopped = *s->stop;
+			progress(s, "stopped by a signal", strsignal(s->stopped));
+			break;
+		}
 		if (now >= until) {
 			if (crash_at || hang_at || end_at)
 				break;
@@ -206,6 +219,8 @@ int session_run(struct session *s, struct strbuf *err)
 
 			if (!hang_at && !crash_at && next && next < wake)
 				wake = next;
+			if (s->watch && wake > now + 1000000000ull)
+				wake = now + 1000000000ull;
 			r = poll(pfd, 2, (int)((wake - now) / 1000000ull) + 1);
 		}
 		if (r < 0 && errno != EINTR) {
@@ -278,6 +293,11 @@ int session_run(struct session *s, struct strbuf *err)
 		snprintf(s->reason, sizeof(s->reason), "%s at console line %lu: %.300s",
 			 s->console.worst == CON_REBOOT ? "guest rebooted" : "kernel crashed",
 			 s->console.first_line_no, s->console.first);
+	} else if (s->stopped && !hang_at) {
+		s->verdict = VERDICT_STOPPED;
+		snprintf(s->reason, sizeof(s->reason), "stopped by %s after %.0f s",
+			 s->stopped == SIGINT ? "SIGINT" : s->stopped == SIGTERM ? "SIGTERM" : "a signal",
+			 (double)(s->t_stop_ns - s->t_start_ns) / 1e9);
 	} else if (hang_at) {
 		s->verdict = VERDICT_HANG;
 		snprintf(s->reason, sizeof(s->reason),

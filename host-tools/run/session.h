@@ -3,6 +3,7 @@
 #ifndef LAB_SESSION_H
 #define LAB_SESSION_H
 
+#include <signal.h>
 #include <stdint.h>
 
 #include "backend/backend.h"
@@ -16,9 +17,19 @@ enum verdict {
 	VERDICT_CRASH,
 	VERDICT_HANG,
 	VERDICT_SKIP,
+	VERDICT_STOPPED,	/* SIGINT/SIGTERM ended it; the finished cases stand */
 };
 const char *verdict_name(enum verdict v);
 int verdict_exit_code(enum verdict v);
+
+/* Told about the run as it goes (lab run's progress line); every member
+ * may be NULL. */
+struct session_watch {
+	void (*record)(void *ctx, const struct wire_record *rec); /* each intact record */
+	void (*tick)(void *ctx);        /* at least once a second */
+	void (*interrupt)(void *ctx);   /* before the session prints a line */
+	void *ctx;
+};
 
 struct session {
 	/* in */
@@ -31,6 +42,8 @@ struct session {
 				  * syncs its results after END) */
 	int quiet;               /* no progress on stderr */
 	const struct plan *plan; /* its host-side faults run from run_start events; may be NULL */
+	const struct session_watch *watch; /* may be NULL */
+	const volatile sig_atomic_t *stop; /* a signal handler sets it: the run ends STOPPED; may be NULL */
 
 	/* out; session_release() frees */
 	enum verdict verdict;
@@ -45,6 +58,7 @@ struct session {
 	uint64_t t_start_ns, t_init_ns, t_first_record_ns, t_end_record_ns, t_stop_ns;
 	uint64_t t_crash_ns;     /* the first crash line arrived; 0 if none */
 	uint64_t t_deadline_ns;  /* when a HANG was declared (the deadline); 0 if not */
+	int stopped;             /* the signal that stopped the run, 0 if none */
 	int hypervisor_status;
 	char hypervisor_version[64];
 };

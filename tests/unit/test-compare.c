@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "report/compare.h"
+#include "report/summary.h"
 
 #include <ftw.h>
 #include <json-c/json.h>
@@ -481,6 +482,77 @@ static void test_full_text_json_junit(void **state)
 	}
 }
 
+/* The summary is items; the text draws them, the JSON lists them, and
+ * neither needs the other's layout. */
+static void test_summary_items(void **state)
+{
+	struct cmp_run runs[3];
+	struct comparison c;
+	struct summary sum = SUMMARY_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct json_object *j, *items;
+	size_t nitem = 0, nend = 0, njson;
+	int var_head = -1;
+	char *dirs[3];
+
+	(void)state;
+	synth_runs(dirs);
+	for (int k = 0; k < 3; k++)
+		load(&runs[k], dirs[k], NULL);
+	comparison_build(&c, runs, 3);
+	comparison_summary(&c, &sum);
+	assert_true(sum.nr > 4);
+	/* a sentence per test run first, then the end of that group */
+	assert_int_equal(sum.v[0].kind, SUMMARY_PARA);
+	assert_int_equal(sum.v[1].kind, SUMMARY_PARA);
+	assert_int_equal(sum.v[2].kind, SUMMARY_END);
+	assert_true(strstr(sum.v[0].text, "6.1.0-slow against 6.1.0-base: 10 rows") ||
+		    strstr(sum.v[1].text, "6.1.0-slow against 6.1.0-base: 10 rows"));
+	for (size_t i = 0; i < sum.nr; i++) {
+		const struct summary_item *it = &sum.v[i];
+
+		/* items carry no layout: no bullets, no wrapping */
+		assert_null(strchr(it->text, '\n'));
+		assert_false(it->kind == SUMMARY_ITEM && !strncmp(it->text, "- ", 2));
+		nitem += it->kind == SUMMARY_ITEM;
+		nend += it->kind == SUMMARY_END;
+		if (it->kind == SUMMARY_LINE && !strcmp(it->text, "Variance changed (Brown-Forsythe q<0.05):"))
+			var_head = (int)i;
+	}
+	assert_true(nitem > 0 && nend > 0);
+	assert_true(var_head >= 0 && (size_t)var_head + 1 < sum.nr);
+	assert_int_equal(sum.v[var_head + 1].kind, SUMMARY_ITEM);
+	assert_int_equal(strncmp(sum.v[var_head + 1].text, "synth/clients=8 time (6.1.0-slow)", 33), 0);
+	/* each item's words reach the text */
+	comparison_text(&c, 0, &out);
+	for (size_t i = 0; i < sum.nr; i++)
+		if (sum.v[i].kind == SUMMARY_LINE)
+			assert_non_null(strstr(out.buf, sum.v[i].text));
+	j = comparison_json(&c);
+	assert_true(json_object_object_get_ex(j, "summary_items", &items));
+	njson = json_object_array_length(items);
+	assert_int_equal(njson, sum.nr);
+	for (size_t i = 0; i < njson; i++) {
+		struct json_object *it = json_object_array_get_idx(items, i), *kind, *text;
+
+		assert_true(json_object_object_get_ex(it, "kind", &kind));
+		assert_string_equal(json_object_get_string(kind), summary_kind_name(sum.v[i].kind));
+		if (sum.v[i].kind != SUMMARY_END) {
+			assert_true(json_object_object_get_ex(it, "text", &text));
+			assert_string_equal(json_object_get_string(text), sum.v[i].text);
+		}
+	}
+	json_object_put(j);
+	summary_release(&sum);
+	assert_int_equal(sum.nr, 0);
+	strbuf_release(&out);
+	comparison_release(&c);
+	for (int k = 0; k < 3; k++) {
+		cmp_run_release(&runs[k]);
+		free(dirs[k]);
+	}
+}
+
 /* A/A: the same runs against themselves change nothing. */
 static void test_identity(void **state)
 {
@@ -688,6 +760,7 @@ int main(void)
 		cmocka_unit_test(test_seed000_tables),
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_full_text_json_junit),
+		cmocka_unit_test(test_summary_items),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_axes),
 		cmocka_unit_test(test_bad_cases_json),

@@ -226,13 +226,13 @@ static void parse_bad_edit(const char *from, const char *to, const char *why)
 static void test_state_bad(void **state)
 {
 	(void)state;
-	parse_bad("", "not one JSON object");
-	parse_bad("{", "not one JSON object");
+	parse_bad("", "not valid JSON");
+	parse_bad("{", "not valid JSON");
 	parse_bad("[]", "version 1");
 	parse_bad("{\"version\": 2}", "version 1");
 	parse_bad("{\"version\": 1, \"kernels\": [], \"topos\": [\"1s2c\"], "
 		  "\"suites\": [\"s\"], \"jobs\": []}", "bad kernels");
-	parse_bad_edit("\"version\":1", "\"version\":1, \"x\": 1} {", "not one JSON object");
+	parse_bad_edit("\"version\":1", "\"version\":1, \"x\": 1} {", "not valid JSON");
 	parse_bad_edit("\"state\":\"pending\"", "\"state\":\"lost\"", "job 1 is damaged");
 	parse_bad_edit("\"id\":\"001-debian-1s2c-ab-tiny\"", "\"id\":\"../x\"", "job 1 is damaged");
 	parse_bad_edit("\"id\":\"002-base-1s2c-ab-tiny\"", "\"id\":\"001-debian-1s2c-ab-tiny\"",

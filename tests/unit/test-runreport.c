@@ -99,7 +99,7 @@ static const char host_log[] =
 static void test_host_faults(void **state)
 {
 	unsigned bad;
-	struct json_object *a = host_faults_parse(host_log, sizeof(host_log) - 1, &bad);
+	struct json_object *a = host_fault_actions(host_log, sizeof(host_log) - 1, &bad);
 	char why[256] = "";
 
 	/* the empty line is no error; the four broken ones are counted */
@@ -118,7 +118,7 @@ static void test_host_faults(void **state)
 	assert_int_equal(host_faults_failure(a, "none", why, sizeof(why)), 0);
 	json_object_put(a);
 
-	a = host_faults_parse("", 0, &bad);
+	a = host_fault_actions("", 0, &bad);
 	assert_int_equal(json_object_array_length(a), 0);
 	assert_int_equal(bad, 0);
 	json_object_put(a);
