@@ -41,19 +41,11 @@ static int write_str(const struct schedtrace *t, const char *name, const char *s
 		     const char *journal)
 {
 	char p[160];
-	int fd, ret = 0;
 
 	if (path_of(t, name, p, sizeof(p)) ||
 	    (journal && (journal[0] ? journal_note_set_value(p, journal) : journal_note_set(p)) < 0))
 		return -1;
-	fd = open(p, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -1;
-	if (close(fd) < 0)
-		ret = -1;
-	return ret;
+	return wl_write_text(p, s, O_TRUNC);
 }
 
 /* The first word of a small tracefs file, "" when unreadable. */
