@@ -74,6 +74,19 @@ static void read_buffer_kb(struct schedtrace *t)
 	free(text);
 }
 
+/* "[local] global counter ...": the name in brackets is the clock in use. */
+static void read_clock(struct schedtrace *t)
+{
+	char p[160], *text, *b;
+
+	t->saved_clock[0] = '\0';
+	if (path_of(t, "trace_clock", p, sizeof(p)) || !(text = wl_slurp(p, NULL, 4096)))
+		return;
+	if ((b = strchr(text, '[')))
+		snprintf(t->saved_clock, sizeof(t->saved_clock), "%.*s", (int)strcspn(b + 1, "]"), b + 1);
+	free(text);
+}
+
 static int send(struct out *o, const char *case_id, const char *run, const char *kind,
 		const char *name, const void *data, size_t len)
 {
@@ -165,6 +178,11 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 		schedtrace_release(t);
 		return send(o, case_id, "-", "absent", "-", t->absent, strlen(t->absent));
 	}
+	/* the host orders the CPUs' events by time: "local" clocks need not
+	 * agree across CPUs, "global" does; a kernel without it keeps its own */
+	read_clock(t);
+	if (t->saved_clock[0] && strcmp(t->saved_clock, "global"))
+		write_str(t, "trace_clock", "global", t->saved_clock);
 	for (size_t i = 0; i < NR_EVENTS; i++) {
 		snprintf(rel, sizeof(rel), "events/sched/%s/enable", events[i]);
 		read_word(t, rel, t->saved_enable[i], sizeof(t->saved_enable[i]));
@@ -261,6 +279,9 @@ int schedtrace_release(struct schedtrace *t)
 			ret = -1;
 	}
 	if (t->saved_kb[0] && write_str(t, "buffer_size_kb", t->saved_kb, NULL) < 0)
+		ret = -1;
+	if (t->saved_clock[0] && strcmp(t->saved_clock, "global") &&
+	    write_str(t, "trace_clock", t->saved_clock, NULL) < 0)
 		ret = -1;
 	write_str(t, "trace", "", NULL); /* our pages are shipped: leave no 4 MB per CPU behind */
 	if (t->saved_on[0] && write_str(t, "tracing_on", t->saved_on, NULL) < 0)

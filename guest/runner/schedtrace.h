@@ -14,7 +14,7 @@ struct schedtrace {
 	unsigned buffer_kb;
 	int started;
 	/* what we changed, put back by schedtrace_release() */
-	char saved_on[8], saved_kb[32];
+	char saved_on[8], saved_kb[32], saved_clock[32];
 	char saved_enable[8][4];
 };
 
