@@ -169,7 +169,7 @@ static int note(enum journal_op op, const char *path, const char *value)
 	return ret;
 }
 
-int journal_note_set(const char *path)
+static int note_set(const char *path, const char *given)
 {
 	static char value[8192];
 	uint64_t h;
@@ -183,13 +183,25 @@ int journal_note_set(const char *path)
 	/* a file that cannot be read has no original to note; the write
 	 * itself will fail the same way, or it is write-only (nothing to
 	 * restore) */
-	if (read_value(path, value, sizeof(value)) < 0)
+	if (given)
+		snprintf(value, sizeof(value), "%s", given);
+	else if (read_value(path, value, sizeof(value)) < 0)
 		return 0;
 	if (note(JOURNAL_SET, path, value) < 0)
 		return -1;
 	if (nr_noted < NOTED_MAX)
 		noted[nr_noted++] = h;
 	return 0;
+}
+
+int journal_note_set(const char *path)
+{
+	return note_set(path, NULL);
+}
+
+int journal_note_set_value(const char *path, const char *value)
+{
+	return note_set(path, value);
 }
 
 int journal_note_mkdir(const char *path)

@@ -56,6 +56,9 @@ struct journal {
  * already noted by this process, or journaling is off; -1 (errno) when the
  * journal cannot be written: the caller must then not make the change. */
 int journal_note_set(const char *path);
+/* The same with the value to put back given: for a file whose reading is
+ * not what it takes (tracefs buffer_size_kb reads "7 (expanded: 1408)"). */
+int journal_note_set_value(const char *path, const char *value);
 /* Notes a directory the caller just created. */
 int journal_note_mkdir(const char *path);
 /* Says this process has put back everything it noted. */

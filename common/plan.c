@@ -20,6 +20,7 @@ static const struct {
 	{ PLAN_CNT_SCHEDSTAT, "schedstat" },
 	{ PLAN_CNT_VMSTAT, "vmstat" },
 	{ PLAN_CNT_TASKS, "tasks" },
+	{ PLAN_CNT_SCHEDTRACE, "schedtrace" },
 };
 
 static const char *const statistics[] = { "amean", "hmean", "median" };
@@ -33,6 +34,7 @@ enum plan_seen {
 	SEEN_DEADLINE = 1u << 5,
 	SEEN_COUNTERS = 1u << 6,
 	SEEN_ALL = (1u << 7) - 1,
+	SEEN_TRACE_KB = 1u << 7, /* optional: not in SEEN_ALL */
 };
 
 struct field {
@@ -455,7 +457,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "param", 4 }, { "runs", 2 }, { "warmup", 2 }, { "deadline", 2 },
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
-		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 },
+		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -473,7 +475,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return fail(ps, "'%s' record outside a case", kinds[k].kind);
 	/* fault_time, fault_target, fopt and iopt continue a section; any
 	 * other record ends it */
-	if (k < 12 || k == 15 || k == 17) {
+	if (k < 12 || k == 15 || k >= 17) {
 		if (close_section(ps))
 			return -1;
 		ps->section = SECTION_NONE;
@@ -519,6 +521,10 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return add_invariant(ps, f);
 	case 17:
 		return add_profile(ps, f);
+	case 18:
+		return once(ps, SEEN_TRACE_KB, "trace_buffer_kb") ||
+		       parse_number(ps, &f[1], PLAN_MIN_TRACE_KB, PLAN_MAX_TRACE_KB, "trace_buffer_kb",
+				    &c->trace_kb);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -870,6 +876,12 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 	}
 	emit_sections(c, emit, ctx);
 	emit_profile(&c->profile, emit, ctx);
+	if (c->trace_kb) {
+		char kb[16];
+
+		snprintf(kb, sizeof(kb), "%u", c->trace_kb);
+		emit_record(emit, ctx, "trace_buffer_kb", kb, NULL, NULL, NULL);
+	}
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;
 }

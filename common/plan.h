@@ -20,6 +20,7 @@
  *   warmup	<n>				runs before them, not reported as results
  *   deadline	<seconds>			for the whole case (all runs)
  *   counters	<name> [<name>...]		space-separated: schedstat vmstat tasks
+ *						schedtrace
  *   metric	<name>	<higher|lower>	<amean|hmean|median>	<unit>
  *   fault	<name>	<kind>	<guest|host>	<file>:<line>	a [fault NAME] section
  *   fault_time	<start_ms>	<period_ms>	<count>	<hold_ms>	count 0: until the run ends
@@ -30,6 +31,8 @@
  *   profile	<func> [<func>...]	<vmstat:NAME|none>	ftrace function profile of
  *						each measured run; the second field
  *						names the per-unit denominator
+ *   trace_buffer_kb	<kb>			per-CPU ring buffer of the schedtrace
+ *						counter (absent: the runner's default)
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -53,6 +56,9 @@
 #define PLAN_MAX_SYMBOL 64  /* a profiled function's name, NUL included */
 /* fault timing: seconds with up to three decimals, in milliseconds */
 #define PLAN_MAX_MS 86400000u
+/* per-CPU trace buffer a scenario may ask for: 64 KiB to 1 GiB */
+#define PLAN_MIN_TRACE_KB 64u
+#define PLAN_MAX_TRACE_KB (1024u * 1024)
 
 struct plan_param {
 	char key[64];
@@ -141,6 +147,7 @@ enum plan_counter {
 	PLAN_CNT_SCHEDSTAT = 1u << 0,
 	PLAN_CNT_VMSTAT = 1u << 1,
 	PLAN_CNT_TASKS = 1u << 2,
+	PLAN_CNT_SCHEDTRACE = 1u << 3, /* sched tracepoints of each measured run */
 };
 
 struct plan_case {
@@ -159,6 +166,7 @@ struct plan_case {
 	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
 	unsigned nr_invariants;
 	struct plan_profile profile; /* nr_funcs 0: none */
+	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
 };
 
 struct plan {

@@ -76,6 +76,7 @@ const char *wire_type_name(unsigned type)
 		[WIRE_EVENT] = "event",
 		[WIRE_END] = "end",
 		[WIRE_COUNTERS] = "counters",
+		[WIRE_TRACE] = "trace",
 	};
 
 	if (type >= WIRE_TYPE_MAX || !names[type])

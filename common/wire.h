@@ -17,7 +17,11 @@
  *  16  crc     u32, CRC-32 (IEEE 802.3, as zlib's crc32) of bytes 0..15
  *              followed by the payload
  *
- * Payloads are text (UTF-8, no NUL), so a raw stream stays greppable.
+ * Payloads are text (UTF-8, no NUL), so a raw stream stays greppable,
+ * with one exception: WIRE_TRACE carries one text header line and then
+ * binary bytes (ftrace ring-buffer pages).  They travel as they are, not
+ * base64: the frame's length and CRC already make any byte safe, and the
+ * serial line is the bottleneck of a traced run (base64 costs a third more).
  * The runner ends every stream with WIRE_END whose payload is the decimal
  * number of records it sent before it; the host reports the sequence
  * numbers it never received, instead of silently dropping them.
@@ -35,6 +39,12 @@ enum wire_type {
 	WIRE_END = 6,     /* stream complete: decimal count of earlier records */
 	WIRE_COUNTERS = 7, /* raw kernel counters: "<case>\t<before|after>\t<source>\n<text>";
 			    * source fprof: phase "run<N>", guest/runner/fprof.h */
+	WIRE_TRACE = 8,    /* sched tracing: "<case>\t<run>\t<kind>\t<name>\n" then raw
+			    * bytes; kinds: format (case "", run "-": a tracefs
+			    * format file, header_page, page_size), cpu (per-CPU
+			    * trace_pipe_raw pages, several records append), stats
+			    * (per_cpu/cpuN/stats), done (run complete), absent
+			    * (run "-": why nothing is traced); guest/runner/schedtrace.h */
 	WIRE_TYPE_MAX,
 };
 

@@ -162,22 +162,10 @@ void fault_target_cpus(struct fault_ctx *fc, const cpu_set_t *pool, unsigned k, 
  * original value is journaled first, so a killed runner can be undone. */
 int fault_write(const char *path, const char *s)
 {
-	size_t len = strlen(s);
-	ssize_t n;
-	int fd, e;
-
 	if (journal_note_set(path) < 0)
 		return -1;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	/* one write(2): sysfs and debugfs files take one value per write */
-	n = write(fd, s, len);
-	e = errno;
-	if (close(fd) < 0 && n == (ssize_t)len)
-		return -1;
-	errno = n < 0 ? e : EIO;
-	return n == (ssize_t)len ? 0 : -1;
+	return wl_write_text(path, s, 0);
 }
 
 int fault_read(const char *path, char *buf, size_t len)

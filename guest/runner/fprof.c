@@ -34,18 +34,8 @@ static int exists(const struct fprof *f, const char *name)
 static int write_str(const struct fprof *f, const char *name, const char *s)
 {
 	char p[128];
-	int fd, ret = 0;
 
-	if (path_of(f, name, p, sizeof(p)))
-		return -1;
-	fd = open(p, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (write(fd, s, strlen(s)) != (ssize_t)strlen(s))
-		ret = -1;
-	if (close(fd) < 0)
-		ret = -1;
-	return ret;
+	return path_of(f, name, p, sizeof(p)) ? -1 : wl_write_text(p, s, 0);
 }
 
 /* tracefs where the init script left it, mounted by us, or under debugfs */

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "plan-run.h"
 #include "common/io.h"
+#include "common/journal.h"
 #include "cpu-online.h"
 #include "fault-driver.h"
 #include "fault-json.h"
@@ -12,6 +13,7 @@
 #include "common/plan.h"
 #include "probe.h"
 #include "schedfeat.h"
+#include "schedtrace.h"
 #include "common/wire.h"
 #include "wlutil.h"
 #include "workload.h"
@@ -560,6 +562,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	struct wl_args *a;
 	unsigned total = c->warmup + c->runs;
 	double cpu0 = 0, wall = 0, measured = 0;
+	int trace_restored = 0; /* a traced case put tracefs back */
 
 	kmsg_marker("<4>schedlab: case %s start\n", c->id);
 	if (send_event(o, "case_start", c->id, NULL) < 0)
@@ -578,23 +581,36 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 		if (send_failed(o, c, err) < 0)
 			return -1;
 	} else {
+		struct schedtrace trace = { .dir = "" };
+		int traced = c->counters & PLAN_CNT_SCHEDTRACE;
+
 		if (send_counters(o, c, "before") < 0)
+			return -1;
+		if (traced && schedtrace_setup(&trace, o, c->id, c->trace_kb) < 0)
 			return -1;
 		for (unsigned r = 0; r < total; r++) {
 			struct run_report rep;
 			enum run_status st;
 			struct fprof fp;
 			int profiled = r >= c->warmup && c->profile.nr_funcs;
+			int tracing = traced && r >= c->warmup;
 
 			/* the profiler's switch stops the machine: outside the timing */
 			if (profiled)
 				fprof_start(&fp, &c->profile);
+			if (tracing)
+				schedtrace_start(&trace);
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
 			if (run_measured(o, c, w, a, r, deadline, &cg, &st, &rep, &wall) < 0)
 				return -1;
 			cpu0 += self_cpu_s();
 			measured += wall;
+			/* before the result, as the profile: the host ties them */
+			if (tracing && schedtrace_stop(&trace, o, c->id, r - c->warmup) < 0) {
+				schedtrace_release(&trace);
+				return -1;
+			}
 			/* before the result, so the host attaches it to that run */
 			if (profiled && fprof_stop(&fp, o, c->id, r - c->warmup) < 0)
 				return -1;
@@ -605,12 +621,16 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (st == RUN_TIMEOUT || stop_requested)
 				break; /* the case's time is used up, or we were stopped */
 		}
+		trace_restored = traced && !schedtrace_release(&trace) && !cg.path[0];
 		if (send_counters(o, c, "after") < 0)
 			return -1;
 		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",
 			 cpu0, measured);
 	}
-	run_cgroup_remove(&cg);
+	run_cgroup_remove(&cg); /* its journal "clean" covers the trace's notes too */
+	/* without a cgroup nobody says clean: the tracefs notes are put back */
+	if (trace_restored)
+		journal_note_clean();
 	wl_args_free(a);
 	kmsg_marker("<4>schedlab: case %s end\n", c->id);
 	return send_event(o, "case_end", c->id, extra[0] ? extra : NULL);

@@ -359,6 +359,23 @@ char *wl_slurp(const char *path, size_t *len, size_t max)
 	return buf;
 }
 
+int wl_write_text(const char *path, const char *s, int flags)
+{
+	size_t len = strlen(s);
+	int fd = open(path, O_WRONLY | O_CLOEXEC | flags);
+	ssize_t n;
+	int e;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, len);
+	e = errno;
+	if (close(fd) < 0 && n == (ssize_t)len)
+		return -1;
+	errno = n < 0 ? e : EIO;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
 /* Option values of workloads, faults and invariants, one grammar for all. */
 
 int wl_parse_int(const char *s, int64_t *out)

@@ -22,6 +22,9 @@ ssize_t wl_read_text(const char *path, char *buf, size_t len);
  * NUL-terminated, its length in *len when len is not NULL; NULL when the
  * file cannot be opened or memory runs out. */
 char *wl_slurp(const char *path, size_t *len, size_t max);
+/* s into path with one write(2), as sysfs and tracefs files take a value;
+ * flags adds to O_WRONLY (O_TRUNC clears a tracefs buffer).  -1 (errno). */
+int wl_write_text(const char *path, const char *s, int flags);
 /* Option values: a decimal integer; a byte count with an optional K/M/G
  * (binary) suffix, at most 64 TiB; 1/yes/on/true or 0/no/off/false.
  * 0 on success, -1 when the text is not one. */

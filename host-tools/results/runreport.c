@@ -6,6 +6,8 @@
 #include "results/fprof.h"
 #include "common/plan.h"
 #include "results/schedstat.h"
+#include "results/schedtrace.h"
+#include "topo/guestview.h"
 #include "common/wire.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
@@ -134,6 +136,8 @@ struct case_data {
 	char *counters[2][2];          /* [before/after][schedstat/vmstat] */
 	struct json_object *fprof;     /* the profile of the run whose result comes next */
 	unsigned fprof_run;
+	struct schedtrace_case trace;  /* the traced run whose result comes next */
+	unsigned trace_lost_runs;      /* measured runs whose buffers lost events */
 };
 
 struct collect {
@@ -142,6 +146,12 @@ struct collect {
 	FILE *jsonl;
 	unsigned bad_json;
 	unsigned bad_host_faults;      /* lines of host-faults.jsonl that are not actions */
+	const char *dir;
+	struct strbuf sysfs;           /* the snapshot: the topology of trace metrics */
+	struct st_topo topo;
+	char topo_err[256];
+	int topo_done;
+	struct schedtrace_formats formats;
 	unsigned part;                 /* the part being read: 0, then each resume */
 };
 
@@ -198,6 +208,41 @@ out:
 	free(r);
 }
 
+/* The verified topology, built from the snapshot at the first traced run. */
+static const struct st_topo *trace_topo(struct collect *c)
+{
+	if (!c->topo_done) {
+		struct strbuf err = STRBUF_INIT;
+		struct json_object *view;
+
+		c->topo_done = 1;
+		view = guest_view_from_sysfs(c->sysfs.buf, c->sysfs.len, &err);
+		if (!view)
+			snprintf(c->topo_err, sizeof(c->topo_err), "no topology snapshot: %s", err.buf);
+		else
+			st_topo_from_guest_view(view, &c->topo, c->topo_err, sizeof(c->topo_err));
+		json_object_put(view);
+		strbuf_release(&err);
+	}
+	return &c->topo;
+}
+
+/* A traced case's measured run: its pages come right before its result. */
+static void attach_trace(struct collect *c, struct case_data *cd, struct json_object *result)
+{
+	struct json_object *w, *r, *st, *x;
+
+	if (!(cd->pc->counters & PLAN_CNT_SCHEDTRACE) ||
+	    (json_object_object_get_ex(result, "warmup", &w) && json_object_get_boolean(w)) ||
+	    !json_object_object_get_ex(result, "run", &r))
+		return;
+	schedtrace_finish_run(&cd->trace, &c->formats, trace_topo(c), c->topo_err, c->dir,
+			      cd->pc->id, (unsigned)json_object_get_int(r), result);
+	if (json_object_object_get_ex(result, "schedtrace", &st) &&
+	    json_object_object_get_ex(st, "lost_events", &x) && json_object_get_int64(x) > 0)
+		cd->trace_lost_runs++;
+}
+
 static void case_data_init(struct case_data *cd, const struct plan_case *pc)
 {
 	memset(cd, 0, sizeof(*cd));
@@ -208,6 +253,7 @@ static void case_data_init(struct case_data *cd, const struct plan_case *pc)
 	cd->fault_summaries = json_object_new_array();
 	cd->invariants = json_object_new_array();
 	cd->host_actions = json_object_new_array();
+	schedtrace_case_init(&cd->trace);
 }
 
 static void case_data_release(struct case_data *cd)
@@ -219,6 +265,7 @@ static void case_data_release(struct case_data *cd)
 	json_object_put(cd->invariants);
 	json_object_put(cd->host_actions);
 	json_object_put(cd->fprof);
+	schedtrace_case_release(&cd->trace);
 	for (int a = 0; a < 2; a++)
 		for (int b = 0; b < 2; b++)
 			free(cd->counters[a][b]);
@@ -248,6 +295,7 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		}
 		if (rec->type == WIRE_RESULT) {
 			attach_fprof(cd, o);
+			attach_trace(c, cd, o);
 			json_object_array_add(cd->runs, o);
 			return 0;
 		}
@@ -303,6 +351,17 @@ static int on_record(const struct wire_record *rec, void *ctx)
 			}
 		}
 		json_object_put(o);
+	} else if (rec->type == WIRE_SYSFS) {
+		strbuf_add(&c->sysfs, rec->payload, rec->len);
+	} else if (rec->type == WIRE_TRACE) {
+		struct schedtrace_rec tr;
+
+		if (schedtrace_split(rec->payload, rec->len, &tr) < 0)
+			return 0;
+		if (tr.kind_len == 6 && !memcmp(tr.kind, "format", 6))
+			schedtrace_add_format(&c->formats, &tr);
+		else if ((cd = find_case(c, tr.case_id, tr.case_len)))
+			schedtrace_add(&cd->trace, &tr);
 	} else if (rec->type == WIRE_COUNTERS) {
 		const char *nl = memchr(rec->payload, '\n', rec->len);
 		const char *t1, *t2;
@@ -393,6 +452,13 @@ static struct json_object *metrics_summary(const struct case_data *cd)
 					json_object_object_add(entry, "better", json_object_get(b));
 				{
 					const char *stat = metric_statistic(cd->pc, name);
+					struct json_object *own;
+
+					/* the host's own metrics (sched trace) name their
+					 * statistic: declared, so compare shows them */
+					if (!stat && json_object_object_get_ex(m, "statistic", &own) &&
+					    json_object_is_type(own, json_type_string))
+						stat = json_object_get_string(own);
 
 					json_object_object_add(entry, "statistic",
 							       json_object_new_string(stat ? stat : "amean"));
@@ -670,6 +736,43 @@ static void set_verdict(struct json_object *o, const char *v, const char *reason
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 }
 
+/*
+ * A traced case says why it has no decision metrics (SKIP-like: the
+ * verdict stays, the reason and "schedtrace" say it) or that a buffer
+ * overflowed; never a silent row of zeros.
+ */
+static void trace_note(struct case_data *cd, struct json_object *o, char *reason, size_t len)
+{
+	struct json_object *st, *why = NULL;
+	size_t nr = json_object_array_length(cd->runs), used = strlen(reason);
+
+	if (!(cd->pc->counters & PLAN_CNT_SCHEDTRACE))
+		return;
+	for (size_t i = 0; i < nr && !why; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *x;
+
+		if (json_object_object_get_ex(run, "schedtrace", &x))
+			json_object_object_get_ex(x, "absent", &why);
+	}
+	if (!why && cd->trace.absent[0])
+		why = json_object_new_string(cd->trace.absent);
+	else if (why)
+		why = json_object_get(why);
+	st = json_object_new_object();
+	if (why) {
+		json_object_object_add(st, "skip", json_object_get(why));
+		snprintf(reason + used, len - used, "; no sched trace metrics: %.200s",
+			 json_object_get_string(why));
+	} else if (cd->trace_lost_runs) {
+		snprintf(reason + used, len - used,
+			 "; sched trace lost events in %u run%s (buffer overflowed, see trace_lost_events)",
+			 cd->trace_lost_runs, cd->trace_lost_runs == 1 ? "" : "s");
+	}
+	json_object_object_add(st, "lost_runs", json_object_new_int((int)cd->trace_lost_runs));
+	json_object_object_add(o, "schedtrace", st);
+	json_object_put(why);
+}
+
 static struct json_object *case_summary(struct case_data *cd, struct json_object *console)
 {
 	struct json_object *o = json_object_new_object(), *con = NULL, *wc;
@@ -728,6 +831,7 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 			verdict = "FAIL";
 		}
 	}
+	trace_note(cd, o, reason, sizeof(reason));
 	set_verdict(o, verdict, reason);
 	if (cd->pc->nr_faults || cd->pc->nr_invariants) {
 		json_object_object_add(o, "invariants", json_object_get(cd->invariants));
@@ -875,6 +979,8 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	}
 	free(text);
 	c.plan = &plan;
+	c.dir = dir;
+	c.sysfs = (struct strbuf)STRBUF_INIT;
 	c.cases = xcalloc(plan.nr_cases ? plan.nr_cases : 1, sizeof(*c.cases));
 	for (unsigned i = 0; i < plan.nr_cases; i++)
 		case_data_init(&c.cases[i], &plan.cases[i]);
@@ -961,6 +1067,9 @@ out:
 	for (unsigned i = 0; i < plan.nr_cases; i++)
 		case_data_release(&c.cases[i]);
 	free(c.cases);
+	strbuf_release(&c.sysfs);
+	st_topo_release(&c.topo);
+	schedtrace_formats_release(&c.formats);
 	plan_release(&plan);
 	return bad;
 }

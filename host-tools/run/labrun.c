@@ -112,6 +112,16 @@ static int plan_has_profile(const struct plan *p)
 	return 0;
 }
 
+/* Turning sched tracepoints on and off flips their static keys: the
+ * kernel patches every call site (int3 first), as the profiler does. */
+static int plan_has_schedtrace(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].counters & PLAN_CNT_SCHEDTRACE)
+			return 1;
+	return 0;
+}
+
 /*
  * QEMU 7.2's single-threaded TCG cannot unplug a vCPU: the guest's ACPI
  * eject is handled on the one TCG thread, which then joins the removed
@@ -164,6 +174,8 @@ static const char *plan_wants_single_tcg(const struct plan *p)
 		return "the plan injects faults";
 	if (plan_has_profile(p))
 		return "the plan profiles kernel functions";
+	if (plan_has_schedtrace(p))
+		return "the plan turns sched tracepoints on and off";
 	if (plan_has_core_sched(p))
 		return "the plan turns core scheduling on and off";
 	return NULL;

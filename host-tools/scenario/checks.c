@@ -66,6 +66,9 @@ int loader_check(struct loader *l)
 				       "(higher or lower)", s->metrics[i].name);
 	if (s->profile.per[0] && !s->profile.nr_funcs)
 		return loader_fail_at(l, l->key_lines[KEY_PROFILE_PER], "'profile_per' without 'profile'");
+	if (s->trace_kb && !(s->counters & PLAN_CNT_SCHEDTRACE))
+		return loader_fail_at(l, l->key_lines[KEY_TRACE_BUFFER_KB],
+				      "'trace_buffer_kb' without 'schedtrace' in counters");
 	for (unsigned i = 0; i < s->nr_faults; i++)
 		if (check_fault(l, i))
 			return -1;

@@ -56,6 +56,7 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		memcpy(c->invariants, s->invariants, sizeof(c->invariants));
 		c->nr_invariants = s->nr_invariants;
 		c->profile = s->profile;
+		c->trace_kb = s->trace_kb;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

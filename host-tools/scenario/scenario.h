@@ -42,6 +42,7 @@ struct scenario {
 	struct plan_invariant invariants[PLAN_MAX_INVARIANTS];
 	unsigned nr_invariants;
 	struct plan_profile profile; /* profile and profile_per keys */
+	unsigned trace_kb;  /* trace_buffer_kb; 0: the runner's default */
 	unsigned nr_cases;  /* the matrix's size */
 };
 

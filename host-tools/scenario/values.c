@@ -12,7 +12,7 @@
 
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
-	"profile", "profile_per",
+	"profile", "profile_per", "trace_buffer_kb",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -95,6 +95,7 @@ static int set_counters(struct loader *l, const char *value)
 		{ "schedstat", PLAN_CNT_SCHEDSTAT },
 		{ "vmstat", PLAN_CNT_VMSTAT },
 		{ "tasks", PLAN_CNT_TASKS },
+		{ "schedtrace", PLAN_CNT_SCHEDTRACE },
 	};
 	unsigned bits = 0;
 	int none = 0, words = 0;
@@ -121,7 +122,7 @@ static int set_counters(struct loader *l, const char *value)
 				break;
 		if (i == ARRAY_SIZE(names))
 			return loader_fail_at(l, l->lineno, "unknown counter '%s' (expected schedstat, "
-				       "vmstat, tasks or none)", scenario_quoted(word, shown, sizeof(shown)));
+				       "vmstat, tasks, schedtrace or none)", scenario_quoted(word, shown, sizeof(shown)));
 		if (bits & names[i].bit)
 			return loader_fail_at(l, l->lineno, "counter '%s' listed twice", word);
 		bits |= names[i].bit;
@@ -198,8 +199,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 			break;
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
-			       "description, workload, runs, warmup, deadline, counters, profile "
-			       "or profile_per)",
+			       "description, workload, runs, warmup, deadline, counters, profile, "
+			       "profile_per or trace_buffer_kb)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -233,6 +234,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 		return set_profile(l, value);
 	case KEY_PROFILE_PER:
 		return set_profile_per(l, value);
+	case KEY_TRACE_BUFFER_KB:
+		return set_number(l, name, value, PLAN_MIN_TRACE_KB, PLAN_MAX_TRACE_KB, &s->trace_kb);
 	default:
 		return set_counters(l, value);
 	}

@@ -213,6 +213,40 @@ static void test_writer_and_restore(void **state)
 	rmdir(dir);
 }
 
+/* A file that reads other than it takes (tracefs buffer_size_kb): the
+ * value to put back is given, and it is what the journal restores. */
+static void test_given_value(void **state)
+{
+	char dir[] = "/tmp/test-journal-XXXXXX", jpath[128], knob[128];
+	struct journal j;
+	char err[128], *text;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(jpath, sizeof(jpath), "%s/journal", dir);
+	snprintf(knob, sizeof(knob), "%s/buffer_size_kb", dir);
+	put(knob, "7 (expanded: 1408)\n");
+	setenv(JOURNAL_ENV, jpath, 1);
+	assert_int_equal(journal_note_set_value(knob, "1408"), 0);
+	put(knob, "4096\n");
+	/* noted once: a later plain note of the same file changes nothing */
+	assert_int_equal(journal_note_set(knob), 0);
+	text = slurp(jpath);
+	assert_int_equal(journal_parse(text, strlen(text), &j, err, sizeof(err)), 0);
+	free(text);
+	assert_int_equal(j.nr, 1);
+	assert_string_equal(j.e[0].value, "1408");
+	assert_int_equal(journal_restore(&j, NULL, NULL), 0);
+	journal_release(&j);
+	text = slurp(knob);
+	assert_string_equal(text, "1408");
+	free(text);
+	unsetenv(JOURNAL_ENV);
+	unlink(jpath);
+	unlink(knob);
+	rmdir(dir);
+}
+
 static void test_oldest_original_wins(void **state)
 {
 	char dir[] = "/tmp/test-journal-XXXXXX", knob[128], *text;
@@ -250,6 +284,7 @@ int main(void)
 		cmocka_unit_test(test_clean_and_torn),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_writer_and_restore),
+		cmocka_unit_test(test_given_value),
 		cmocka_unit_test(test_oldest_original_wins),
 	};
 

@@ -372,11 +372,13 @@ static void test_errors(void **state)
 		  "t.ini:1: no [metric NAME] section: say which metrics matter and which way is better" },
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
-		  "runs, warmup, deadline, counters, profile or profile_per)" },
+		  "runs, warmup, deadline, counters, profile, profile_per or trace_buffer_kb)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
 		{ "[scenario]\nprofile = f g f\n", "t.ini:2: function 'f' listed twice in 'profile'" },
+		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_buffer_kb = 1024\n[metric t]\n"
+		  "better = lower\n", "t.ini:4: 'trace_buffer_kb' without 'schedtrace' in counters" },
 		{ "[scenario]\nprofile = a b c d e f g h i\n",
 		  "t.ini:2: more than 8 functions in 'profile'" },
 		{ "[scenario]\nprofile = ,\n", "t.ini:2: 'profile' names no function" },
@@ -404,7 +406,7 @@ static void test_errors(void **state)
 		{ "[scenario]\ndeadline = 5m\n",
 		  "t.ini:2: bad value '5m' for 'deadline' (a number 1..86400)" },
 		{ "[scenario]\ncounters = schedstat perf\n",
-		  "t.ini:2: unknown counter 'perf' (expected schedstat, vmstat, tasks or none)" },
+		  "t.ini:2: unknown counter 'perf' (expected schedstat, vmstat, tasks, schedtrace or none)" },
 		{ "[scenario]\ncounters = tasks, tasks\n", "t.ini:2: counter 'tasks' listed twice" },
 		{ "[scenario]\ncounters = none tasks\n",
 		  "t.ini:2: 'none' cannot be combined with other counters" },
@@ -845,6 +847,47 @@ static void test_every_file_loads(void **state)
 	strbuf_release(&err);
 }
 
+static void emit_sb(void *ctx, const char *s, size_t len)
+{
+	strbuf_add(ctx, s, len);
+}
+
+/* The trace buffer travels to the runner and back through plan text. */
+static void test_trace_buffer_kb(void **state)
+{
+	static const char text[] =
+		"[scenario]\n"
+		"name = tr\n"
+		"workload = hackbench\n"
+		"counters = tasks schedtrace\n"
+		"trace_buffer_kb = 8192\n"
+		"[metric time]\n"
+		"better = lower\n";
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct plan p = { 0 }, back = { 0 };
+	struct scenario s;
+	char why[256];
+
+	(void)state;
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	assert_int_equal(p.cases[0].trace_kb, 8192);
+	assert_true(p.cases[0].counters & PLAN_CNT_SCHEDTRACE);
+	plan_write_header(emit_sb, &out);
+	assert_int_equal(plan_write_case(&p.cases[0], emit_sb, &out, why, sizeof(why)), 0);
+	assert_non_null(strstr(out.buf, "counters\ttasks schedtrace\n"));
+	assert_non_null(strstr(out.buf, "trace_buffer_kb\t8192\n"));
+	assert_int_equal(plan_parse(out.buf, out.len, &back, why, sizeof(why)), 0);
+	assert_int_equal(back.cases[0].trace_kb, 8192);
+	plan_release(&back);
+	plan_release(&p);
+	scenario_release(&s);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 static void test_smoke_covers_every_workload(void **state)
 {
 	static const char *const names[] = {
@@ -1052,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_profile),
+		cmocka_unit_test(test_trace_buffer_kb),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),

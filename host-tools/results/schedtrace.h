@@ -1,0 +1,84 @@
+/* schedtrace.h - the host side of WIRE_TRACE: collects a run's raw ftrace
+ * pages, writes them under results/<run>/trace/, decodes them (libtraceevent). */
+#ifndef LAB_SCHEDTRACE_H
+#define LAB_SCHEDTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+#include "results/schedmetrics.h"
+
+struct json_object;
+
+#define SCHEDTRACE_MAX_CPUS 1024u
+#define SCHEDTRACE_MAX_FORMATS 16u
+#define SCHEDTRACE_MAX_FORMAT_LEN (64u * 1024)
+/* all the pages of one run, every CPU together: bounds host memory */
+#define SCHEDTRACE_MAX_RUN_BYTES (1ull << 31)
+
+/* The format files of a boot (sent once, before the first traced run). */
+struct schedtrace_formats {
+	char *name[SCHEDTRACE_MAX_FORMATS];   /* owned */
+	struct strbuf text[SCHEDTRACE_MAX_FORMATS];
+	unsigned nr;
+	unsigned page_size;                   /* 0 until "page_size" came */
+};
+
+/* One case's trace records of the run in progress. */
+struct schedtrace_case {
+	char absent[256];        /* why the case has no trace ("" when it has) */
+	int run;                 /* -1: no run collected */
+	int done;                /* the runner's "done" for that run came */
+	unsigned nr_cpus;        /* highest cpuN seen + 1 */
+	struct strbuf *pages;    /* [SCHEDTRACE_MAX_CPUS], allocated on first use */
+	struct strbuf *stats;
+	uint64_t bytes;
+	int overflow;            /* dropped for SCHEDTRACE_MAX_RUN_BYTES */
+};
+
+void schedtrace_formats_release(struct schedtrace_formats *f);
+void schedtrace_case_init(struct schedtrace_case *c);
+void schedtrace_case_release(struct schedtrace_case *c);
+
+/*
+ * Splits a WIRE_TRACE payload's header line: case id, run, kind, name and
+ * the bytes after it.  -1 when it is malformed.
+ */
+struct schedtrace_rec {
+	const char *case_id, *run, *kind, *name, *data;
+	size_t case_len, run_len, kind_len, name_len, data_len;
+};
+int schedtrace_split(const char *payload, size_t len, struct schedtrace_rec *r);
+
+/* Files a "format" record into f; other kinds into c. */
+void schedtrace_add_format(struct schedtrace_formats *f, const struct schedtrace_rec *r);
+void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r);
+
+/*
+ * Decodes the pages of one CPU with the format files; appends the sched
+ * events to *ev (grown with realloc, *nr / *alloc) and adds the pages'
+ * "missed events" to *lost.  Untrusted input: bounded, -1 with a reason.
+ */
+struct schedtrace_parser;
+struct schedtrace_parser *schedtrace_parser_new(const struct schedtrace_formats *f,
+						 struct strbuf *err);
+void schedtrace_parser_free(struct schedtrace_parser *p);
+int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages, size_t len,
+			 struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
+			 struct strbuf *err);
+
+/* "overrun: N" + "dropped events: N" of a per_cpu/cpuN/stats text. */
+uint64_t schedtrace_stats_lost(const char *text, size_t len);
+
+/*
+ * The run just collected in c: writes the format files into <dir>/trace/format/ (once) and
+ * <dir>/trace/<case>/run<N>/cpuK.raw, statsK.txt, decodes and derives,
+ * and adds the metrics to the result's "metrics" and a "schedtrace"
+ * object (events, lost, or why there are no metrics).  c is reset.
+ */
+void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_formats *f,
+			   const struct st_topo *topo, const char *topo_err, const char *dir,
+			   const char *case_id, unsigned run, struct json_object *result);
+
+#endif

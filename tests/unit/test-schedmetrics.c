@@ -1,0 +1,328 @@
+/* test-schedmetrics.c - unit tests of host-tools/results/schedmetrics.c and
+ * the bounded text parts of schedtrace.c: placement, migration levels, lost events. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/wire.h"
+#include "lib/util.h"
+#include "results/runreport.h"
+#include "results/schedmetrics.h"
+#include "results/schedtrace.h"
+
+/* 16 CPUs: SMT pairs, 2 cores per LLC, 2 LLCs per node, 2 nodes. */
+#define NCPU 16
+static int core_ids[NCPU], llc_ids[NCPU], node_ids[NCPU];
+
+static struct st_topo topo16(void)
+{
+	struct st_topo t = { NCPU, core_ids, llc_ids, node_ids };
+
+	for (int i = 0; i < NCPU; i++) {
+		core_ids[i] = i & ~1;
+		llc_ids[i] = i & ~3;
+		node_ids[i] = i / 8;
+	}
+	return t;
+}
+
+static struct st_event waking(uint64_t ts, int pid, int waker, int prev)
+{
+	return (struct st_event){ .ts = ts, .type = ST_WAKING, .cpu = waker, .pid = pid,
+				  .target_cpu = prev, .prev_pid = -1, .orig_cpu = -1, .dest_cpu = -1 };
+}
+
+static struct st_event wakeup(uint64_t ts, int pid, int on, int target)
+{
+	return (struct st_event){ .ts = ts, .type = ST_WAKEUP, .cpu = on, .pid = pid,
+				  .target_cpu = target, .prev_pid = -1, .orig_cpu = -1, .dest_cpu = -1 };
+}
+
+static struct st_event migrate(uint64_t ts, int pid, int from, int to)
+{
+	return (struct st_event){ .ts = ts, .type = ST_MIGRATE, .cpu = from, .pid = pid,
+				  .target_cpu = -1, .prev_pid = -1, .orig_cpu = from, .dest_cpu = to };
+}
+
+static void test_placement_levels(void **state)
+{
+	struct st_topo t = topo16();
+	/* per-CPU lists arrive unsorted: the wakeup of pid 10 comes first */
+	struct st_event ev[] = {
+		wakeup(20, 10, 2, 2),     /* prev 2 -> 2: prev */
+		waking(10, 10, 5, 2),
+		waking(30, 11, 5, 2), wakeup(31, 11, 5, 5),  /* the waker's cpu */
+		waking(40, 12, 0, 2), wakeup(41, 12, 3, 3),  /* sibling of 2 */
+		waking(50, 13, 9, 0), wakeup(51, 13, 2, 2),  /* other core, same LLC */
+		waking(60, 14, 9, 0), wakeup(61, 14, 4, 4),  /* other LLC, same node */
+		waking(70, 15, 1, 0), wakeup(71, 15, 8, 8),  /* other node */
+		wakeup(80, 16, 7, 7),                        /* never seen waking */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, &m), 0);
+	assert_int_equal(m.wakeups, 7);
+	assert_int_equal(m.place[ST_PLACE_PREV], 1);
+	assert_int_equal(m.place[ST_PLACE_WAKER], 1);
+	assert_int_equal(m.place[ST_PLACE_SMT], 1);
+	assert_int_equal(m.place[ST_PLACE_LLC], 1);
+	assert_int_equal(m.place[ST_PLACE_NODE], 1);
+	assert_int_equal(m.place[ST_PLACE_REMOTE], 1);
+	assert_int_equal(m.place[ST_PLACE_UNKNOWN], 1);
+}
+
+/* A wakeup on the waker's CPU that is also the previous CPU counts as prev. */
+static void test_prev_before_waker(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = { waking(1, 5, 3, 3), wakeup(2, 5, 3, 3) };
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	st_derive(ev, 2, &t, &m);
+	assert_int_equal(m.place[ST_PLACE_PREV], 1);
+	assert_int_equal(m.place[ST_PLACE_WAKER], 0);
+}
+
+static void test_migration_levels(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		migrate(1, 1, 0, 1), migrate(2, 1, 1, 2), migrate(3, 1, 2, 6),
+		migrate(4, 1, 6, 14), migrate(5, 1, 14, 15), migrate(6, 1, 3, 3),
+		migrate(7, 1, 3, 99),
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, &m);
+	assert_int_equal(m.migrations[ST_LVL_SMT], 2);
+	assert_int_equal(m.migrations[ST_LVL_LLC], 1);
+	assert_int_equal(m.migrations[ST_LVL_NODE], 1);
+	assert_int_equal(m.migrations[ST_LVL_NUMA], 1);
+	assert_int_equal(m.migrations[ST_LVL_UNKNOWN], 1);
+	assert_int_equal(m.wakeups, 0);
+}
+
+static double value(struct json_object *metrics, const char *name)
+{
+	struct json_object *o, *v;
+
+	assert_true(json_object_object_get_ex(metrics, name, &o));
+	assert_true(json_object_object_get_ex(o, "value", &v));
+	return json_object_get_double(v);
+}
+
+static void test_json_shares_sum_to_100(void **state)
+{
+	struct st_metrics m = { .wakeups = 3, .place = { 1, 1, 0, 0, 0, 0, 1 }, .lost = 4 };
+	struct json_object *metrics = json_object_new_object(), *o, *b;
+	double sum = 0;
+
+	(void)state;
+	st_metrics_to_json(&m, metrics);
+	for (int p = 0; p < ST_PLACE_MAX; p++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "wake_%s_pct", st_place_name(p));
+		sum += value(metrics, name);
+	}
+	assert_true(sum > 99.999 && sum < 100.001);
+	assert_true(value(metrics, "trace_lost_events") == 4);
+	assert_true(value(metrics, "migr_numa") == 0);
+	/* compare needs a direction on every row */
+	json_object_object_foreach(metrics, k, v) {
+		(void)k;
+		assert_true(json_object_object_get_ex(v, "better", &b));
+	}
+	assert_false(json_object_object_get_ex(metrics, "migr_unknown", &o));
+	json_object_put(metrics);
+}
+
+/* No wakeups: no placement rows at all, never a row of zeros. */
+static void test_json_no_wakeups(void **state)
+{
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object(), *o;
+
+	(void)state;
+	st_metrics_to_json(&m, metrics);
+	assert_false(json_object_object_get_ex(metrics, "wake_prev_pct", &o));
+	assert_true(json_object_object_get_ex(metrics, "wakeups", &o));
+	json_object_put(metrics);
+}
+
+static void test_topo_from_guest_view(void **state)
+{
+	struct json_object *view = json_tokener_parse(
+		"{\"cpu\": [{\"cpu\": 0, \"siblings\": \"0-1\", \"llc\": \"0-3\", \"node\": 0},"
+		" {\"cpu\": 1, \"siblings\": \"0-1\", \"llc\": \"0-3\", \"node\": 0},"
+		" {\"cpu\": 2, \"siblings\": \"2-3\", \"llc\": \"0-3\", \"node\": 0},"
+		" {\"cpu\": 3, \"siblings\": \"2-3\", \"llc\": null, \"node\": null},"
+		" {\"cpu\": 4, \"siblings\": \"4\", \"llc\": \"4\", \"node\": 1}]}");
+	struct st_topo t;
+	char err[128];
+
+	(void)state;
+	assert_int_equal(st_topo_from_guest_view(view, &t, err, sizeof(err)), 0);
+	assert_int_equal(t.nr_cpus, 5);
+	assert_int_equal(t.core[1], 0);
+	assert_int_equal(t.core[3], 2);
+	assert_int_equal(t.llc[2], 0);
+	assert_int_equal(t.llc[3], -1);
+	assert_int_equal(t.node[3], -1);
+	assert_int_equal(t.node[4], 1);
+	st_topo_release(&t);
+	json_object_put(view);
+	view = json_tokener_parse("{\"cpus\": 4}");
+	assert_int_equal(st_topo_from_guest_view(view, &t, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "guest view"));
+	json_object_put(view);
+}
+
+static void test_stats_lost(void **state)
+{
+	static const char stats[] = "entries: 0\noverrun: 12\ncommit overrun: 3\nbytes: 0\n"
+				    "oldest event ts:     3.57\nnow ts:     4.05\n"
+				    "dropped events: 5\nread events: 1545\n";
+
+	(void)state;
+	/* commit overrun is a subset of overrun's cause, not a separate loss */
+	assert_int_equal(schedtrace_stats_lost(stats, strlen(stats)), 17);
+	assert_int_equal(schedtrace_stats_lost("overrun: 7", 10), 7);
+	assert_int_equal(schedtrace_stats_lost("", 0), 0);
+}
+
+static void test_split(void **state)
+{
+	static const char good[] = "hb/mode=process\trun0\tcpu\tcpu3\n\x01\x00\x02";
+	struct schedtrace_rec r;
+
+	(void)state;
+	assert_int_equal(schedtrace_split(good, sizeof(good) - 1, &r), 0);
+	assert_int_equal(r.case_len, 15);
+	assert_memory_equal(r.kind, "cpu", 3);
+	assert_memory_equal(r.name, "cpu3", 4);
+	assert_int_equal(r.data_len, 3);
+	assert_int_equal(schedtrace_split("a\tb\tc\n", 6, &r), -1);
+	assert_int_equal(schedtrace_split("a\tb\tc\td", 7, &r), -1);
+	assert_int_equal(schedtrace_split("a\tb\tc\td\te\n", 10, &r), -1);
+}
+
+/* A run's records: pages appended per CPU, a new run drops the old one. */
+static void test_collect(void **state)
+{
+	static const char *const recs[] = {
+		"c\trun0\tcpu\tcpu1\nAB", "c\trun0\tcpu\tcpu1\nCD", "c\trun0\tstats\tcpu1\noverrun: 1\n",
+		"c\trun1\tcpu\tcpu0\nEF", "c\trun1\tdone\t-\n", "c\trun1\tcpu\tcpu99999\nXX",
+	};
+	struct schedtrace_case c;
+	struct schedtrace_rec r;
+
+	(void)state;
+	schedtrace_case_init(&c);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(schedtrace_split(recs[i], strlen(recs[i]), &r), 0);
+		schedtrace_add(&c, &r);
+	}
+	assert_int_equal(c.run, 0);
+	assert_int_equal(c.nr_cpus, 2);
+	assert_int_equal(c.pages[1].len, 4);
+	assert_memory_equal(c.pages[1].buf, "ABCD", 4);
+	for (int i = 3; i < 6; i++) {
+		assert_int_equal(schedtrace_split(recs[i], strlen(recs[i]), &r), 0);
+		schedtrace_add(&c, &r);
+	}
+	assert_int_equal(c.run, 1);
+	assert_true(c.done);
+	assert_int_equal(c.nr_cpus, 1);
+	schedtrace_case_release(&c);
+}
+
+static void frame(struct strbuf *sb, uint32_t seq, uint16_t type, const char *payload)
+{
+	size_t len = strlen(payload);
+	char *buf = malloc(WIRE_HDR_LEN + len);
+
+	assert_non_null(buf);
+	strbuf_add(sb, buf, wire_encode(seq, type, payload, (uint32_t)len, buf, WIRE_HDR_LEN + len));
+	free(buf);
+}
+
+/* A kernel without tracefs: the case keeps PASS, says why, and has no
+ * trace rows, never zeros. */
+static void test_report_without_tracing(void **state)
+{
+	static const char plan[] =
+		"schedlab-plan\t1\ncase\tt\nscenario\tt\nsource\tt.ini:1\nworkload\thackbench\n"
+		"runs\t1\nwarmup\t0\ndeadline\t60\ncounters\ttasks schedtrace\n"
+		"metric\ttime\tlower\tamean\ts\nend\n";
+	char dir[] = "/tmp/test-schedmetrics-XXXXXX", *p;
+	struct strbuf rec = STRBUF_INIT, err = STRBUF_INIT;
+	struct json_object *cases, *c, *v, *m;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	p = xasprintf("%s/plan.txt", dir);
+	assert_int_equal(write_file_atomic(p, plan, strlen(plan)), 0);
+	free(p);
+	frame(&rec, 0, WIRE_EVENT, "{\"event\": \"case_start\", \"case\": \"t\"}");
+	frame(&rec, 1, WIRE_TRACE, "t\t-\tabsent\t-\nno tracefs with sched events (kernel without "
+	      "CONFIG_FTRACE or tracefs)");
+	frame(&rec, 2, WIRE_RESULT, "{\"case\": \"t\", \"run\": 0, \"warmup\": false, "
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	frame(&rec, 3, WIRE_EVENT, "{\"event\": \"case_end\", \"case\": \"t\"}");
+	frame(&rec, 4, WIRE_END, "4");
+	p = xasprintf("%s/records.bin", dir);
+	assert_int_equal(write_file_atomic(p, rec.buf, rec.len), 0);
+	free(p);
+	assert_int_equal(run_report_build(dir, &cases, &err), 0);
+	c = json_object_array_get_idx(cases, 0);
+	assert_true(json_object_object_get_ex(c, "verdict", &v));
+	assert_string_equal(json_object_get_string(v), "PASS");
+	assert_true(json_object_object_get_ex(c, "reason", &v));
+	assert_non_null(strstr(json_object_get_string(v), "no sched trace metrics: no tracefs"));
+	assert_true(json_object_object_get_ex(c, "schedtrace", &v));
+	assert_true(json_object_object_get_ex(v, "skip", &v));
+	assert_true(json_object_object_get_ex(c, "metrics", &m));
+	assert_true(json_object_object_get_ex(m, "time", &v));
+	assert_false(json_object_object_get_ex(m, "wake_prev_pct", &v));
+	assert_false(json_object_object_get_ex(m, "trace_lost_events", &v));
+	json_object_put(cases);
+	strbuf_release(&rec);
+	strbuf_release(&err);
+	for (const char *const *f = (const char *const[]){ "plan.txt", "records.bin",
+			"results.jsonl", "cases.json", NULL }; *f; f++) {
+		p = xasprintf("%s/%s", dir, *f);
+		unlink(p);
+		free(p);
+	}
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_placement_levels),
+		cmocka_unit_test(test_prev_before_waker),
+		cmocka_unit_test(test_migration_levels),
+		cmocka_unit_test(test_json_shares_sum_to_100),
+		cmocka_unit_test(test_json_no_wakeups),
+		cmocka_unit_test(test_topo_from_guest_view),
+		cmocka_unit_test(test_stats_lost),
+		cmocka_unit_test(test_split),
+		cmocka_unit_test(test_collect),
+		cmocka_unit_test(test_report_without_tracing),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
