@@ -6,6 +6,7 @@
 #include "results/results.h"
 #include "results/runfiles.h"
 #include "results/runreport.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -99,12 +100,12 @@ static int not_a_run(const char *dir, struct strbuf *why, struct strbuf *err)
 	return -1;
 }
 
+/* A copy of the string member key of o, NULL when absent or not a string. */
 static char *member(struct json_object *o, const char *key)
 {
-	struct json_object *v;
+	const char *s = json_get_str(o, key);
 
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-	       xstrdup(json_object_get_string(v)) : NULL;
+	return s ? xstrdup(s) : NULL;
 }
 
 int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
