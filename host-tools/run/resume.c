@@ -6,6 +6,7 @@
 #include "results/results.h"
 #include "results/runfiles.h"
 #include "results/runreport.h"
+#include "lib/child.h"
 #include "lib/json.h"
 
 #include <errno.h>
@@ -31,14 +32,8 @@ static void on_stop(int sig)
 
 void run_stop_catch(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: the session's poll() returns and sees the flag */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	signals_catch(on_stop, SIGINT, SIGTERM, 0);
 }
 
 int run_stop_record(const char *part, int sig, const char *last, const char *during)
