@@ -1,25 +1,12 @@
 /* cpulist.c - Linux CPU lists into bitmaps; the text may come from a
  * guest or a scenario file, so every number is bounded before use. */
 #include "common/cpulist.h"
+#include "common/lineerr.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #define MAX_DIGITS 9
-
-__attribute__((format(printf, 3, 4)))
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 static int is_blank(char c)
 {
@@ -61,26 +48,26 @@ int cpulist_parse(const char *s, unsigned long *bits, unsigned nbits, char *err,
 		unsigned long lo, hi;
 
 		if (cpulist_number(&s, &lo) < 0)
-			return fail(err, errlen, "cpu list: expected a cpu number (at most %d digits) "
-				    "at offset %zu", MAX_DIGITS, (size_t)(s - start));
+			return fixed_error(err, errlen, "cpu list: expected a cpu number (at most %d digits) "
+				         "at offset %zu", MAX_DIGITS, (size_t)(s - start));
 		hi = lo;
 		if (*s == '-') {
 			s++;
 			if (cpulist_number(&s, &hi) < 0)
-				return fail(err, errlen, "cpu list: range %lu- has no end", lo);
+				return fixed_error(err, errlen, "cpu list: range %lu- has no end", lo);
 		}
 		if (lo > hi)
-			return fail(err, errlen, "cpu list: range %lu-%lu goes backwards", lo, hi);
+			return fixed_error(err, errlen, "cpu list: range %lu-%lu goes backwards", lo, hi);
 		if (hi >= nbits)
-			return fail(err, errlen, "cpu list: cpu %lu is out of range 0..%u", hi,
-				    nbits ? nbits - 1 : 0);
+			return fixed_error(err, errlen, "cpu list: cpu %lu is out of range 0..%u", hi,
+				         nbits ? nbits - 1 : 0);
 		for (unsigned long i = lo; i <= hi; i++)
 			cpulist_set(bits, (unsigned)i);
 		if (s == end)
 			break;
 		if (*s++ != ',')
-			return fail(err, errlen, "cpu list: unexpected character at offset %zu "
-				    "(expected ',' or '-')", (size_t)(s - 1 - start));
+			return fixed_error(err, errlen, "cpu list: unexpected character at offset %zu "
+				         "(expected ',' or '-')", (size_t)(s - 1 - start));
 	}
 	for (size_t w = 0; w < CPULIST_LONGS(nbits); w++)
 		count += __builtin_popcountl(bits[w]);

@@ -1,24 +1,10 @@
 /* schedfeat.c - scheduler feature names and lists, as /sys/kernel/debug/sched/features
  * prints and takes them; bounded parsing of untrusted text, no allocation. */
 #include "common/schedfeat.h"
+#include "common/lineerr.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err && errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 int sched_feat_token_ok(const char *s, size_t len)
 {
@@ -99,18 +85,18 @@ int sched_feat_list_parse(const char *text, size_t len, char sep, unsigned max,
 		pos++;	/* past the separator (or the end) */
 		shown(text + start, n, what, sizeof(what));
 		if (!n)
-			return fail(err, errlen, "empty feature name in the list");
+			return fixed_error(err, errlen, "empty feature name in the list");
 		if (sched_feat_token_ok(text + start, n) < 0)
-			return fail(err, errlen, "'%s%s' is not a scheduler feature name (A-Z and _, "
-				    "an optional NO_, at most %d characters)", what,
-				    n >= sizeof(what) ? "..." : "", SCHED_FEAT_NAME_MAX);
+			return fixed_error(err, errlen, "'%s%s' is not a scheduler feature name (A-Z and _, "
+				         "an optional NO_, at most %d characters)", what,
+				         n >= sizeof(what) ? "..." : "", SCHED_FEAT_NAME_MAX);
 		if (l->nr >= max)
-			return fail(err, errlen, "more than %u scheduler features", max);
+			return fixed_error(err, errlen, "more than %u scheduler features", max);
 		memcpy(l->name[l->nr], text + start, n);
 		l->name[l->nr][n] = '\0';
 		if (sched_feat_find(l, l->name[l->nr]) >= 0)
-			return fail(err, errlen, "scheduler feature %s is named twice",
-				    sched_feat_base(l->name[l->nr]));
+			return fixed_error(err, errlen, "scheduler feature %s is named twice",
+				         sched_feat_base(l->name[l->nr]));
 		l->nr++;
 	}
 	return 0;

@@ -49,14 +49,7 @@ static void on_signal(int sig)
 
 static void catch_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	signals_catch(on_signal, SIGTERM, SIGINT, SIGHUP, 0);
 }
 
 static int changes_host(const char *kind)

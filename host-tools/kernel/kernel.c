@@ -493,6 +493,20 @@ static int extract_cached(const char *abs, struct strbuf *vmlinux, struct strbuf
 	return r < 0 ? -1 : 0;
 }
 
+/* The absolute path of the kernel image at path, its facts in *ki; NULL
+ * with err when it is no bootable image or cannot be resolved. */
+static char *checked_realpath(const char *path, struct kernel_info *ki, struct strbuf *err)
+{
+	char *abs;
+
+	if (kernel_check_bzimage(path, ki, err) < 0)
+		return NULL;
+	abs = realpath(path, NULL);
+	if (!abs)
+		kernel_error(err, "cannot resolve '%s': %s", path, strerror(errno));
+	return abs;
+}
+
 static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf *err)
 {
 	struct strbuf path = STRBUF_INIT, bzimage = STRBUF_INIT;
@@ -510,13 +524,9 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 			goto out;
 		}
 	}
-	if (kernel_check_bzimage(path.buf, &ki, err) < 0)
+	abs = checked_realpath(path.buf, &ki, err);
+	if (!abs)
 		goto out;
-	abs = realpath(path.buf, NULL);
-	if (!abs) {
-		kernel_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
-		goto out;
-	}
 
 	if (ki.kind == KERNEL_KIND_ELF && !ki.pvh) {
 		/* A vmlinux at the top of a build tree: boot the tree's bzImage. */
@@ -534,14 +544,9 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 			goto out;
 		}
 		free(abs);
-		abs = NULL;
-		if (kernel_check_bzimage(path.buf, &ki, err) < 0)
+		abs = checked_realpath(path.buf, &ki, err);
+		if (!abs)
 			goto out;
-		abs = realpath(path.buf, NULL);
-		if (!abs) {
-			kernel_error(err, "cannot resolve '%s': %s", path.buf, strerror(errno));
-			goto out;
-		}
 	}
 
 	if (ki.kind == KERNEL_KIND_ELF) {

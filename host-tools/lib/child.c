@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,4 +522,19 @@ int run_command_capture(const char **argv, int timeout_ms,
 	ret = child_capture(&cp, timeout_ms, out, errout);
 	child_process_clear(&cp);
 	return ret;
+}
+
+void signals_catch(void (*handler)(int), ...)
+{
+	struct sigaction sa;
+	va_list ap;
+	int sig;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	va_start(ap, handler);
+	while ((sig = va_arg(ap, int)))
+		sigaction(sig, &sa, NULL);
+	va_end(ap);
 }

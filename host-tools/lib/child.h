@@ -108,4 +108,11 @@ int child_capture(struct child_process *cp, int timeout_ms,
 int run_command_capture(const char **argv, int timeout_ms,
 			struct strbuf *out, struct strbuf *errout);
 
+/*
+ * Points the signals listed (0-terminated) at handler, with an empty mask
+ * and without SA_RESTART, so a poll() or read() in progress returns EINTR
+ * and the caller sees the flag handler set.
+ */
+void signals_catch(void (*handler)(int), ...);
+
 #endif

@@ -166,9 +166,10 @@ struct ranked {
 	int sample;
 };
 
-static int cmp_ranked(const void *x, const void *y)
+/* qsort order of records that start with a double: struct ranked and struct pidx */
+static int cmp_lead_double(const void *x, const void *y)
 {
-	double a = ((const struct ranked *)x)->v, b = ((const struct ranked *)y)->v;
+	double a = *(const double *)x, b = *(const double *)y;
 
 	return a < b ? -1 : a > b;
 }
@@ -188,7 +189,7 @@ static unsigned *pooled_ranks(const double *a, size_t na, const double *b, size_
 		r[i] = (struct ranked){ a[i], 0 };
 	for (size_t i = 0; i < nb; i++)
 		r[na + i] = (struct ranked){ b[i], 1 };
-	qsort(r, n, sizeof(*r), cmp_ranked);
+	qsort(r, n, sizeof(*r), cmp_lead_double);
 	*ties = 0;
 	for (size_t i = 0; i < n;) {
 		size_t j = i;
@@ -553,23 +554,25 @@ struct pidx {
 	size_t i;
 };
 
-static int cmp_pidx(const void *x, const void *y)
+/* The p-values of p[] that are not NaN, ascending, with their places; their count in *m. */
+static struct pidx *sorted_pvalues(const double *p, size_t n, size_t *m)
 {
-	double a = ((const struct pidx *)x)->p, b = ((const struct pidx *)y)->p;
+	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
 
-	return a < b ? -1 : a > b;
+	*m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			s[(*m)++] = (struct pidx){ p[i], i };
+	qsort(s, *m, sizeof(*s), cmp_lead_double);
+	return s;
 }
 
 void stats_bh(const double *p, size_t n, double *q)
 {
-	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
-	size_t m = 0;
+	size_t m;
+	struct pidx *s = sorted_pvalues(p, n, &m);
 	double run = 1;
 
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(p[i]))
-			s[m++] = (struct pidx){ p[i], i };
-	qsort(s, m, sizeof(*s), cmp_pidx);
 	for (size_t i = 0; i < n; i++)
 		if (isnan(p[i]))
 			q[i] = NAN;
@@ -586,13 +589,9 @@ void stats_bh(const double *p, size_t n, double *q)
 
 void stats_bh_levels(const double *p, size_t n, double alpha, double *level)
 {
-	struct pidx *s = xmalloc((n ? n : 1) * sizeof(*s));
-	size_t m = 0;
+	size_t m;
+	struct pidx *s = sorted_pvalues(p, n, &m);
 
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(p[i]))
-			s[m++] = (struct pidx){ p[i], i };
-	qsort(s, m, sizeof(*s), cmp_pidx);
 	for (size_t i = 0; i < n; i++)
 		if (isnan(p[i]))
 			level[i] = alpha / (m ? m : 1);

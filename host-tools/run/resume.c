@@ -6,6 +6,8 @@
 #include "results/results.h"
 #include "results/runfiles.h"
 #include "results/runreport.h"
+#include "lib/child.h"
+#include "lib/json.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -30,14 +32,8 @@ static void on_stop(int sig)
 
 void run_stop_catch(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
 	/* no SA_RESTART: the session's poll() returns and sees the flag */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	signals_catch(on_stop, SIGINT, SIGTERM, 0);
 }
 
 int run_stop_record(const char *part, int sig, const char *last, const char *during)
@@ -99,12 +95,12 @@ static int not_a_run(const char *dir, struct strbuf *why, struct strbuf *err)
 	return -1;
 }
 
+/* A copy of the string member key of o, NULL when absent or not a string. */
 static char *member(struct json_object *o, const char *key)
 {
-	struct json_object *v;
+	const char *s = json_get_str(o, key);
 
-	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
-	       xstrdup(json_object_get_string(v)) : NULL;
+	return s ? xstrdup(s) : NULL;
 }
 
 int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
