@@ -96,6 +96,12 @@ static int not_a_run(const char *dir, struct strbuf *why, struct strbuf *err)
 }
 
 /* A copy of the string member key of o, NULL when absent or not a string. */
+/* A run_info field, NULL where run.json had none (or an empty one). */
+static char *present(const char *s)
+{
+	return s && *s ? xstrdup(s) : NULL;
+}
+
 static char *member(struct json_object *o, const char *key)
 {
 	const char *s = json_get_str(o, key);
@@ -105,7 +111,7 @@ static char *member(struct json_object *o, const char *key)
 
 int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 {
-	struct json_object *run, *doc = NULL, *cases, *verdict;
+	struct json_object *doc = NULL, *cases, *verdict;
 	struct strvec done = STRVEC_INIT;
 	char *path, *text, *cmd = NULL, *during = NULL;
 	size_t len;
@@ -120,19 +126,18 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 			run_info_release(&info);
 			return not_a_run(dir, &why, err);
 		}
-		run = json_object_get(info.json);
+		/* the results model parsed run.json; take what a resume needs */
+		cmd = member(info.json, "command");
+		rr->kernel_image = member(info.json, "kernel_image");
+		rr->spec = present(info.spec);
+		rr->spec_resolved = present(info.spec_resolved);
+		rr->kernel = present(info.kernel);
+		rr->suite = present(info.suite);
+		rr->scenario = present(info.scenario);
+		rr->label = present(info.label);
 		run_info_release(&info);
 		strbuf_release(&why);
 	}
-	cmd = member(run, "command");
-	rr->spec = member(run, "spec");
-	rr->spec_resolved = member(run, "spec_resolved");
-	rr->kernel = member(run, "kernel");
-	rr->kernel_image = member(run, "kernel_image");
-	rr->suite = member(run, "suite");
-	rr->scenario = member(run, "scenario");
-	rr->label = member(run, "label");
-	json_object_put(run);
 	if (!cmd || strcmp(cmd, "run") || !rr->spec || !rr->spec_resolved || !rr->kernel) {
 		strbuf_addf(err, "'%s' is not a 'lab run' directory (run.json)", dir);
 		goto out;
