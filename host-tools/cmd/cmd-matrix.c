@@ -6,6 +6,7 @@
 #include "cmd/lab.h"
 #include "run/matrix.h"
 #include "cmd/options.h"
+#include "lib/json.h"
 #include "lib/progress.h"
 #include "results/results.h"
 
@@ -87,13 +88,11 @@ static void mx_validate(struct mx_run *r)
 static int load_state(struct mx_run *r, const char *path, struct strbuf *err)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = json_read_bounded(path, 0, &len, NULL, err);
 	int ret;
 
-	if (!text) {
-		strbuf_addf(err, "cannot read '%s': %s", path, strerror(errno));
+	if (!text)
 		return -1;
-	}
 	ret = matrix_state_parse(text, len, &r->m, err);
 	free(text);
 	return ret;

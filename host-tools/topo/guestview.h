@@ -16,7 +16,7 @@ struct json_object;
 
 /*
  * Parses the concatenated payloads of WIRE_SYSFS records ("path=value"
- * lines) into the guest view (schema in README's "guest view" section):
+ * lines) into the guest view (schema in docs/topologies.md, "The guest view"):
  *   { "cpus": N, "nodes": [{"node","cpus","mem_mib"}...], "distances": [[..]..],
  *     "cpu": [{"cpu","package","die","node","siblings","llc","domains"}...],
  *     "kernel": "<osrelease>" }

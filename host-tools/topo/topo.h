@@ -83,7 +83,7 @@ char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
 			       const char *chardevs, const char *tail);
 
 /* The view the guest kernel should have of this machine at boot, before
- * any hot-add (schema in README's "guest view" section); the caller owns
+ * any hot-add (schema in docs/topologies.md, "The guest view"); the caller owns
  * the returned object. */
 struct json_object *topo_expected_view(const struct topo *t);
 /* The same machine booted with `nosmt` when smt_off: siblings offline. */
