@@ -382,8 +382,7 @@ static void build_wakes(struct trace_run *t)
 	free(p);
 }
 
-int trace_run_load(struct trace_run *t, const char *run_dir, const char *case_dir, unsigned run,
-		   struct strbuf *err)
+int trace_run_decode(struct trace_run *t, struct strbuf *err)
 {
 	struct schedtrace_parser *p = NULL;
 	struct decode d = { .t = t, .last_type = -1 };
@@ -392,11 +391,6 @@ int trace_run_load(struct trace_run *t, const char *run_dir, const char *case_di
 	uint64_t page_lost = 0;
 	int ret = -1;
 
-	memset(t, 0, sizeof(*t));
-	t->run = run;
-	t->dir = xasprintf("%s/trace/%s/run%u", run_dir, case_dir, run);
-	if (load_formats(t, run_dir, err) < 0 || load_pages(t, err) < 0)
-		goto out;
 	if (!(p = schedtrace_parser_new(&t->formats, err)))
 		goto out;
 	for (unsigned c = 0; c < t->nr_cpus; c++)
@@ -407,7 +401,6 @@ int trace_run_load(struct trace_run *t, const char *run_dir, const char *case_di
 		t->lost = page_lost;
 	if (t->nr)
 		qsort(t->ev, t->nr, sizeof(*t->ev), cmp_event);
-	load_topo(t, run_dir);
 	build_slices(t);
 	if (t->nr_slices)
 		qsort(t->slices, t->nr_slices, sizeof(*t->slices), cmp_slice);
@@ -419,9 +412,21 @@ out:
 	return ret;
 }
 
+int trace_run_load(struct trace_run *t, const char *run_dir, const char *case_dir, unsigned run,
+		   struct strbuf *err)
+{
+	memset(t, 0, sizeof(*t));
+	t->run = run;
+	t->dir = xasprintf("%s/trace/%s/run%u", run_dir, case_dir, run);
+	if (load_formats(t, run_dir, err) < 0 || load_pages(t, err) < 0)
+		return -1;
+	load_topo(t, run_dir);
+	return trace_run_decode(t, err);
+}
+
 void trace_run_release(struct trace_run *t)
 {
-	for (unsigned c = 0; c < t->nr_cpus; c++)
+	for (unsigned c = 0; t->pages && c < t->nr_cpus; c++)
 		strbuf_release(&t->pages[c]);
 	free(t->pages);
 	schedtrace_formats_release(&t->formats);
@@ -463,9 +468,19 @@ static int cmp_busy(const void *a, const void *b)
 	return x->cpu - y->cpu;
 }
 
+static int cmp_cpu_pid(const void *a, const void *b)
+{
+	const int *x = a, *y = b;
+
+	if (x[0] != y[0])
+		return x[0] < y[0] ? -1 : 1;
+	return (x[1] > y[1]) - (x[1] < y[1]);
+}
+
 void trace_busy_cpus(const struct trace_run *t, struct tr_cpu_busy **out, size_t *nr)
 {
 	struct tr_cpu_busy *b = xcalloc(t->nr_cpus ? t->nr_cpus : 1, sizeof(*b));
+	int (*pairs)[2] = xcalloc(t->nr_slices ? t->nr_slices : 1, sizeof(*pairs));
 
 	for (unsigned c = 0; c < t->nr_cpus; c++)
 		b[c].cpu = (int)c;
@@ -473,11 +488,15 @@ void trace_busy_cpus(const struct trace_run *t, struct tr_cpu_busy **out, size_t
 		const struct tr_slice *s = &t->slices[i];
 
 		b[s->cpu].busy_ns += s->end - s->start;
-		/* slices are by CPU then time: a pid counts once per CPU unless
-		 * it comes back, which is close enough for "how many tasks" */
-		if (!i || t->slices[i - 1].cpu != s->cpu || t->slices[i - 1].pid != s->pid)
-			b[s->cpu].tasks++;
+		pairs[i][0] = s->cpu;
+		pairs[i][1] = s->pid;
 	}
+	if (t->nr_slices)
+		qsort(pairs, t->nr_slices, sizeof(*pairs), cmp_cpu_pid);
+	for (size_t i = 0; i < t->nr_slices; i++)
+		if (!i || pairs[i][0] != pairs[i - 1][0] || pairs[i][1] != pairs[i - 1][1])
+			b[pairs[i][0]].tasks++;
+	free(pairs);
 	qsort(b, t->nr_cpus, sizeof(*b), cmp_busy);
 	*out = b;
 	*nr = t->nr_cpus;
@@ -510,20 +529,6 @@ size_t trace_longest_waits(const struct trace_run *t, const struct tr_wake **out
 	return n;
 }
 
-static int level_of(const struct st_topo *t, int a, int b)
-{
-	if (a < 0 || b < 0 || (unsigned)a >= t->nr_cpus || (unsigned)b >= t->nr_cpus ||
-	    t->core[a] < 0 || t->core[b] < 0)
-		return ST_LVL_UNKNOWN;
-	if (t->core[a] == t->core[b])
-		return ST_LVL_SMT;
-	if (t->llc[a] >= 0 && t->llc[a] == t->llc[b])
-		return ST_LVL_LLC;
-	if (t->node[a] >= 0 && t->node[a] == t->node[b])
-		return ST_LVL_NODE;
-	return t->node[a] >= 0 && t->node[b] >= 0 ? ST_LVL_NUMA : ST_LVL_UNKNOWN;
-}
-
 static int cmp_migr(const void *a, const void *b)
 {
 	const struct tr_migr *x = a, *y = b;
@@ -536,17 +541,21 @@ static int cmp_migr(const void *a, const void *b)
 void trace_top_migrations(const struct trace_run *t, struct tr_migr **out, size_t *nr)
 {
 	struct tr_migr *m = NULL;
-	size_t n = 0, alloc = 0;
+	size_t n = 0, alloc = 0, *slot;
+	int maxpid = 0;
 
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->ev[i].e.type == ST_MIGRATE && t->ev[i].e.pid > maxpid &&
+		    t->ev[i].e.pid < TR_PID_MAX)
+			maxpid = t->ev[i].e.pid;
+	slot = xcalloc((size_t)maxpid + 1, sizeof(*slot)); /* index + 1; 0: none yet */
 	for (size_t i = 0; i < t->nr; i++) {
 		const struct tr_event *te = &t->ev[i];
 		size_t j;
 
-		if (te->e.type != ST_MIGRATE)
+		if (te->e.type != ST_MIGRATE || te->e.pid < 0 || te->e.pid > maxpid)
 			continue;
-		for (j = 0; j < n && m[j].pid != te->e.pid; j++)
-			;
-		if (j == n) {
+		if (!slot[te->e.pid]) {
 			if (n == alloc) {
 				alloc = alloc ? alloc * 2 : 64;
 				m = xrealloc(m, alloc * sizeof(*m));
@@ -554,11 +563,13 @@ void trace_top_migrations(const struct trace_run *t, struct tr_migr **out, size_
 			memset(&m[n], 0, sizeof(*m));
 			m[n].pid = te->e.pid;
 			m[n].comm = te->comm;
-			n++;
+			slot[te->e.pid] = ++n;
 		}
+		j = slot[te->e.pid] - 1;
 		m[j].count++;
-		m[j].level[level_of(&t->topo, te->e.orig_cpu, te->e.dest_cpu)]++;
+		m[j].level[st_level_of(&t->topo, te->e.orig_cpu, te->e.dest_cpu)]++;
 	}
+	free(slot);
 	if (n)
 		qsort(m, n, sizeof(*m), cmp_migr);
 	*out = m;

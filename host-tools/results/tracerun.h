@@ -71,6 +71,8 @@ int trace_list_runs(const char *run_dir, const char *case_dir, unsigned **runs, 
 int trace_run_load(struct trace_run *t, const char *run_dir, const char *case_dir, unsigned run,
 		   struct strbuf *err);
 void trace_run_release(struct trace_run *t);
+/* The decoding part of trace_run_load(), on t->formats and t->pages[0..nr_cpus). */
+int trace_run_decode(struct trace_run *t, struct strbuf *err);
 
 /* First and last time stamp of the run (0, 0 without events). */
 void trace_run_span(const struct trace_run *t, uint64_t *first, uint64_t *last);
