@@ -18,7 +18,9 @@
 /* Kernel threads by name prefix: one grey role. */
 static const char *const kthreads[] = { "kworker", "ksoftirqd", "migration", "rcu_", "kthreadd",
 					"cpuhp", "idle_inject", "watchdog", "khugepaged", "kcompactd",
-					"kswapd", "irq/", "swapper" };
+					"kswapd", "irq/", "swapper", "mm_percpu_wq", "oom_reaper",
+					"kblockd", "khungtaskd", "kauditd", "writeback", "jbd2/",
+					"kintegrityd", "kdevtmpfs", "netns", "inet_frag_wq" };
 
 void timeline_role(const char *comm, char *buf, size_t len)
 {
@@ -208,17 +210,41 @@ static void axis(const struct scale *s, int height, struct strbuf *out)
 	}
 }
 
-/* Stretches where no CPU recorded an event: a paused guest, a stalled host. */
-static size_t find_gaps(const struct trace_run *t, uint64_t (*gaps)[2], size_t max)
+static int cmp_gap(const void *a, const void *b)
 {
-	size_t n = 0;
+	const uint64_t *x = a, *y = b;
+	uint64_t lx = x[1] - x[0], ly = y[1] - y[0];
 
-	for (size_t i = 1; i < t->nr && n < max; i++)
-		if (t->ev[i].e.ts - t->ev[i - 1].e.ts >= GAP_MIN_NS) {
-			gaps[n][0] = t->ev[i - 1].e.ts;
-			gaps[n][1] = t->ev[i].e.ts;
+	return (lx < ly) - (lx > ly);
+}
+
+/*
+ * Stretches where no CPU recorded an event (a paused or stalled guest):
+ * at least 20 ms and half a percent of the run, the longest max of them.
+ */
+static size_t find_gaps(const struct trace_run *t, uint64_t span, uint64_t (*gaps)[2], size_t max)
+{
+	uint64_t min = span / 200 > GAP_MIN_NS ? span / 200 : GAP_MIN_NS;
+	uint64_t (*all)[2] = NULL;
+	size_t n = 0, alloc = 0;
+
+	for (size_t i = 1; i < t->nr; i++)
+		if (t->ev[i].e.ts - t->ev[i - 1].e.ts >= min) {
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 64;
+				all = xrealloc(all, alloc * sizeof(*all));
+			}
+			all[n][0] = t->ev[i - 1].e.ts;
+			all[n][1] = t->ev[i].e.ts;
 			n++;
 		}
+	if (n > max) {
+		qsort(all, n, sizeof(*all), cmp_gap);
+		n = max;
+	}
+	if (n)
+		memcpy(gaps, all, n * sizeof(*all));
+	free(all);
 	return n;
 }
 
@@ -346,8 +372,9 @@ static void draw_marks(const struct scale *s, const struct fault_mark *const *ma
 		html_escape(out, marks[i]->what ? marks[i]->what : "fault");
 		strbuf_addf(out, "%s at %.3f s</title></line>", marks[i]->host ? " (host)" : "",
 			    marks[i]->rel);
+		/* close actions (stop, cont) would print over each other */
 		strbuf_addf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"9\" fill=\"#7a0177\">", x + 2,
-			    height + 10);
+			    height + 10 + 10 * (int)(i % 3));
 		html_escape(out, marks[i]->what ? marks[i]->what : "fault");
 		strbuf_addstr(out, "</text>\n");
 	}
@@ -370,14 +397,14 @@ void timeline_svg(const struct trace_run *t, const struct fault_mark *const *mar
 	rank_roles(t, &r);
 	height = layout(t, rows, row_of_cpu);
 	strbuf_addf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
-		    "font-family=\"sans-serif\">\n", width, height + 16);
+		    "font-family=\"sans-serif\">\n", width, height + 36);
 	strbuf_addstr(out, "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"10\" refY=\"5\" "
 		      "markerWidth=\"6\" markerHeight=\"6\" orient=\"auto\"><path d=\"M0 0L10 5L0 10z\" "
 		      "fill=\"#c00\"/></marker><pattern id=\"gap\" width=\"6\" height=\"6\" "
 		      "patternUnits=\"userSpaceOnUse\"><path d=\"M0 6L6 0\" stroke=\"#888\"/></pattern>"
 		      "</defs>\n");
 	axis(&s, height, out);
-	ng = find_gaps(t, gaps, MAX_GAPS);
+	ng = find_gaps(t, s.span, gaps, MAX_GAPS);
 	for (size_t i = 0; i < ng; i++)
 		strbuf_addf(out, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			    "fill=\"url(#gap)\"><title>no events for %.1f ms</title></rect>\n",
@@ -425,7 +452,7 @@ void timeline_html(const struct trace_run *t, const char *title,
 	strbuf_addf(out, "</h1>\n<p>%zu events on %u CPUs over %.3f s, %llu lost; %zu slices, "
 		    "%zu wakeups. Rows are grouped by node and LLC%s. Red arrows: the %d slowest "
 		    "wakeups (waker to where the task ran); hatched: no CPU recorded anything "
-		    "for 20 ms or more; dashed lines: fault actions.</p>\n",
+		    "for 20 ms and 0.5 %% of the run or more; dashed lines: fault actions.</p>\n",
 		    t->nr, t->nr_cpus, (double)(last - first) / 1e9, (unsigned long long)t->lost,
 		    t->nr_slices, t->nr_wakes, t->topo.nr_cpus ? "" : " (no topology: CPU order)",
 		    TIMELINE_ARROWS);
