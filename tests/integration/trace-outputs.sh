@@ -17,7 +17,7 @@ rc=0
 "$LAB" trace "$run" >"$TMP/trace" 2>"$TMP/terr" || rc=$?
 cat "$TMP/trace"; sed 's/^/stderr: /' "$TMP/terr"
 [ "$rc" -eq 0 ] || fail "lab trace exited $rc"
-dir=$run/trace/tr-out_mode=process/run0
+dir=$run/trace/tr-out/run0
 for f in trace.dat trace.json timeline.html; do
 	[ -s "$dir/$f" ] || fail "lab trace wrote no $f"
 	grep -q "  $f *$dir/$f\$" "$TMP/trace" || fail "lab trace does not say where $f is"
