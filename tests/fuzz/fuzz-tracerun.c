@@ -11,6 +11,7 @@
 #include "report/timeline.h"
 #include "results/tracedat.h"
 #include "results/tracerun.h"
+#include "tests/unit/trace-formats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 const char *__lsan_default_suppressions(void);
@@ -21,38 +22,10 @@ const char *__lsan_default_suppressions(void)
 	return "leak:libtraceevent.so\n";
 }
 
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-#define COMMON                                                                          \
-	"format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"        \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-#define TASK                                                        \
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n" \
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"     \
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
 static const char *const formats[][2] = {
-	{ "header_page", header_page },
-	{ "header_event", "\ttype_len    :    5 bits\n" },
-	{ "sched_switch", "name: sched_switch\nID: 319\n" COMMON
-	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
-	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	  "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	  "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:1;\n"
-	  "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n" },
-	{ "sched_waking", "name: sched_waking\nID: 322\n" COMMON TASK
-	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n" },
-	{ "sched_wakeup", "name: sched_wakeup\nID: 321\n" COMMON TASK
-	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n" },
-	{ "sched_migrate_task", "name: sched_migrate_task\nID: 318\n" COMMON TASK
-	  "\tfield:int orig_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
-	  "\tfield:int dest_cpu;\toffset:36;\tsize:4;\tsigned:1;\n" },
+	{ "header_page", tf_header_page },     { "header_event", tf_header_event },
+	{ "sched_switch", tf_sched_switch },   { "sched_waking", tf_sched_waking },
+	{ "sched_wakeup", tf_sched_wakeup },   { "sched_migrate_task", tf_sched_migrate },
 };
 
 /*

@@ -15,38 +15,7 @@
 #include "report/timeline.h"
 #include "results/tracedat.h"
 #include "results/tracerun.h"
-
-/* The kernel's own format files (6.1), with the print fmt cut short. */
-static const char header_page[] =
-	"\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-	"\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-	"\tfield: char data;\toffset:16;\tsize:4080;\tsigned:1;\n";
-static const char header_event[] = "# compressed entry header\n\ttype_len    :    5 bits\n"
-				   "\ttime_delta  :   27 bits\n\tarray       :   32 bits\n";
-#define COMMON                                                                          \
-	"format:\n\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"        \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-static const char sched_switch[] =
-	"name: sched_switch\nID: 319\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:1;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_pid=%d next_pid=%d\", REC->prev_pid, REC->next_pid\n";
-#define WAKE_FIELDS                                                      \
-	"\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:1;\n"      \
-	"\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"          \
-	"\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"           \
-	"\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n" \
-	"print fmt: \"pid=%d\", REC->pid\n"
-static const char sched_wakeup[] = "name: sched_wakeup\nID: 321\n" COMMON WAKE_FIELDS;
-static const char sched_waking[] = "name: sched_waking\nID: 322\n" COMMON WAKE_FIELDS;
+#include "tests/unit/trace-formats.h"
 
 static char dir[] = "/tmp/test-tracedat-XXXXXX";
 
@@ -95,7 +64,7 @@ static void ev_switch(struct page *p, uint64_t ts, const char *prev, int prev_pi
 		      int next_pid)
 {
 	unsigned char d[64] = { 0 };
-	uint16_t type = 319;
+	uint16_t type = TF_ID_SWITCH;
 
 	memcpy(d, &type, 2);
 	strncpy((char *)d + 8, prev, 16);
@@ -116,6 +85,19 @@ static void ev_wake(struct page *p, uint64_t ts, uint16_t type, const char *comm
 	page_event(p, ts, d, sizeof(d));
 }
 
+static void ev_migrate(struct page *p, uint64_t ts, const char *comm, int pid, int from, int to)
+{
+	unsigned char d[40] = { 0 };
+	uint16_t type = TF_ID_MIGRATE;
+
+	memcpy(d, &type, 2);
+	strncpy((char *)d + 8, comm, 16);
+	memcpy(d + 24, &pid, 4);
+	memcpy(d + 32, &from, 4);
+	memcpy(d + 36, &to, 4);
+	page_event(p, ts, d, sizeof(d));
+}
+
 #define MS 1000000ull
 #define T0 1000000000ull
 
@@ -130,16 +112,18 @@ static int setup(void **state)
 	(void)state;
 	if (!mkdtemp(dir))
 		return -1;
-	put("trace/format/header_page", header_page, strlen(header_page));
-	put("trace/format/header_event", header_event, strlen(header_event));
-	put("trace/format/sched_switch", sched_switch, strlen(sched_switch));
-	put("trace/format/sched_wakeup", sched_wakeup, strlen(sched_wakeup));
-	put("trace/format/sched_waking", sched_waking, strlen(sched_waking));
+	put("trace/format/header_page", tf_header_page, strlen(tf_header_page));
+	put("trace/format/header_event", tf_header_event, strlen(tf_header_event));
+	put("trace/format/sched_switch", tf_sched_switch, strlen(tf_sched_switch));
+	put("trace/format/sched_wakeup", tf_sched_wakeup, strlen(tf_sched_wakeup));
+	put("trace/format/sched_waking", tf_sched_waking, strlen(tf_sched_waking));
+	put("trace/format/sched_migrate_task", tf_sched_migrate, strlen(tf_sched_migrate));
 	put("trace/format/page_size", "4096", 4);
 	page_init(&p0, T0);
 	ev_switch(&p0, T0, "swapper/0", 0, "hackbench-1", 101);
-	ev_wake(&p0, T0 + 1 * MS, 322, "hackbench-2", 102, 1);
-	ev_wake(&p0, T0 + 1 * MS + 100000, 321, "hackbench-2", 102, 1);
+	ev_wake(&p0, T0 + 1 * MS, TF_ID_WAKING, "hackbench-2", 102, 1);
+	ev_migrate(&p0, T0 + 1 * MS + 50000, "hackbench-2", 102, 0, 1);
+	ev_wake(&p0, T0 + 1 * MS + 100000, TF_ID_WAKEUP, "hackbench-2", 102, 1);
 	ev_switch(&p0, T0 + 5 * MS, "hackbench-1", 101, "swapper/0", 0);
 	page_init(&p1, T0);
 	ev_switch(&p1, T0 + MS / 2, "swapper/1", 0, "kworker/1:0", 50);
@@ -190,7 +174,7 @@ static void test_decode(void **state)
 	(void)state;
 	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
 	assert_int_equal(t.nr_cpus, 2);
-	assert_int_equal(t.nr, 7);
+	assert_int_equal(t.nr, 8);
 	assert_int_equal(t.lost, 2);
 	assert_int_equal(t.topo.nr_cpus, 2);
 	trace_run_span(&t, &first, &last);
@@ -243,10 +227,11 @@ static void test_digest(void **state)
 	f = open_memstream(&text, &len);
 	trace_digest_print(&t, f, 5);
 	fclose(f);
-	assert_non_null(strstr(text, "7 events on 2 CPUs over 0.006 s, 2 lost"));
+	assert_non_null(strstr(text, "8 events on 2 CPUs over 0.006 s, 2 lost"));
 	assert_non_null(strstr(text, "busiest CPUs: cpu1 91.7% (2 tasks), cpu0 83.3% (1 tasks)"));
 	assert_non_null(strstr(text, "0.900 ms  hackbench-2-102"));
-	assert_non_null(strstr(text, "top migrations: none"));
+	/* cpu0 and cpu1 are on two nodes */
+	assert_non_null(strstr(text, "top migrations:\n         1  hackbench-2-102 (numa 1)\n"));
 	free(text);
 	trace_run_release(&t);
 	strbuf_release(&err);
@@ -278,8 +263,8 @@ static void test_tracedat(void **state)
 	assert_memory_equal(data, "\x17\x08\x44tracing6\0\0\x08", 14);
 	assert_int_equal(le(data + 14, 4), 4096);
 	assert_memory_equal(data + 18, "header_page\0", 12);
-	assert_int_equal(le(data + 30, 8), strlen(header_page));
-	assert_non_null(memmem(data, len, "sched\0\x03\0\0\0", 10)); /* one system, three events */
+	assert_int_equal(le(data + 30, 8), strlen(tf_header_page));
+	assert_non_null(memmem(data, len, "sched\0\x04\0\0\0", 10)); /* one system, four events */
 	assert_non_null(memmem(data, len, cmd.buf, cmd.len));
 	assert_non_null(memmem(data, len, "local [global]\n", 15));
 	assert_non_null(memmem(data, len, "CPU: 1\nentries: 0\noverrun: 2\n", 29));
