@@ -4,15 +4,20 @@
 #include "cmd/options.h"
 #include "report/htmlreport.h"
 #include "report/timeline.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
 #include "results/tracedat.h"
+#include "results/tracekeep.h"
 #include "results/tracerun.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
-static const char trace_usage[] = "lab trace [--case CASE] [--run N] [--top N] RUN_DIR";
+static const char trace_usage[] =
+	"lab trace [--case CASE] [--run N] [--top N] [--keep [--budget-mb N]] RUN_DIR";
 
 /* The run's fault actions of one case and run, as the timeline marks them. */
 static size_t marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
@@ -31,6 +36,92 @@ static size_t marks_of(const struct fault_marks *fm, const char *case_dir, unsig
 		free(d);
 	}
 	return n;
+}
+
+static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
+{
+	uint64_t sum = 0;
+
+	for (unsigned c = 0; c < SCHEDTRACE_MAX_CPUS; c++) {
+		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c);
+		struct stat st;
+		int ok = !stat(path, &st);
+
+		free(path);
+		if (!ok)
+			break;
+		sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+/*
+ * --keep: the case's traced runs that explain it (failed, faulted, outliers,
+ * slowest, fastest) within the budget; the others' pages are removed and
+ * trace/<case>/kept.json says what stayed and what went.
+ */
+static int keep_case(const char *dir, const char *case_dir, const struct fault_marks *fm,
+		     unsigned budget_mb)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/results.jsonl", dir), *text;
+	struct tk_run *all = NULL, *r;
+	unsigned *on_disk = NULL, bad = 0;
+	size_t len = 0, nr_all = 0, nr_disk = 0, n = 0, dropped;
+	uint64_t dropped_bytes, budget = (uint64_t)budget_mb << 20;
+	int higher = 0, missing = 0, ret = 0;
+
+	text = json_read_bounded(path, RUNFILE_MAX, &len, &missing, &err);
+	free(path);
+	if (!text) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	trace_keep_parse_results(text, len, case_dir, &all, &nr_all, &higher, &bad);
+	free(text);
+	if (trace_list_runs(dir, case_dir, &on_disk, &nr_disk, &err) < 0) {
+		error("%s", err.buf);
+		ret = 1;
+		goto out;
+	}
+	r = xcalloc(nr_disk ? nr_disk : 1, sizeof(*r));
+	for (size_t k = 0; k < nr_disk; k++) {
+		const struct fault_mark *m[1];
+
+		r[n] = (struct tk_run){ .run = on_disk[k] };
+		for (size_t i = 0; i < nr_all; i++)
+			if (all[i].run == on_disk[k])
+				r[n] = all[i];
+		r[n].bytes = run_bytes(dir, case_dir, on_disk[k]);
+		r[n].faults = marks_of(fm, case_dir, on_disk[k], m, 1) > 0;
+		n++;
+	}
+	dropped = trace_keep_choose(r, n, higher, budget, &dropped_bytes);
+	if (trace_keep_apply(dir, case_dir, r, n, budget, &err) < 0) {
+		error("%s", err.buf);
+		ret = 1;
+	}
+	printf("%s: kept", case_dir);
+	for (size_t i = 0; i < n; i++) {
+		char why[80];
+
+		if (!r[i].keep)
+			continue;
+		trace_keep_why(r[i].why, why, sizeof(why));
+		if (r[i].why & TK_OUTLIER)
+			printf(" run%u (%s, z %.1f)", r[i].run, why, r[i].z);
+		else
+			printf(" run%u (%s)", r[i].run, why[0] ? why : "-");
+	}
+	printf("; dropped %zu run%s, %.1f MiB (budget %u MiB)\n", dropped, dropped == 1 ? "" : "s",
+	       (double)dropped_bytes / (1 << 20), budget_mb);
+	free(r);
+out:
+	free(all);
+	free(on_disk);
+	strbuf_release(&err);
+	return ret;
 }
 
 /* Writes the three derived files of one kept run; a failure is reported and counted. */
@@ -109,7 +200,12 @@ int cmd_trace(int argc, const char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct fault_marks fm = FAULT_MARKS_INIT;
 	const char *run_str = NULL;
+	int keep = 0;
+	unsigned budget_mb = TRACE_KEEP_BUDGET_MB;
 	const struct lab_option opts[] = {
+		OPT_BOOL("keep", &keep, "keep only the runs that explain each case (failed, faulted, "
+			 "outliers, slowest, fastest) within the budget; remove the other runs' pages"),
+		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default 8)"),
 		OPT_STRING("case", &case_arg, "only this case (its id or its directory under trace/)"),
 		OPT_STRING("run", &run_str, "only this measured run (N as in runN)"),
 		OPT_UINT("top", &top, 1, 1000, "lines per digest section (default 5)"),
@@ -145,6 +241,8 @@ int cmd_trace(int argc, const char **argv)
 		if (want && strcmp(cases.v[i], want) && strcmp(cases.v[i], case_arg))
 			continue;
 		found_case = 1;
+		if (keep)
+			bad |= keep_case(pos[0], cases.v[i], &fm, budget_mb);
 		if (trace_list_runs(pos[0], cases.v[i], &runs, &nr, &err) < 0) {
 			error("%s", err.buf);
 			strbuf_reset(&err);
@@ -157,7 +255,7 @@ int cmd_trace(int argc, const char **argv)
 			bad |= one_run(pos[0], cases.v[i], runs[k], top, &fm);
 			shown++;
 		}
-		if (have_run && !shown) {
+		if (have_run && !shown && !keep) {
 			free(runs);
 			die(LAB_EXIT_USAGE, "case '%s' kept no trace of run %u", cases.v[i], run);
 		}
