@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/json.h"
 #include "results/tracerun.h"
 
 /* trace-cmd's option ids (trace-cmd.dat.v7(5) lists them; v6 readers know these) */
@@ -178,12 +179,14 @@ static int stats_text(const struct trace_run *t, struct strbuf *stats)
 
 	for (unsigned c = 0; c < t->nr_cpus; c++) {
 		char *path = xasprintf("%s/stats%u.txt", t->dir, c);
+		struct strbuf e = STRBUF_INIT;
 		size_t len = 0;
-		char *s = is_file(path) ? read_file(path, &len) : NULL;
-
-		stats[c] = (struct strbuf)STRBUF_INIT;
 		/* a stats file is a few hundred bytes; a big one is not ours */
-		if (s && len <= 4096) {
+		char *s = json_read_bounded(path, 4096, &len, NULL, &e);
+
+		strbuf_release(&e);
+		stats[c] = (struct strbuf)STRBUF_INIT;
+		if (s) {
 			strbuf_add(&stats[c], s, len);
 			any = 1;
 		}
