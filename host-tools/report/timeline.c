@@ -139,10 +139,10 @@ static const char *color_of(const struct roles *r, unsigned role)
 	return palette[role - (r->kernel >= 0 && (int)role > r->kernel)];
 }
 
-/* ---- rows: CPUs by node, then LLC, then number ---- */
+/* ---- rows: CPUs by node, then LLC, then core, then number ---- */
 
 struct row {
-	int cpu, node, llc;
+	int cpu, node, llc, core;
 	int y;
 };
 
@@ -154,6 +154,9 @@ static int cmp_row(const void *a, const void *b)
 		return x->node < y->node ? -1 : 1;
 	if (x->llc != y->llc)
 		return x->llc < y->llc ? -1 : 1;
+	/* SMT siblings next to each other */
+	if (x->core != y->core)
+		return x->core < y->core ? -1 : 1;
 	return x->cpu - y->cpu;
 }
 
@@ -166,7 +169,7 @@ static int layout(const struct trace_run *t, struct row *rows, int *row_of_cpu)
 		int known = c < t->topo.nr_cpus;
 
 		rows[c] = (struct row){ (int)c, known ? t->topo.node[c] : -1,
-					known ? t->topo.llc[c] : -1, 0 };
+					known ? t->topo.llc[c] : -1, known ? t->topo.core[c] : -1, 0 };
 	}
 	qsort(rows, t->nr_cpus, sizeof(*rows), cmp_row);
 	for (unsigned i = 0; i < t->nr_cpus; i++) {
