@@ -4,8 +4,11 @@
 #include "report/timeline.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/json.h"
 
 #define LABEL_W 150  /* px left of the time axis for the row names */
 #define ROW_H 12
@@ -574,4 +577,101 @@ struct json_object *timeline_trace_json(const struct trace_run *t)
 		free(name);
 	}
 	return doc;
+}
+
+/* ---- links from lab compare's page ---- */
+
+/* kept.json's reason for a run ("" when the case was not pruned or it is absent). */
+static void kept_why(struct json_object *kept, unsigned run, char *buf, size_t len)
+{
+	struct json_object *a;
+
+	buf[0] = '\0';
+	if (!kept || !json_object_object_get_ex(kept, "kept", &a) ||
+	    !json_object_is_type(a, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(a) && i < 100000; i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		const char *why = json_get_str(o, "why");
+		double r;
+
+		if (!json_get_num(o, "run", &r) && r == (double)run && why)
+			snprintf(buf, len, "%s", why);
+	}
+}
+
+static void file_link(struct strbuf *out, const char *dir, const char *name, const char *text)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+
+	if (is_file(path)) {
+		strbuf_addstr(out, " <a href=\"file://");
+		html_escape(out, path);
+		strbuf_addstr(out, "\">");
+		strbuf_addstr(out, text);
+		strbuf_addstr(out, "</a>");
+	}
+	free(path);
+}
+
+size_t timeline_links_html(const char *run_dir, const char *label, struct strbuf *out)
+{
+	struct strvec cases = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *abs = run_dir ? realpath(run_dir, NULL) : NULL;
+	size_t listed = 0;
+
+	if (!abs || trace_list_cases(abs, &cases, &err) < 0 || !cases.nr)
+		goto out;
+	strbuf_addstr(out, "<p>");
+	html_escape(out, label);
+	strbuf_addstr(out, ": <code>");
+	html_escape(out, abs);
+	strbuf_addstr(out, "/trace/</code></p>\n<ul>\n");
+	for (size_t i = 0; i < cases.nr; i++) {
+		char *path = xasprintf("%s/trace/%s/kept.json", abs, cases.v[i]);
+		/* a case that was never pruned has no kept.json: no reasons to show */
+		struct json_object *kept = json_read_file(path, "kept.json", 1 << 20, NULL, &err);
+		unsigned *runs = NULL;
+		size_t nr = 0;
+
+		free(path);
+		strbuf_reset(&err);
+		if (trace_list_runs(abs, cases.v[i], &runs, &nr, &err) < 0 || !nr) {
+			json_object_put(kept);
+			free(runs);
+			continue;
+		}
+		strbuf_addstr(out, "<li>");
+		html_escape(out, cases.v[i]);
+		strbuf_addstr(out, ":");
+		for (size_t k = 0; k < nr && k < 50; k++) {
+			char *rdir = xasprintf("%s/trace/%s/run%u", abs, cases.v[i], runs[k]);
+			char why[80];
+
+			kept_why(kept, runs[k], why, sizeof(why));
+			strbuf_addf(out, "%s run%u", k ? ";" : "", runs[k]);
+			if (why[0]) {
+				strbuf_addstr(out, " (");
+				html_escape(out, why);
+				strbuf_addstr(out, ")");
+			}
+			file_link(out, rdir, "timeline.html", "timeline");
+			file_link(out, rdir, "trace.dat", "trace.dat");
+			file_link(out, rdir, "trace.json", "trace.json");
+			free(rdir);
+			listed++;
+		}
+		if (nr > 50)
+			strbuf_addf(out, "; %zu more", nr - 50);
+		strbuf_addstr(out, "</li>\n");
+		json_object_put(kept);
+		free(runs);
+	}
+	strbuf_addstr(out, "</ul>\n");
+out:
+	free(abs);
+	strvec_clear(&cases);
+	strbuf_release(&err);
+	return listed;
 }

@@ -36,4 +36,12 @@ void timeline_html(const struct trace_run *t, const char *title,
  */
 struct json_object *timeline_trace_json(const struct trace_run *t);
 
+/*
+ * For lab compare's page: the kept traces of run_dir (labelled label) as a
+ * list, a case per item with its runs, kept.json's reasons and file://
+ * links to the files `lab trace` wrote.  Appends nothing and returns 0 when
+ * the run kept no trace.
+ */
+size_t timeline_links_html(const char *run_dir, const char *label, struct strbuf *out);
+
 #endif

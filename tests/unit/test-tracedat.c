@@ -400,6 +400,28 @@ static void test_trace_json(void **state)
 	strbuf_release(&err);
 }
 
+static void test_links(void **state)
+{
+	static const char kept[] = "{\"kept\": [{\"run\": 3, \"why\": \"slowest\"}]}";
+	struct strbuf out = STRBUF_INIT;
+	char *html;
+
+	(void)state;
+	assert_int_equal(timeline_links_html("/nonexistent", "x", &out), 0);
+	assert_int_equal(out.len, 0);
+	put("trace/hb_mode=process/kept.json", kept, strlen(kept));
+	put("trace/hb_mode=process/run3/timeline.html", "<html></html>", 13);
+	/* run3 and run5 (whose pages are broken but there) */
+	assert_int_equal(timeline_links_html(dir, "base <k>", &out), 2);
+	assert_non_null(strstr(out.buf, "base &lt;k&gt;: <code>"));
+	/* links only to the files there are */
+	html = xasprintf("hb_mode=process: run3 (slowest) <a href=\"file://%s/trace/hb_mode=process/"
+			 "run3/timeline.html\">timeline</a>; run5</li>", dir);
+	assert_non_null(strstr(out.buf, html));
+	free(html);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +433,7 @@ int main(void)
 		cmocka_unit_test(test_timeline),
 		cmocka_unit_test(test_timeline_aggregates),
 		cmocka_unit_test(test_trace_json),
+		cmocka_unit_test(test_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
