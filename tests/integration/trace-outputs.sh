@@ -1,7 +1,8 @@
 # trace-outputs - a small sched-trace run, then `lab trace`: its trace.dat is
 # opened by Debian's trace-cmd report with the same events and CPU count as
 # our reader decoded, trace.json is Chrome trace event JSON, timeline.html
-# an SVG page without script; bad arguments are one line and exit 2.
+# an SVG page without script; --keep keeps the slowest run; bad arguments
+# are one line and exit 2.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed (make deps-check)"
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/; s/^name = smoke-hackbench/name = tr-out/;
@@ -52,6 +53,15 @@ assert sum(e["ph"] == "X" for e in ev) > 100 and sum(e["ph"] == "i" for e in ev)
 page = open(sys.argv[2]).read()
 assert "<script" not in page and "<svg" in page and "node 1 llc" in page
 print("trace.json:", len(ev), "events; timeline.html:", len(page), "bytes")
+PY
+
+# --keep: the one measured run is the case's slowest; nothing to drop
+"$LAB" trace --keep --top 1 "$run" >"$TMP/keep" 2>&1 || fail "lab trace --keep exited non-zero: $(cat "$TMP/keep")"
+grep -q "^tr-out: kept run0 (slowest); dropped 0 runs" "$TMP/keep" || fail "lab trace --keep: $(head -1 "$TMP/keep")"
+python3 - "$run/trace/tr-out/kept.json" <<'PY' || fail "checks on kept.json"
+import json, sys
+k = json.load(open(sys.argv[1]))
+assert [r["run"] for r in k["kept"]] == [0] and k["dropped_runs"] == 0, k
 PY
 
 # bad arguments: one line, exit 2 (the run directory above is left as it was)
