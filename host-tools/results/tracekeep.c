@@ -249,3 +249,37 @@ int trace_keep_parse_results(const char *text, size_t len, const char *case_dir,
 	}
 	return 0;
 }
+
+size_t trace_keep_outliers(const char *run_dir, const char *case_id, struct tk_run *out, size_t max)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *cdir = schedtrace_case_dir(case_id);
+	char *path = xasprintf("%s/trace/%s/kept.json", run_dir, cdir);
+	struct json_object *doc = json_read_file(path, "kept.json", 1u << 20, NULL, &err), *kept;
+	size_t n = 0;
+
+	if (doc && json_object_object_get_ex(doc, "kept", &kept) &&
+	    json_object_is_type(kept, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(kept) && n < max; i++) {
+			struct json_object *o = json_object_array_get_idx(kept, i);
+			const char *why = json_get_str(o, "why");
+			double run, z = 0;
+
+			if (!why || !strstr(why, "outlier") || json_get_num(o, "run", &run) < 0 ||
+			    run < 0 || run > 1000000 || run != (double)(unsigned)run)
+				continue;
+			json_get_num(o, "z", &z);
+			out[n] = (struct tk_run){ .run = (unsigned)run, .z = isfinite(z) ? z : 0,
+						  .why = TK_OUTLIER, .keep = 1 };
+			if (strstr(why, "slowest"))
+				out[n].why |= TK_SLOWEST;
+			if (strstr(why, "fastest"))
+				out[n].why |= TK_FASTEST;
+			n++;
+		}
+	json_object_put(doc);
+	free(path);
+	free(cdir);
+	strbuf_release(&err);
+	return n;
+}

@@ -54,6 +54,12 @@ int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_
 		     uint64_t budget, struct strbuf *err);
 
 /*
+ * The outliers that trace/<case>/kept.json of run_dir says were kept (run,
+ * z, why), at most max; 0 when the case was not pruned or had none.
+ */
+size_t trace_keep_outliers(const char *run_dir, const char *case_id, struct tk_run *out, size_t max);
+
+/*
  * The measured runs of one case (its directory name under trace/) in a
  * results.jsonl text: run, status (failed unless "ok"), the first metric's
  * value and whether higher is better.  Lines that are not results are

@@ -98,7 +98,8 @@ static void test_parse_results(void **state)
 static void test_apply(void **state)
 {
 	char dir[] = "/tmp/test-tracekeep-XXXXXX";
-	struct tk_run r[2] = { { .run = 0, .keep = 1, .why = TK_SLOWEST, .bytes = 4096 },
+	struct tk_run r[2] = { { .run = 0, .keep = 1, .why = TK_OUTLIER | TK_SLOWEST, .z = 4.5,
+				 .bytes = 4096 },
 			       { .run = 1, .keep = 0, .bytes = 8192 } };
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *doc;
@@ -128,6 +129,11 @@ static void test_apply(void **state)
 	assert_true(v == 8192);
 	json_object_put(doc);
 	free(path);
+	/* what lab compare's summary reads back */
+	struct tk_run out[4];
+	assert_int_equal(trace_keep_outliers(dir, "c", out, 4), 1);
+	assert_true(out[0].run == 0 && out[0].z == 4.5 && out[0].why == (TK_OUTLIER | TK_SLOWEST));
+	assert_int_equal(trace_keep_outliers(dir, "other", out, 4), 0);
 	assert_int_equal(remove_tree(dir), 0);
 	strbuf_release(&err);
 }
