@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{ "matrix", cmd_matrix, "run kernels x topologies x suites as resumable jobs with a deadline each" },
 	{ "compare", cmd_compare, "compare runs of kernels: the LKML table, statistics, a summary" },
 	{ "report", cmd_report, "rebuild a run's derived files from its raw records" },
+	{ "trace", cmd_trace, "a run's kept sched traces: trace.dat, trace.json, timeline, digest" },
 	{ "scenarios", cmd_scenarios, "list scenario files and suites, or print a compiled plan" },
 	{ "kernel", cmd_kernel, "fetch (or locate) a kernel and print its path" },
 	{ "initrd", cmd_initrd, "build the guest initrd and print its path" },

@@ -9,6 +9,7 @@ int cmd_kernel(int argc, const char **argv);
 int cmd_initrd(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_trace(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_ab(int argc, const char **argv);
 int cmd_matrix(int argc, const char **argv);

@@ -1,6 +1,7 @@
 /* htmlreport.c - `lab compare --html`: one self-contained HTML page with the
  * comparison's tables, summary and gnuplot SVG plots (no script, no network). */
 #include "report/htmlreport.h"
+#include "report/timeline.h"
 #include "report/plot.h"
 #include "report/summary.h"
 #include "lib/json.h"
@@ -980,6 +981,23 @@ static void load_marks(struct html_ctx *x, struct strbuf *notes)
 	}
 }
 
+/* Where each side's kept sched traces are, and their timelines (lab trace). */
+static void traces_section(struct html_ctx *x)
+{
+	struct strbuf list = STRBUF_INIT;
+	size_t n = 0;
+
+	for (size_t k = 0; k < x->c->nr_runs; k++)
+		n += timeline_links_html(x->c->runs[k].dir, x->c->runs[k].label, &list);
+	if (n) {
+		strbuf_addstr(x->out, "<h2>Kept sched traces</h2>\n<p>Per-CPU timelines, trace.dat "
+			      "and Perfetto JSON of the runs kept (<code>lab trace RUN</code> draws "
+			      "the ones without links).</p>\n");
+		strbuf_add(x->out, list.buf, list.len);
+	}
+	strbuf_release(&list);
+}
+
 void comparison_html(const struct comparison *c, const struct html_opts *o, struct strbuf *out,
 		     struct strbuf *plots_skipped)
 {
@@ -1001,6 +1019,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 			counters_section(&x, b->scenario);
 	}
 	faults_section(&x);
+	traces_section(&x);
 	summary_section(&x);
 
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n"

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "report/compare.h"
 #include "report/summary.h"
+#include "results/tracekeep.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -209,6 +210,37 @@ static void moved_counters(const struct comparison *c, const struct rowref *x, s
 	free(found);
 }
 
+/* Cases whose pruned traces (lab trace --keep) kept outlier runs: the runs to look at. */
+static void kept_outliers(const struct comparison *c, struct summary *s, struct strbuf *sb)
+{
+	size_t listed = 0;
+
+	for (size_t k = 0; k < c->nr_runs; k++)
+		for (size_t i = 0; c->runs[k].dir && i < c->runs[k].nr_cases; i++) {
+			const struct cmp_case *cs = &c->runs[k].cases[i];
+			struct tk_run out[8];
+			size_t n = trace_keep_outliers(c->runs[k].dir, cs->id, out, 8);
+
+			if (!n)
+				continue;
+			if (!listed++)
+				add(s, SUMMARY_LINE, "Kept outlier traces (lab trace RUN --case C --run N):");
+			if (listed > 10)
+				continue;
+			strbuf_reset(sb);
+			strbuf_addf(sb, "%s in %s:", cs->id, c->runs[k].label);
+			for (size_t j = 0; j < n; j++)
+				strbuf_addf(sb, "%s run%u (z %.1f%s)", j ? "," : "", out[j].run, out[j].z,
+					    out[j].why & TK_SLOWEST ? ", slowest" :
+					    out[j].why & TK_FASTEST ? ", fastest" : "");
+			add(s, SUMMARY_ITEM, sb->buf);
+		}
+	if (listed > 10)
+		addf(s, SUMMARY_MORE, "... and %zu more", listed - 10);
+	if (listed)
+		add(s, SUMMARY_END, "");
+}
+
 void comparison_summary(const struct comparison *c, struct summary *s)
 {
 	struct rowref *big, *var, *und, *any;
@@ -364,6 +396,7 @@ void comparison_summary(const struct comparison *c, struct summary *s)
 		if (listed)
 			add(s, SUMMARY_END, "");
 	}
+	kept_outliers(c, s, &sb);
 	strbuf_release(&sb);
 	free(big);
 	free(var);

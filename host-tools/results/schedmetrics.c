@@ -126,6 +126,11 @@ static enum st_level level_of(const struct st_topo *t, int a, int b)
 	return ST_LVL_NUMA;
 }
 
+enum st_level st_level_of(const struct st_topo *t, int a, int b)
+{
+	return level_of(t, a, b);
+}
+
 static enum st_place place_of(const struct st_topo *t, int prev, int waker, int target)
 {
 	if (prev < 0 || !known(t, target))

@@ -64,6 +64,8 @@ struct st_metrics {
 };
 
 const char *st_place_name(enum st_place p);
+/* The level two different CPUs share (ST_LVL_UNKNOWN outside the topology). */
+enum st_level st_level_of(const struct st_topo *t, int a, int b);
 const char *st_level_name(enum st_level l);
 
 /*

@@ -431,6 +431,13 @@ int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages
 			 struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
 			 struct strbuf *err)
 {
+	return schedtrace_parse_cpu_hook(p, cpu, pages, len, ev, nr, alloc, lost, err, NULL, NULL);
+}
+
+int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *pages, size_t len,
+			      struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
+			      struct strbuf *err, schedtrace_hook_fn *hook, void *arg)
+{
 	struct kbuffer *kb = p->kb;
 	unsigned ps = p->page_size;
 
@@ -503,6 +510,8 @@ int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages
 				*ev = xrealloc(*ev, *alloc * sizeof(**ev));
 			}
 			(*ev)[(*nr)++] = e;
+			if (hook)
+				hook(arg, p->tep, &rec, &e);
 		}
 	}
 	return 0;
@@ -521,6 +530,11 @@ static char *case_dir_name(const char *id)
 		      (*p == '.' && p != s)))
 			*p = '_';
 	return s;
+}
+
+char *schedtrace_case_dir(const char *case_id)
+{
+	return case_dir_name(case_id);
 }
 
 static void write_formats(const struct schedtrace_formats *f, const char *dir)

@@ -68,8 +68,24 @@ int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages
 			 struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
 			 struct strbuf *err);
 
+/*
+ * The same, calling hook after each event it appended, with the record the
+ * event came from (its data checked to lie inside the page): for readers
+ * of fields the metrics do not keep (the comm of a switch).
+ */
+struct tep_handle;
+struct tep_record;
+typedef void schedtrace_hook_fn(void *arg, struct tep_handle *tep, const struct tep_record *rec,
+				const struct st_event *e);
+int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *pages, size_t len,
+			      struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
+			      struct strbuf *err, schedtrace_hook_fn *hook, void *arg);
+
 /* "overrun: N" + "dropped events: N" of a per_cpu/cpuN/stats text. */
 uint64_t schedtrace_stats_lost(const char *text, size_t len);
+
+/* The directory name of a case under trace/ (owned by the caller). */
+char *schedtrace_case_dir(const char *case_id);
 
 /*
  * The run just collected in c: writes the format files into <dir>/trace/format/ (once) and

@@ -1,0 +1,271 @@
+/* cmd-trace.c - `lab trace RUN [--case C] [--run N]`: where a run's kept sched
+ * traces are, their trace.dat, trace.json and timeline page, and a text digest. */
+#include "cmd/lab.h"
+#include "cmd/options.h"
+#include "report/htmlreport.h"
+#include "report/timeline.h"
+#include "lib/json.h"
+#include "results/runfiles.h"
+#include "results/tracedat.h"
+#include "results/tracekeep.h"
+#include "results/tracerun.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char trace_usage[] =
+	"lab trace [--case CASE] [--run N] [--top N] [--keep [--budget-mb N]] RUN_DIR";
+
+/* The run's fault actions of one case and run, as the timeline marks them. */
+static size_t marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
+		       const struct fault_mark **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fm->nr && n < max; i++) {
+		char *d;
+
+		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
+			continue;
+		d = schedtrace_case_dir(fm->v[i].case_id);
+		if (!strcmp(d, case_dir))
+			out[n++] = &fm->v[i];
+		free(d);
+	}
+	return n;
+}
+
+static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
+{
+	uint64_t sum = 0;
+
+	for (unsigned c = 0; c < SCHEDTRACE_MAX_CPUS; c++) {
+		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c);
+		struct stat st;
+		int ok = !stat(path, &st);
+
+		free(path);
+		if (!ok)
+			break;
+		sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+/*
+ * --keep: the case's traced runs that explain it (failed, faulted, outliers,
+ * slowest, fastest) within the budget; the others' pages are removed and
+ * trace/<case>/kept.json says what stayed and what went.
+ */
+static int keep_case(const char *dir, const char *case_dir, const struct fault_marks *fm,
+		     unsigned budget_mb)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/results.jsonl", dir), *text;
+	struct tk_run *all = NULL, *r;
+	unsigned *on_disk = NULL, bad = 0;
+	size_t len = 0, nr_all = 0, nr_disk = 0, n = 0, dropped;
+	uint64_t dropped_bytes, budget = (uint64_t)budget_mb << 20;
+	int higher = 0, missing = 0, ret = 0;
+
+	text = json_read_bounded(path, RUNFILE_MAX, &len, &missing, &err);
+	free(path);
+	if (!text) {
+		error("%s", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	trace_keep_parse_results(text, len, case_dir, &all, &nr_all, &higher, &bad);
+	free(text);
+	if (trace_list_runs(dir, case_dir, &on_disk, &nr_disk, &err) < 0) {
+		error("%s", err.buf);
+		ret = 1;
+		goto out;
+	}
+	r = xcalloc(nr_disk ? nr_disk : 1, sizeof(*r));
+	for (size_t k = 0; k < nr_disk; k++) {
+		const struct fault_mark *m[1];
+
+		r[n] = (struct tk_run){ .run = on_disk[k] };
+		for (size_t i = 0; i < nr_all; i++)
+			if (all[i].run == on_disk[k])
+				r[n] = all[i];
+		r[n].bytes = run_bytes(dir, case_dir, on_disk[k]);
+		r[n].faults = marks_of(fm, case_dir, on_disk[k], m, 1) > 0;
+		n++;
+	}
+	dropped = trace_keep_choose(r, n, higher, budget, &dropped_bytes);
+	if (trace_keep_apply(dir, case_dir, r, n, budget, &err) < 0) {
+		error("%s", err.buf);
+		ret = 1;
+	}
+	printf("%s: kept", case_dir);
+	for (size_t i = 0; i < n; i++) {
+		char why[80];
+
+		if (!r[i].keep)
+			continue;
+		trace_keep_why(r[i].why, why, sizeof(why));
+		if (r[i].why & TK_OUTLIER)
+			printf(" run%u (%s, z %.1f)", r[i].run, why, r[i].z);
+		else
+			printf(" run%u (%s)", r[i].run, why[0] ? why : "-");
+	}
+	printf("; dropped %zu run%s, %.1f MiB (budget %u MiB)\n", dropped, dropped == 1 ? "" : "s",
+	       (double)dropped_bytes / (1 << 20), budget_mb);
+	free(r);
+out:
+	free(all);
+	free(on_disk);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* Writes the three derived files of one kept run; a failure is reported and counted. */
+static int write_outputs(const struct trace_run *t, const char *title,
+			 const struct fault_mark *const *marks, size_t nr_marks)
+{
+	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	char *dat = xasprintf("%s/trace.dat", t->dir), *json = xasprintf("%s/trace.json", t->dir);
+	char *html = xasprintf("%s/timeline.html", t->dir);
+	struct json_object *doc;
+	int bad = 0;
+
+	if (tracedat_write(t, dat, &err) < 0) {
+		error("%s", err.buf);
+		bad = 1;
+	} else {
+		printf("  trace.dat      %s\n", dat);
+	}
+	doc = timeline_trace_json(t);
+	if (json_object_to_file_ext(json, doc, JSON_C_TO_STRING_PLAIN) < 0) {
+		error("cannot write '%s'", json);
+		bad = 1;
+	} else {
+		printf("  trace.json     %s\n", json);
+	}
+	json_object_put(doc);
+	timeline_html(t, title, marks, nr_marks, &page);
+	if (write_file_atomic(html, page.buf, page.len) < 0)
+		bad = 1;
+	else
+		printf("  timeline.html  %s\n", html);
+	strbuf_release(&page);
+	strbuf_release(&err);
+	free(dat);
+	free(json);
+	free(html);
+	return bad;
+}
+
+static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned top,
+		   const struct fault_marks *fm)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	const struct fault_mark *marks[256];
+	size_t nm = marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
+	char *title = xasprintf("%s run%u", case_dir, run);
+	int bad;
+
+	printf("%s\n", title);
+	if (trace_run_load(&t, dir, case_dir, run, &err) < 0) {
+		error("%s run%u: %s", case_dir, run, err.buf);
+		strbuf_release(&err);
+		free(title);
+		trace_run_release(&t);
+		return 1;
+	}
+	printf("  raw pages      %s/cpu0..%u.raw\n", t.dir, t.nr_cpus - 1);
+	bad = write_outputs(&t, title, marks, nm);
+	trace_digest_print(&t, stdout, top);
+	if (nm)
+		printf("  fault actions: %zu marked on the timeline\n", nm);
+	trace_run_release(&t);
+	strbuf_release(&err);
+	free(title);
+	return bad;
+}
+
+int cmd_trace(int argc, const char **argv)
+{
+	const char *case_arg = NULL, *pos[1];
+	unsigned run = 0, top = 5;
+	int have_run = 0, nr_pos, r, bad = 0, found_case = 0;
+	char *want = NULL;
+	struct strvec cases = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct fault_marks fm = FAULT_MARKS_INIT;
+	const char *run_str = NULL;
+	int keep = 0;
+	unsigned budget_mb = TRACE_KEEP_BUDGET_MB;
+	const struct lab_option opts[] = {
+		OPT_BOOL("keep", &keep, "keep only the runs that explain each case (failed, faulted, "
+			 "outliers, slowest, fastest) within the budget; remove the other runs' pages"),
+		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default 8)"),
+		OPT_STRING("case", &case_arg, "only this case (its id or its directory under trace/)"),
+		OPT_STRING("run", &run_str, "only this measured run (N as in runN)"),
+		OPT_UINT("top", &top, 1, 1000, "lines per digest section (default 5)"),
+		OPT_END(),
+	};
+
+	r = parse_options(argc, argv, opts, trace_usage, pos, 1, &nr_pos);
+	if (r)
+		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (nr_pos != 1)
+		die(LAB_EXIT_USAGE, "a run directory is needed (usage: %s)", trace_usage);
+	if (run_str) {
+		if (parse_uint(run_str, 0, 1000000, &run))
+			die(LAB_EXIT_USAGE, "--run '%s' is not a run number", run_str);
+		have_run = 1;
+	}
+	if (!is_dir(pos[0]))
+		die(LAB_EXIT_USAGE, "'%s' is not a run directory", pos[0]);
+	if (trace_list_cases(pos[0], &cases, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (!cases.nr)
+		die(LAB_EXIT_USAGE, "'%s': the run kept no sched trace", pos[0]);
+	if (case_arg)
+		want = schedtrace_case_dir(case_arg);
+	/* marks are a nicety: a run whose fault files do not parse still shows */
+	if (fault_marks_load(&fm, pos[0], &err) < 0)
+		warning("no fault marks on the timelines: %s", err.buf);
+	strbuf_reset(&err);
+	for (size_t i = 0; i < cases.nr; i++) {
+		unsigned *runs = NULL;
+		size_t nr = 0, shown = 0;
+
+		if (want && strcmp(cases.v[i], want) && strcmp(cases.v[i], case_arg))
+			continue;
+		found_case = 1;
+		if (keep)
+			bad |= keep_case(pos[0], cases.v[i], &fm, budget_mb);
+		if (trace_list_runs(pos[0], cases.v[i], &runs, &nr, &err) < 0) {
+			error("%s", err.buf);
+			strbuf_reset(&err);
+			bad = 1;
+			continue;
+		}
+		for (size_t k = 0; k < nr; k++) {
+			if (have_run && runs[k] != run)
+				continue;
+			bad |= one_run(pos[0], cases.v[i], runs[k], top, &fm);
+			shown++;
+		}
+		if (have_run && !shown && !keep) {
+			free(runs);
+			die(LAB_EXIT_USAGE, "case '%s' kept no trace of run %u", cases.v[i], run);
+		}
+		free(runs);
+	}
+	if (!found_case)
+		die(LAB_EXIT_USAGE, "no kept trace of case '%s' in '%s'", case_arg, pos[0]);
+	fault_marks_release(&fm);
+	strvec_clear(&cases);
+	strbuf_release(&err);
+	free(want);
+	return bad ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
+}

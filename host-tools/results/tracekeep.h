@@ -1,0 +1,72 @@
+/* tracekeep.h - which of a case's traced runs are worth their bytes: the
+ * slowest and fastest, robust outliers, runs with a fault action or a failure. */
+#ifndef LAB_TRACEKEEP_H
+#define LAB_TRACEKEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/util.h"
+
+#define TRACE_KEEP_BUDGET_MB 8u      /* per case, when none is given */
+#define TRACE_KEEP_Z 3.5             /* robust z-score of an outlier */
+
+enum tk_why {
+	TK_FAILED = 1 << 0,  /* the run did not end ok */
+	TK_FAULT = 1 << 1,   /* a fault action was taken during it */
+	TK_OUTLIER = 1 << 2, /* |robust z| > TRACE_KEEP_Z within the case */
+	TK_SLOWEST = 1 << 3, /* the worst primary metric of the case */
+	TK_FASTEST = 1 << 4, /* the best */
+};
+
+/* One traced run of a case; the caller fills the first block. */
+struct tk_run {
+	unsigned run;
+	double value;        /* the case's primary metric in this run */
+	int has_value;
+	int failed, faults;  /* status not ok; fault actions during the run */
+	uint64_t bytes;      /* its raw pages */
+	/* filled by trace_keep_choose() */
+	unsigned why;        /* enum tk_why bits; 0: nothing worth keeping */
+	double z;            /* robust z-score (0 without a spread) */
+	int keep;
+};
+
+/*
+ * Sets why, z and keep of every run: failed and faulted runs first (in run
+ * order), then outliers (largest |z| first), the slowest, the fastest,
+ * each kept while the kept bytes stay within budget.  higher_better tells
+ * which end of the metric is "slowest".  Returns how many runs are not kept
+ * and their bytes in *dropped_bytes.
+ */
+size_t trace_keep_choose(struct tk_run *r, size_t n, int higher_better, uint64_t budget,
+			 uint64_t *dropped_bytes);
+
+/* "failed,fault,outlier,slowest,fastest" of why bits, into buf. */
+void trace_keep_why(unsigned why, char *buf, size_t len);
+
+/*
+ * Removes <run_dir>/trace/<case_dir>/run<N>/ of the runs not kept and
+ * writes trace/<case_dir>/kept.json: the budget, each kept run with why,
+ * z and bytes, and the count and bytes of what was dropped.  -1 with err.
+ */
+int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_run *r, size_t n,
+		     uint64_t budget, struct strbuf *err);
+
+/*
+ * The outliers that trace/<case>/kept.json of run_dir says were kept (run,
+ * z, why), at most max; 0 when the case was not pruned or had none.
+ */
+size_t trace_keep_outliers(const char *run_dir, const char *case_id, struct tk_run *out, size_t max);
+
+/*
+ * The measured runs of one case (its directory name under trace/) in a
+ * results.jsonl text: run, status (failed unless "ok"), the first metric's
+ * value and whether higher is better.  Lines that are not results are
+ * counted in *bad; warmups are left out.  *runs malloc'ed.
+ */
+#define RESULT_LINE_MAX (4u << 20)
+int trace_keep_parse_results(const char *text, size_t len, const char *case_dir, struct tk_run **runs,
+			     size_t *nr, int *higher_better, unsigned *bad);
+
+#endif

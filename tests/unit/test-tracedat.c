@@ -1,0 +1,440 @@
+/* test-tracedat.c - a kept run's trace read back from its files: decoding with
+ * task names, slices and wakeups, trace.dat's layout, the timeline and JSON. */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/timeline.h"
+#include "results/tracedat.h"
+#include "results/tracerun.h"
+#include "tests/unit/trace-formats.h"
+
+static char dir[] = "/tmp/test-tracedat-XXXXXX";
+
+static void put(const char *name, const void *data, size_t len)
+{
+	char *path = xasprintf("%s/%s", dir, name), *slash = strrchr(path, '/');
+
+	*slash = '\0';
+	assert_int_equal(mkdir_p(path, 0755), 0);
+	*slash = '/';
+	assert_int_equal(write_file_atomic(path, data, len), 0);
+	free(path);
+}
+
+/* One ring-buffer page: a time stamp, the commit, then events of
+ * whole words, each behind a header of type_len (words) and delta. */
+struct page {
+	unsigned char b[4096];
+	size_t len;
+	uint64_t last;
+};
+
+static void page_init(struct page *p, uint64_t ts)
+{
+	memset(p, 0, sizeof(*p));
+	memcpy(p->b, &ts, 8);
+	p->len = 16;
+	p->last = ts;
+}
+
+static void page_event(struct page *p, uint64_t ts, const void *data, size_t len)
+{
+	uint32_t hdr = (uint32_t)(len / 4) | (uint32_t)(ts - p->last) << 5;
+	uint64_t commit;
+
+	assert_true(len % 4 == 0 && len <= 112);
+	memcpy(p->b + p->len, &hdr, 4);
+	memcpy(p->b + p->len + 4, data, len);
+	p->len += 4 + len;
+	p->last = ts;
+	commit = p->len - 16;
+	memcpy(p->b + 8, &commit, 8);
+}
+
+static void ev_switch(struct page *p, uint64_t ts, const char *prev, int prev_pid, const char *next,
+		      int next_pid)
+{
+	unsigned char d[64] = { 0 };
+	uint16_t type = TF_ID_SWITCH;
+
+	memcpy(d, &type, 2);
+	strncpy((char *)d + 8, prev, 16);
+	memcpy(d + 24, &prev_pid, 4);
+	strncpy((char *)d + 40, next, 16);
+	memcpy(d + 56, &next_pid, 4);
+	page_event(p, ts, d, sizeof(d));
+}
+
+static void ev_wake(struct page *p, uint64_t ts, uint16_t type, const char *comm, int pid, int target)
+{
+	unsigned char d[36] = { 0 };
+
+	memcpy(d, &type, 2);
+	strncpy((char *)d + 8, comm, 16);
+	memcpy(d + 24, &pid, 4);
+	memcpy(d + 32, &target, 4);
+	page_event(p, ts, d, sizeof(d));
+}
+
+static void ev_migrate(struct page *p, uint64_t ts, const char *comm, int pid, int from, int to)
+{
+	unsigned char d[40] = { 0 };
+	uint16_t type = TF_ID_MIGRATE;
+
+	memcpy(d, &type, 2);
+	strncpy((char *)d + 8, comm, 16);
+	memcpy(d + 24, &pid, 4);
+	memcpy(d + 32, &from, 4);
+	memcpy(d + 36, &to, 4);
+	page_event(p, ts, d, sizeof(d));
+}
+
+#define MS 1000000ull
+#define T0 1000000000ull
+
+/* cpu0 runs hackbench-1 and wakes hackbench-2, which runs on cpu1 after a kworker. */
+static int setup(void **state)
+{
+	static const char view[] =
+		"{\"cpu\": [{\"cpu\": 0, \"siblings\": \"0\", \"llc\": \"0\", \"node\": 0},"
+		" {\"cpu\": 1, \"siblings\": \"1\", \"llc\": \"1\", \"node\": 1}]}";
+	struct page p0, p1;
+
+	(void)state;
+	if (!mkdtemp(dir))
+		return -1;
+	put("trace/format/header_page", tf_header_page, strlen(tf_header_page));
+	put("trace/format/header_event", tf_header_event, strlen(tf_header_event));
+	put("trace/format/sched_switch", tf_sched_switch, strlen(tf_sched_switch));
+	put("trace/format/sched_wakeup", tf_sched_wakeup, strlen(tf_sched_wakeup));
+	put("trace/format/sched_waking", tf_sched_waking, strlen(tf_sched_waking));
+	put("trace/format/sched_migrate_task", tf_sched_migrate, strlen(tf_sched_migrate));
+	put("trace/format/page_size", "4096", 4);
+	page_init(&p0, T0);
+	ev_switch(&p0, T0, "swapper/0", 0, "hackbench-1", 101);
+	ev_wake(&p0, T0 + 1 * MS, TF_ID_WAKING, "hackbench-2", 102, 1);
+	ev_migrate(&p0, T0 + 1 * MS + 50000, "hackbench-2", 102, 0, 1);
+	ev_wake(&p0, T0 + 1 * MS + 100000, TF_ID_WAKEUP, "hackbench-2", 102, 1);
+	ev_switch(&p0, T0 + 5 * MS, "hackbench-1", 101, "swapper/0", 0);
+	page_init(&p1, T0);
+	ev_switch(&p1, T0 + MS / 2, "swapper/1", 0, "kworker/1:0", 50);
+	ev_switch(&p1, T0 + 2 * MS, "kworker/1:0", 50, "hackbench-2", 102);
+	ev_switch(&p1, T0 + 6 * MS, "hackbench-2", 102, "swapper/1", 0);
+	put("trace/hb_mode=process/run3/cpu0.raw", p0.b, sizeof(p0.b));
+	put("trace/hb_mode=process/run3/cpu1.raw", p1.b, sizeof(p1.b));
+	put("trace/hb_mode=process/run3/stats1.txt", "entries: 0\noverrun: 2\n", 22);
+	put("trace/hb_mode=process/run5/cpu0.raw", p0.b, 100); /* not whole pages */
+	put("guest-topology.json", view, strlen(view));
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return remove_tree(dir);
+}
+
+static void test_lists(void **state)
+{
+	struct strvec cases = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	unsigned *runs;
+	size_t nr;
+
+	(void)state;
+	assert_int_equal(trace_list_cases(dir, &cases, &err), 0);
+	assert_int_equal(cases.nr, 1);
+	assert_string_equal(cases.v[0], "hb_mode=process");
+	assert_int_equal(trace_list_runs(dir, cases.v[0], &runs, &nr, &err), 0);
+	assert_int_equal(nr, 2);
+	assert_int_equal(runs[0], 3);
+	assert_int_equal(runs[1], 5);
+	free(runs);
+	assert_int_equal(trace_list_cases("/nonexistent", &cases, &err), -1);
+	assert_non_null(strstr(err.buf, "kept no sched trace"));
+	strvec_clear(&cases);
+	strbuf_release(&err);
+}
+
+static void test_decode(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	uint64_t first, last;
+
+	(void)state;
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
+	assert_int_equal(t.nr_cpus, 2);
+	assert_int_equal(t.nr, 8);
+	assert_int_equal(t.lost, 2);
+	assert_int_equal(t.topo.nr_cpus, 2);
+	trace_run_span(&t, &first, &last);
+	assert_true(first == T0 && last == T0 + 6 * MS);
+	/* names come from the switch and wakeup records */
+	assert_string_equal(trace_run_comm(&t, 101), "hackbench-1");
+	assert_string_equal(trace_run_comm(&t, 50), "kworker/1:0");
+	/* slices: hackbench-1 on cpu0, then kworker and hackbench-2 on cpu1 */
+	assert_int_equal(t.nr_slices, 3);
+	assert_int_equal(t.slices[0].cpu, 0);
+	assert_int_equal(t.slices[0].pid, 101);
+	assert_true(t.slices[0].start == T0 && t.slices[0].end == T0 + 5 * MS);
+	assert_int_equal(t.slices[1].pid, 50);
+	assert_int_equal(t.slices[2].pid, 102);
+	assert_string_equal(t.slices[2].comm, "hackbench-2");
+	/* the wakeup: waker cpu0, placed on cpu1, ran 0.9 ms later there */
+	assert_int_equal(t.nr_wakes, 1);
+	assert_int_equal(t.wakes[0].waker_cpu, 0);
+	assert_int_equal(t.wakes[0].target_cpu, 1);
+	assert_int_equal(t.wakes[0].run_cpu, 1);
+	assert_true(t.wakes[0].run - t.wakes[0].wakeup == 900000);
+	trace_run_release(&t);
+
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 5, &err), -1);
+	assert_non_null(strstr(err.buf, "not a whole number"));
+	trace_run_release(&t);
+	strbuf_reset(&err);
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 4, &err), -1);
+	assert_non_null(strstr(err.buf, "no cpu0.raw"));
+	trace_run_release(&t);
+	strbuf_release(&err);
+}
+
+static void test_digest(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct tr_cpu_busy *b;
+	char *text = NULL;
+	size_t n, len;
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
+	trace_busy_cpus(&t, &b, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(b[0].cpu, 1); /* 1.5 + 4 ms against 5 ms */
+	assert_true(b[0].busy_ns == 5500000 && b[0].tasks == 2);
+	free(b);
+	f = open_memstream(&text, &len);
+	trace_digest_print(&t, f, 5);
+	fclose(f);
+	assert_non_null(strstr(text, "8 events on 2 CPUs over 0.006 s, 2 lost"));
+	assert_non_null(strstr(text, "busiest CPUs: cpu1 91.7% (2 tasks), cpu0 83.3% (1 tasks)"));
+	assert_non_null(strstr(text, "0.900 ms  hackbench-2-102"));
+	/* cpu0 and cpu1 are on two nodes */
+	assert_non_null(strstr(text, "top migrations:\n         1  hackbench-2-102 (numa 1)\n"));
+	free(text);
+	trace_run_release(&t);
+	strbuf_release(&err);
+}
+
+static uint64_t le(const char *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = n - 1; i >= 0; i--)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+static void test_tracedat(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT, cmd = STRBUF_INIT;
+	char *path = xasprintf("%s/trace.dat", dir), *data, *fly;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
+	tracedat_cmdlines(&t, &cmd);
+	assert_string_equal(cmd.buf, "50 kworker/1:0\n101 hackbench-1\n102 hackbench-2\n");
+	assert_int_equal(tracedat_write(&t, path, &err), 0);
+	data = read_file(path, &len);
+	assert_non_null(data);
+	assert_memory_equal(data, "\x17\x08\x44tracing6\0\0\x08", 14);
+	assert_int_equal(le(data + 14, 4), 4096);
+	assert_memory_equal(data + 18, "header_page\0", 12);
+	assert_int_equal(le(data + 30, 8), strlen(tf_header_page));
+	assert_non_null(memmem(data, len, "sched\0\x04\0\0\0", 10)); /* one system, four events */
+	assert_non_null(memmem(data, len, cmd.buf, cmd.len));
+	assert_non_null(memmem(data, len, "local [global]\n", 15));
+	assert_non_null(memmem(data, len, "CPU: 1\nentries: 0\noverrun: 2\n", 29));
+	fly = memmem(data, len, "flyrecord\0", 10);
+	assert_non_null(fly);
+	/* two CPUs: page-aligned offsets, one after the other, the pages as they were */
+	assert_int_equal(le(fly + 10, 8) % 4096, 0);
+	assert_int_equal(le(fly + 18, 8), 4096);
+	assert_int_equal(le(fly + 26, 8), le(fly + 10, 8) + 4096);
+	assert_int_equal(len, le(fly + 26, 8) + 4096);
+	assert_memory_equal(data + le(fly + 26, 8), t.pages[1].buf, 4096);
+	free(data);
+	free(path);
+	strbuf_reset(&err);
+	/* no header format, no file */
+	schedtrace_formats_release(&t.formats);
+	path = xasprintf("%s/none.dat", dir);
+	assert_int_equal(tracedat_write(&t, path, &err), -1);
+	assert_non_null(strstr(err.buf, "header_page"));
+	assert_int_equal(access(path, F_OK), -1);
+	free(path);
+	trace_run_release(&t);
+	strbuf_release(&cmd);
+	strbuf_release(&err);
+}
+
+static void test_roles(void **state)
+{
+	static const char *const cases[][2] = {
+		{ "hackbench-12", "hackbench" }, { "runner", "runner" }, { "kworker/1:0", "kernel" },
+		{ "ksoftirqd/3", "kernel" }, { "schbench:3", "schbench" }, { "42", "42" },
+		{ "", "?" }, { "rcu_preempt", "kernel" }, { "stress_ng.7", "stress_ng" },
+	};
+	char buf[TR_COMM + 8];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		timeline_role(cases[i][0], buf, sizeof(buf));
+		assert_string_equal(buf, cases[i][1]);
+	}
+}
+
+static void test_timeline(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+	struct fault_mark m = { .what = "pause <stop>", .rel = 0.003, .ok = 1, .host = 1 };
+	const struct fault_mark *marks[] = { &m };
+
+	(void)state;
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
+	timeline_html(&t, "hb <run3>", marks, 1, &page);
+	assert_non_null(strstr(page.buf, "<title>hb &lt;run3&gt;</title>"));
+	assert_non_null(strstr(page.buf, "<svg xmlns"));
+	assert_null(strstr(page.buf, "<script"));
+	/* nodes as groups, in row order */
+	assert_true(strstr(page.buf, "node 0 llc 0") < strstr(page.buf, "node 1 llc 1"));
+	assert_non_null(strstr(page.buf, "<title>hackbench-1-101 5.000 ms</title>"));
+	assert_non_null(strstr(page.buf, "hackbench-2-102 waited 0.900 ms: woken by cpu0, ran on cpu1"));
+	assert_non_null(strstr(page.buf, "pause &lt;stop&gt; (host) at 0.003 s"));
+	/* kernel threads are grey, the workload takes the first colour */
+	assert_non_null(strstr(page.buf, "background:#999999\"></span>kernel"));
+	assert_non_null(strstr(page.buf, "background:#0072B2\"></span>hackbench"));
+	trace_run_release(&t);
+	strbuf_release(&page);
+	strbuf_release(&err);
+}
+
+/* A long trace of tiny slices stays a few rectangles per pixel column. */
+static void test_timeline_aggregates(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf out = STRBUF_INIT;
+	const size_t n = 200000;
+
+	(void)state;
+	t.nr_cpus = 2;
+	t.nr = 2;
+	t.ev = xcalloc(2, sizeof(*t.ev));
+	t.ev[0].e.ts = 0;
+	t.ev[1].e.ts = n * 10000;
+	t.slices = xcalloc(n, sizeof(*t.slices));
+	for (size_t i = 0; i < n; i++)
+		t.slices[i] = (struct tr_slice){ i * 10000, i * 10000 + 3000 + (i % 7) * 1000,
+						 (int)(i * 2 / n), (int)(100 + i % 50),
+						 i % 3 ? "sender-1" : "receiver-2" };
+	t.nr_slices = n;
+	timeline_svg(&t, NULL, 0, &out);
+	assert_true(out.len < 2 * TIMELINE_WIDTH * 120 + 20000);
+	assert_non_null(strstr(out.buf, "fill-opacity"));
+	strbuf_release(&out);
+	trace_run_release(&t);
+}
+
+static void test_trace_json(void **state)
+{
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *doc, *ev, *v;
+	size_t x = 0, inst = 0, thread_names = 0;
+
+	(void)state;
+	assert_int_equal(trace_run_load(&t, dir, "hb_mode=process", 3, &err), 0);
+	doc = timeline_trace_json(&t);
+	assert_true(json_object_object_get_ex(doc, "traceEvents", &ev));
+	for (size_t i = 0; i < json_object_array_length(ev); i++) {
+		struct json_object *e = json_object_array_get_idx(ev, i), *ph, *name;
+
+		assert_true(json_object_object_get_ex(e, "ph", &ph));
+		json_object_object_get_ex(e, "name", &name);
+		if (!strcmp(json_object_get_string(ph), "X")) {
+			x++;
+			if (!strcmp(json_object_get_string(name), "hackbench-2")) {
+				/* ts and dur in microseconds from the first event; node 1 is pid 1 */
+				json_object_object_get_ex(e, "ts", &v);
+				assert_true(json_object_get_double(v) == 2000.0);
+				json_object_object_get_ex(e, "dur", &v);
+				assert_true(json_object_get_double(v) == 4000.0);
+				json_object_object_get_ex(e, "pid", &v);
+				assert_int_equal(json_object_get_int(v), 1);
+			}
+		} else if (!strcmp(json_object_get_string(ph), "i")) {
+			inst++;
+		} else if (!strcmp(json_object_get_string(name), "thread_name")) {
+			thread_names++;
+		}
+	}
+	assert_int_equal(x, 3);
+	assert_int_equal(inst, 1);
+	assert_int_equal(thread_names, 2);
+	json_object_put(doc);
+	trace_run_release(&t);
+	strbuf_release(&err);
+}
+
+static void test_links(void **state)
+{
+	static const char kept[] = "{\"kept\": [{\"run\": 3, \"why\": \"slowest\"}]}";
+	struct strbuf out = STRBUF_INIT;
+	char *html;
+
+	(void)state;
+	assert_int_equal(timeline_links_html("/nonexistent", "x", &out), 0);
+	assert_int_equal(out.len, 0);
+	put("trace/hb_mode=process/kept.json", kept, strlen(kept));
+	put("trace/hb_mode=process/run3/timeline.html", "<html></html>", 13);
+	/* run3 and run5 (whose pages are broken but there) */
+	assert_int_equal(timeline_links_html(dir, "base <k>", &out), 2);
+	assert_non_null(strstr(out.buf, "base &lt;k&gt;: <code>"));
+	/* links only to the files there are */
+	html = xasprintf("hb_mode=process: run3 (slowest) <a href=\"file://%s/trace/hb_mode=process/"
+			 "run3/timeline.html\">timeline</a>; run5</li>", dir);
+	assert_non_null(strstr(out.buf, html));
+	free(html);
+	strbuf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_lists),
+		cmocka_unit_test(test_decode),
+		cmocka_unit_test(test_digest),
+		cmocka_unit_test(test_tracedat),
+		cmocka_unit_test(test_roles),
+		cmocka_unit_test(test_timeline),
+		cmocka_unit_test(test_timeline_aggregates),
+		cmocka_unit_test(test_trace_json),
+		cmocka_unit_test(test_links),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
