@@ -98,6 +98,9 @@ int cmd_run(int argc, const char **argv)
 		/* what the stopped run used, unless given (then it must agree) */
 		if (!r.spec)
 			r.spec = rr.spec;
+		/* the canonical spec ends in the arch --arch gave (topo.c) */
+		if (!r.arch && strstr(rr.spec_resolved, ",arch="))
+			r.arch = strstr(rr.spec_resolved, ",arch=") + 6;
 		if (!r.kernel_spec)
 			r.kernel_spec = rr.kernel_image;
 		if (!r.label)

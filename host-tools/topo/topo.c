@@ -651,6 +651,13 @@ int topo_parse(const char *spec, struct topo *t, struct strbuf *err)
 		}
 		if (rest && parse_opts(rest, &over, err))
 			goto out;
+		/* a preset of one arch is no machine of another */
+		if (opts.val[OPT_ARCH] && over.val[OPT_ARCH] &&
+		    strcmp(opts.val[OPT_ARCH], over.val[OPT_ARCH])) {
+			fail(err, "preset '%s' is arch=%s, not arch=%s", head, opts.val[OPT_ARCH],
+			     over.val[OPT_ARCH]);
+			goto out;
+		}
 		for (int i = 0; i < OPT_NR; i++)
 			if (over.val[i])
 				opts.val[i] = over.val[i];

@@ -299,7 +299,7 @@ static void test_presets(void **state)
 {
 	static const char *const needed[] = {
 		"epyc-2s-nps2", "epyc-milan-2s", "epyc-milan-2s-nosmt", "skylake-2s26c",
-		"small-numa", "tiny-smt", "xeon-4s24c",
+		"small-numa", "tiny-smt", "xeon-4s24c", "power9-2s", "power8-2s", "arm64-2s-clusters",
 	};
 	struct topo_preset *p;
 	int nr = topo_presets_load(&p);
@@ -1024,6 +1024,14 @@ static void test_arch_parse(void **state)
 	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_ARM64, &err), -1);
 	assert_string_equal(err.buf, "the topology says arch=ppc64le, --arch says arm64");
 	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_PPC64LE, &err), 0);
+	/* a preset keeps its arch */
+	parse_ok("power9-2s", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_PPC64LE);
+	assert_int_equal(t.threads, 4);
+	assert_int_equal(topo_parse("power9-2s,arch=arm64", &t, &err), -1);
+	assert_string_equal(err.buf, "preset 'power9-2s' is arch=ppc64le, not arch=arm64");
+	parse_ok("tiny-smt,arch=arm64", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_ARM64);
 	strbuf_release(&err);
 }
 
