@@ -4,6 +4,10 @@
 . "$(dirname "$0")/lib.sh"
 command -v qemu-system-aarch64 >/dev/null || skip "no qemu-system-aarch64 (install-deps lab)"
 [ -x build/guest-aarch64/runner ] || skip "no build/guest-aarch64/runner (no aarch64-linux-gnu-gcc)"
+# what QEMU cannot give this arch here is refused before any boot
+expect_bad "kvm" "$LAB" boot 2s4c --arch arm64 --accel kvm
+expect_bad "hotplug" "$LAB" boot 2s4c,hotplug=2 --arch arm64
+expect_bad "clash" "$LAB" boot 2s4c,arch=ppc64le --arch arm64
 boot 2s4c,llc=2 --arch arm64 --accel tcg
 expect_pass
 [ "$(json "$run/run.json" 'd["arch"]')" = arm64 ] || fail "run.json arch"
@@ -12,8 +16,4 @@ expect_pass
 [ "$(json "$run/guest-topology.json" 'd["cpu"][5]["package"]')" = 1 ] || fail "cpu5 package"
 [ "$(json "$run/guest-topology.json" '" ".join(d["cpu"][0]["domains"])')" = "DIE NUMA" ] || fail "cpu0 domains"
 grep -q 'console=ttyAMA0' "$run/run.json" || fail "console is not ttyAMA0"
-# what QEMU cannot give an arm64 guest here is refused before any boot
-expect_bad "kvm" "$LAB" boot 2s4c --arch arm64 --accel kvm
-expect_bad "hotplug" "$LAB" boot 2s4c,hotplug=2 --arch arm64
-expect_bad "clash" "$LAB" boot 2s4c,arch=ppc64le --arch arm64
 echo ok
