@@ -78,6 +78,14 @@ static void push_memory_nodes(const struct topo *t, struct strvec *out)
 	}
 }
 
+/* -m; returns whether there are NUMA nodes to describe. */
+static int push_memory_size(const struct topo *t, struct strvec *out)
+{
+	strvec_push(out, "-m");
+	strvec_pushf(out, "%lluM", (unsigned long long)topo_total_mem_mib(t));
+	return t->nr_nodes > 1;
+}
+
 static void push_distances(const struct topo *t, struct strvec *out)
 {
 	/* topo_parse() only accepts symmetric matrices: QEMU mirrors a->b */
@@ -87,6 +95,31 @@ static void push_distances(const struct topo *t, struct strvec *out)
 			strvec_pushf(out, "dist,src=%u,dst=%u,val=%u", a, b, t->dist[a][b]);
 		}
 	}
+}
+
+/*
+ * Nodes, their CPUs and distances when a node holds whole groups (x86
+ * dies, arm64 clusters) of one socket.  With one node per socket, whole
+ * sockets are placed: QEMU refuses die-id when a socket has a single die.
+ * With nps > 1 there are always several groups per socket.
+ */
+static void push_numa_groups(const struct topo *t, unsigned groups, const char *key,
+			     struct strvec *out)
+{
+	push_memory_nodes(t, out);
+	for (unsigned s = 0; s < t->sockets; s++) {
+		if (t->nps == 1) {
+			strvec_push(out, "-numa");
+			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u", s, s);
+			continue;
+		}
+		for (unsigned g = 0; g < groups; g++) {
+			strvec_push(out, "-numa");
+			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u,%s=%u",
+				     s * t->nps + g / (groups / t->nps), s, key, g);
+		}
+	}
+	push_distances(t, out);
 }
 
 static void push_accel(enum lab_accel accel, unsigned flags, const char *tcg_cpu,
@@ -116,24 +149,8 @@ static void arm64_argv(const struct topo *t, enum lab_accel accel, unsigned flag
 	strvec_push(out, "-smp");
 	strvec_pushf(out, "%u,sockets=%u,clusters=%u,cores=%u,threads=%u",
 		     topo_nr_cpus(t), t->sockets, clusters, t->llc, t->threads);
-	strvec_push(out, "-m");
-	strvec_pushf(out, "%lluM", (unsigned long long)topo_total_mem_mib(t));
-	if (t->nr_nodes == 1)
-		return;
-	push_memory_nodes(t, out);
-	for (unsigned s = 0; s < t->sockets; s++) {
-		if (t->nps == 1) {
-			strvec_push(out, "-numa");
-			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u", s, s);
-			continue;
-		}
-		for (unsigned c = 0; c < clusters; c++) {
-			strvec_push(out, "-numa");
-			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u,cluster-id=%u",
-				     s * t->nps + c / (clusters / t->nps), s, c);
-		}
-	}
-	push_distances(t, out);
+	if (push_memory_size(t, out))
+		push_numa_groups(t, clusters, "cluster-id", out);
 }
 
 /*
@@ -150,9 +167,7 @@ static void ppc64_argv(const struct topo *t, enum lab_accel accel, unsigned flag
 	strvec_push(out, "-smp");
 	strvec_pushf(out, "%u,sockets=%u,cores=%u,threads=%u",
 		     topo_nr_cpus(t), t->sockets, t->cores, t->threads);
-	strvec_push(out, "-m");
-	strvec_pushf(out, "%lluM", (unsigned long long)topo_total_mem_mib(t));
-	if (t->nr_nodes == 1)
+	if (!push_memory_size(t, out))
 		return;
 	push_memory_nodes(t, out);
 	for (unsigned c = 0; c < cores; c++) {
@@ -201,27 +216,6 @@ void topo_qemu_argv(const struct topo *t, enum lab_accel accel, unsigned flags,
 	else
 		strvec_pushf(out, "%u,sockets=%u,dies=%u,cores=%u,threads=%u",
 			     topo_nr_cpus(t), t->sockets, dies, t->llc, t->threads);
-	strvec_push(out, "-m");
-	strvec_pushf(out, "%lluM", (unsigned long long)topo_total_mem_mib(t));
-	if (t->nr_nodes == 1)
-		return;
-	push_memory_nodes(t, out);
-	/*
-	 * With one node per socket, place whole sockets: QEMU refuses die-id
-	 * when there is a single die per socket.  With nps > 1 there are
-	 * always several dies per socket.
-	 */
-	for (unsigned s = 0; s < t->sockets; s++) {
-		if (t->nps == 1) {
-			strvec_push(out, "-numa");
-			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u", s, s);
-			continue;
-		}
-		for (unsigned d = 0; d < dies; d++) {
-			strvec_push(out, "-numa");
-			strvec_pushf(out, "cpu,node-id=%u,socket-id=%u,die-id=%u",
-				     s * t->nps + d / (dies / t->nps), s, d);
-		}
-	}
-	push_distances(t, out);
+	if (push_memory_size(t, out))
+		push_numa_groups(t, dies, "die-id", out);
 }
