@@ -16,14 +16,20 @@ static const struct topo_arch_info arch_table[TOPO_ARCH_NR] = {
 		.machine = "q35", .console = "ttyS0", .rec_device = NULL,
 		.rec_tty = "/dev/ttyS1", .dpkg_arch = "amd64",
 		.kernel_meta = "linux-image-amd64", .max_cpus = TOPO_MAX_CPUS,
-		.tcg_max_threads = 256, .kvm_max_threads = 256,
+		.tcg_max_threads = 256, .kvm_max_threads = 256, .threads_why = "QEMU's limit",
 	},
 	[TOPO_ARCH_ARM64] = {
 		.name = "arm64", .uname = "aarch64", .qemu = "qemu-system-aarch64",
 		.machine = "virt,gic-version=3", .console = "ttyAMA0",
 		.rec_device = "pci-serial", .rec_tty = "/dev/ttyS0", .dpkg_arch = "arm64",
 		.kernel_meta = "linux-image-arm64:arm64", .max_cpus = 256,
-		.tcg_max_threads = 8, .kvm_max_threads = 8,
+		/*
+		 * virt describes no caches, so the LLC (and MC) of Debian's 6.1
+		 * is the CPU alone, narrower than SMT siblings: the guest says
+		 * "BUG: arch topology borken" (seen with 2s2c2t,llc=1).
+		 */
+		.tcg_max_threads = 1, .kvm_max_threads = 1,
+		.threads_why = "virt describes no shared cache, so SMT siblings break the guest's MC level (\"arch topology borken\"): use 1 thread",
 	},
 	[TOPO_ARCH_PPC64LE] = {
 		.name = "ppc64le", .uname = "ppc64le", .qemu = "qemu-system-ppc64",
@@ -32,6 +38,7 @@ static const struct topo_arch_info arch_table[TOPO_ARCH_NR] = {
 		.kernel_meta = "linux-image-powerpc64le:ppc64el", .max_cpus = 1024,
 		/* "TCG cannot support more than 1 thread/core on a pseries machine" */
 		.tcg_max_threads = 1, .kvm_max_threads = 8,
+		.threads_why = "QEMU 7.2's pseries has no SMT under TCG: use 1 thread, or KVM on a POWER host",
 	},
 };
 

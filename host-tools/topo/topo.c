@@ -798,9 +798,7 @@ int topo_check_limits(const struct topo *t, enum lab_accel accel,
 	if (t->threads > max_threads)
 		return fail(err, "%u threads per core: %s under %s emulates at most %u (%s)",
 			    t->threads, ai->name, accel == ACCEL_TCG ? "TCG" : "KVM", max_threads,
-			    accel == ACCEL_TCG && t->arch == TOPO_ARCH_PPC64LE ?
-			    "QEMU 7.2's pseries has no SMT under TCG: use 1 thread, or KVM on a POWER host" :
-			    "the machine's limit");
+			    ai->threads_why);
 	if (accel == ACCEL_TCG && t->arch == TOPO_ARCH_X86_64) {
 		uint64_t apic = max_apic_id(t);
 

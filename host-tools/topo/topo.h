@@ -45,6 +45,7 @@ struct topo_arch_info {
 	unsigned max_cpus;	/* what the QEMU machine and Debian's NR_CPUS allow */
 	unsigned tcg_max_threads; /* threads per core QEMU 7.2's TCG can model */
 	unsigned kvm_max_threads;
+	const char *threads_why; /* why no more under TCG, for the error line */
 };
 
 const struct topo_arch_info *topo_arch_info(enum topo_arch arch);

@@ -1046,6 +1046,10 @@ static void test_arch_limits(void **state)
 	assert_int_equal(topo_check_limits(&t, ACCEL_KVM, 0, &err), 0);
 	parse_ok("2s4c,arch=ppc64le", &t);
 	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), 0);
+	parse_ok("2s2c2t,llc=1,arch=arm64", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), -1);
+	assert_non_null(strstr(err.buf, "arch topology borken"));
+	assert_null(strchr(err.buf, '\n'));
 	parse_ok("2s256c,arch=arm64", &t);
 	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), -1);
 	assert_non_null(strstr(err.buf, "512 vCPUs exceed the 256"));
