@@ -26,11 +26,17 @@ struct qemu_priv {
 	int qmp_ok;
 };
 
-static const char *qemu_binary(void)
+/* LAB_QEMU, else the arch's qemu-system-* */
+static const char *qemu_binary_for(enum topo_arch arch)
 {
 	const char *env = getenv("LAB_QEMU");
 
-	return env && *env ? env : "qemu-system-x86_64";
+	return env && *env ? env : topo_arch_info(arch)->qemu;
+}
+
+static const char *qemu_binary(void)
+{
+	return qemu_binary_for(TOPO_ARCH_X86_64);
 }
 
 /*
@@ -54,15 +60,17 @@ const char *qemu_firmware(void)
 void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 		     int qmp_fd, struct strvec *argv)
 {
-	const char *bios = qemu_firmware();
+	const struct topo_arch_info *ai = topo_arch_info(conf->topo->arch);
+	/* qboot is an x86 firmware; virt and pseries load -kernel themselves */
+	const char *bios = conf->topo->arch == TOPO_ARCH_X86_64 ? qemu_firmware() : NULL;
 
-	strvec_push(argv, qemu_binary());
+	strvec_push(argv, qemu_binary_for(conf->topo->arch));
 	/* -nodefaults: no VGA, NIC, floppy or CD probing, each of which costs
 	 * boot time under TCG and none of which the scheduler cares about. */
 	strvec_pushl(argv, "-nodefaults", "-no-user-config", "-display", "none", NULL);
 	if (conf->name)
 		strvec_pushl(argv, "-name", conf->name, NULL);
-	strvec_pushl(argv, "-machine", "q35", NULL);
+	strvec_pushl(argv, "-machine", ai->machine, NULL);
 	if (bios)
 		strvec_pushl(argv, "-bios", bios, NULL);
 	topo_qemu_argv(conf->topo, conf->accel,
@@ -93,7 +101,12 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	strvec_pushl(argv, "-serial", "chardev:con", NULL);
 	strvec_push(argv, "-chardev");
 	strvec_pushf(argv, "socket,id=rec,fd=%d", rec_fd);
-	strvec_pushl(argv, "-serial", "chardev:rec", NULL);
+	if (ai->rec_device) {
+		strvec_push(argv, "-device");
+		strvec_pushf(argv, "%s,chardev=rec", ai->rec_device);
+	} else {
+		strvec_pushl(argv, "-serial", "chardev:rec", NULL);
+	}
 	strvec_push(argv, "-chardev");
 	strvec_pushf(argv, "socket,id=qmp,fd=%d", qmp_fd);
 	strvec_pushl(argv, "-mon", "chardev=qmp,mode=control", NULL);

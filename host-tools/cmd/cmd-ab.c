@@ -17,7 +17,7 @@
 #include <string.h>
 
 static const char ab_usage[] =
-	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--rounds N] "
+	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
 	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR]";
 
 #define AB_MAX_SIDES 3
@@ -148,7 +148,7 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 			    ab->topo);
 	}
 	for (unsigned s = 0; s < 2; s++) {
-		if (kernel_resolve(ab->sides[s].kernel, &kp, &err) < 0)
+		if (kernel_resolve_arch(ab->sides[s].kernel, t.arch, &kp, &err) < 0)
 			die(LAB_EXIT_USAGE, "--%s: %s", side_name(ab, s), err.buf);
 		snprintf(ab->sides[s].release, sizeof(ab->sides[s].release), "%s", kp.release);
 		if (s == 0 && ab->sides[2].sched_feat)
@@ -360,7 +360,8 @@ out:
 
 int cmd_ab(int argc, const char **argv)
 {
-	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL;
+	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL, *arch = NULL;
+	char *topo_arch = NULL;
 	struct ab ab = { .rounds = 1, .dir = STRBUF_INIT };
 	unsigned order[AB_MAX_ROUNDS * 2 * AB_MAX_SIDES];
 	struct progress pr;
@@ -368,6 +369,7 @@ int cmd_ab(int argc, const char **argv)
 	int nr_pos, ret, bad = 0;
 	const struct lab_option opts[] = {
 		OPT_STRING("topo", &ab.topo, "topology spec or preset (required)"),
+		OPT_STRING("arch", &arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 		OPT_STRING("base", &ab.sides[0].kernel, "the baseline kernel: debian, a path or a build key"),
 		OPT_STRING("test", &ab.sides[1].kernel, "the kernel under test"),
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
@@ -388,6 +390,11 @@ int cmd_ab(int argc, const char **argv)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
 	if (!ab.topo || !ab.suite || !ab.sides[0].kernel || !ab.sides[1].kernel)
 		die(LAB_EXIT_USAGE, "--topo, --base, --test and --suite are required (see lab ab --help)");
+	if (arch) {
+		/* every boot of the comparison gets it through the spec (arch=) */
+		topo_arch = xasprintf("%s,arch=%s", ab.topo, arch);
+		ab.topo = topo_arch;
+	}
 	ab_validate(&ab, variant, lbase, ltest);
 
 	ab.nr_boots = ab_order(ab.nr_sides, ab.rounds, order, ARRAY_SIZE(order));
@@ -428,5 +435,6 @@ int cmd_ab(int argc, const char **argv)
 	for (unsigned s = 0; s < ab.nr_sides; s++)
 		free(ab.sides[s].label);
 	strbuf_release(&ab.dir);
+	free(topo_arch);
 	return ret;
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 static const char boot_usage[] =
-	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--backend qemu|libvirt] [--uri URI] "
+	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--arch x86_64|arm64|ppc64le] [--backend qemu|libvirt] [--uri URI] "
 	"[--expect SPEC] [--timeout S] [--append ARGS] [--image FILE]";
 
 int cmd_boot(int argc, const char **argv)
@@ -28,6 +28,7 @@ int cmd_boot(int argc, const char **argv)
 		const struct lab_option opts[] = {
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
+			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),

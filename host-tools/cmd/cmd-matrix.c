@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static const char matrix_usage[] =
-	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--jobs N] [--dir DIR] "
+	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--arch A] [--jobs N] [--dir DIR] "
 	"[--backend libvirt --uri URI1 --uri URI2...] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
@@ -60,6 +60,23 @@ static int lists_equal(const struct strvec *a, const struct strvec *b)
 	return 1;
 }
 
+static int mx_uses_arch(const struct mx_run *r, enum topo_arch arch)
+{
+	struct strbuf err = STRBUF_INIT;
+	int used = 0;
+
+	for (size_t i = 0; i < r->m.topos.nr && !used; i++) {
+		struct topo t;
+
+		/* a bad spec fails its job's own check; count it as x86_64 */
+		if (topo_parse(r->m.topos.v[i], &t, &err) < 0)
+			t.arch = TOPO_ARCH_X86_64;
+		used = t.arch == arch;
+	}
+	strbuf_release(&err);
+	return used || (arch == TOPO_ARCH_X86_64 && !r->m.topos.nr);
+}
+
 /* Kernels, topologies and suites are checked before any job starts. */
 static void mx_validate(struct mx_run *r)
 {
@@ -73,8 +90,11 @@ static void mx_validate(struct mx_run *r)
 		if (label.len && (label.len > 64 || strpbrk(label.buf, " \t+")))
 			die(LAB_EXIT_USAGE, "bad kernel label '%s' (1-64 characters, no blanks or '+')",
 			    label.buf);
-		if (kernel_resolve(spec.buf, &kp, &err) < 0)
-			die(LAB_EXIT_USAGE, "%s", err.buf);
+		/* once per guest arch the topologies name */
+		for (int a = 0; a < TOPO_ARCH_NR; a++)
+			if (mx_uses_arch(r, (enum topo_arch)a) &&
+			    kernel_resolve_arch(spec.buf, (enum topo_arch)a, &kp, &err) < 0)
+				die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
 	r->deadline_s = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->deadline_s));
 	for (size_t i = 0; i < r->m.nr_jobs; i++)
@@ -474,7 +494,7 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 
 int cmd_matrix(int argc, const char **argv)
 {
-	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL;
+	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT;
@@ -486,6 +506,7 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
+		OPT_STRING("arch", &arch, "guest architecture of every topology: x86_64 (default), arm64 or ppc64le"),
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL,
 			 "guests at a time on each URI (default 1)"),
 		OPT_UINT("max-jobs", &r.max_total, 1, MX_MAX_PARALLEL * MX_MAX_ITEMS,
@@ -505,6 +526,13 @@ int cmd_matrix(int argc, const char **argv)
 	     mx_split_list("topologies", topos, 1, &given.topos, &err) < 0 ||
 	     mx_split_list("suites", suites, 0, &given.suites, &err) < 0))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	/* every topology gets it as its arch= (a clash fails that spec's check) */
+	for (size_t i = 0; arch && i < given.topos.nr; i++) {
+		char *t = xasprintf("%s,arch=%s", given.topos.v[i], arch);
+
+		free((char *)given.topos.v[i]);
+		given.topos.v[i] = t;
+	}
 
 	state = dir ? xasprintf("%s/matrix.json", dir) : NULL;
 	resume = state && stat(state, &st) == 0;

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 static const char run_usage[] =
-	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] "
+	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
 	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--label L] [--image FILE] "
 	"[--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
@@ -69,6 +69,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("scenario", &scenario, "one scenario file"),
 			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
+			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
@@ -97,6 +98,9 @@ int cmd_run(int argc, const char **argv)
 		/* what the stopped run used, unless given (then it must agree) */
 		if (!r.spec)
 			r.spec = rr.spec;
+		/* the canonical spec ends in the arch --arch gave (topo.c) */
+		if (!r.arch && strstr(rr.spec_resolved, ",arch="))
+			r.arch = strstr(rr.spec_resolved, ",arch=") + 6;
 		if (!r.kernel_spec)
 			r.kernel_spec = rr.kernel_image;
 		if (!r.label)

@@ -206,7 +206,7 @@ int cmd_topo(int argc, const char **argv)
 		struct strvec av = STRVEC_INIT;
 
 		topo_qemu_argv(&t, accel, accel == ACCEL_KVM && host_is_amd() ? TOPO_QEMU_HOST_AMD : 0, &av);
-		printf("qemu-system-x86_64\n");
+		printf("%s\n", topo_arch_info(t.arch)->qemu);
 		for (size_t i = 0; i < av.nr; i++)
 			printf("%s\n", av.v[i]);
 		strvec_clear(&av);

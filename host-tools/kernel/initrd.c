@@ -2,6 +2,7 @@
  * the runner, device nodes) and keeps content-addressed copies in the cache. */
 #define _GNU_SOURCE
 #include "kernel/initrd.h"
+#include "kernel/kernel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -201,16 +202,39 @@ static char *slurp(const char *what, const char *path, size_t *len, struct strbu
 	return data;
 }
 
-static int inputs_load(struct initrd_inputs *in, struct strbuf *err)
+/* Another arch's runner: build/guest-<uname -m>/runner, cross-built by make. */
+static int find_arch_runner(enum topo_arch arch, char *path, struct strbuf *err)
+{
+	const char *uname = topo_arch_info(arch)->uname;
+
+	if (snprintf(path, PATH_MAX, "%s/build/guest-%s/runner", lab_root(), uname) >= PATH_MAX) {
+		strbuf_addstr(err, "lab root path too long");
+		return -1;
+	}
+	if (!is_regular(path)) {
+		strbuf_addf(err, "no %s guest runner at '%s': run make guest-%s",
+			    topo_arch_info(arch)->name, path, uname);
+		return -1;
+	}
+	return 0;
+}
+
+static int inputs_load(struct initrd_inputs *in, enum topo_arch arch, struct strbuf *err)
 {
 	const char *bb_env = getenv("LAB_BUSYBOX");
 	const char *busybox = bb_env && *bb_env ? bb_env : "/bin/busybox";
 	char init[PATH_MAX], runner[PATH_MAX];
+	struct strbuf bb = STRBUF_INIT;
 
 	memset(in, 0, sizeof(*in));
 	snprintf(init, sizeof(init), "%s/guest/init", lab_root());
 	if (!(in->init = slurp("guest init", init, &in->init_len, err)))
 		goto fail;
+	if (arch != TOPO_ARCH_X86_64) {
+		if (kernel_fetch_busybox(arch, &bb, err) < 0)
+			goto fail;
+		busybox = bb.buf;
+	}
 	in->busybox = read_file(busybox, &in->busybox_len);
 	if (!in->busybox) {
 		strbuf_addf(err, "cannot read busybox '%s': %s (install busybox-static)",
@@ -220,13 +244,16 @@ static int inputs_load(struct initrd_inputs *in, struct strbuf *err)
 	if (check_static_elf("busybox", busybox, (unsigned char *)in->busybox,
 			     in->busybox_len, err) < 0)
 		goto fail;
-	if (initrd_find_runner(runner, err) < 0 ||
+	if ((arch == TOPO_ARCH_X86_64 ? initrd_find_runner(runner, err) :
+	     find_arch_runner(arch, runner, err)) < 0 ||
 	    !(in->runner = slurp("runner", runner, &in->runner_len, err)) ||
 	    check_static_elf("runner", runner, (unsigned char *)in->runner,
 			     in->runner_len, err) < 0)
 		goto fail;
+	strbuf_release(&bb);
 	return 0;
 fail:
+	strbuf_release(&bb);
 	inputs_release(in);
 	return -1;
 }
@@ -269,7 +296,7 @@ int initrd_build(const char *out_path, struct strbuf *err)
 	struct initrd_inputs in;
 	int ret;
 
-	if (inputs_load(&in, err) < 0)
+	if (inputs_load(&in, TOPO_ARCH_X86_64, err) < 0)
 		return -1;
 	ret = build_from(&in, out_path, err);
 	inputs_release(&in);
@@ -323,12 +350,17 @@ static int make_dirs(const char *dir, struct strbuf *err)
 
 const char *initrd_cached(struct strbuf *err)
 {
+	return initrd_cached_arch(TOPO_ARCH_X86_64, err);
+}
+
+const char *initrd_cached_arch(enum topo_arch arch, struct strbuf *err)
+{
 	static char path[PATH_MAX];
 	struct initrd_inputs in;
 	char dir[PATH_MAX];
 	uint64_t h = 0xcbf29ce484222325ull;
 
-	if (inputs_load(&in, err) < 0)
+	if (inputs_load(&in, arch, err) < 0)
 		return NULL;
 	h = fnv1a_chunk(h, INITRD_LAYOUT, strlen(INITRD_LAYOUT));
 	h = fnv1a_chunk(h, in.init, in.init_len);

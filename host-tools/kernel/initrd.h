@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "lib/util.h"
+#include "topo/topo.h"
 
 /*
  * A newc ("070701") cpio archive assembled in memory.  Names are stored
@@ -50,5 +51,8 @@ int initrd_build(const char *out_path, struct strbuf *err);
  * the next call, not to be freed.  NULL with one line in err on error.
  */
 const char *initrd_cached(struct strbuf *err);
+/* The same for a guest of arch: Debian's busybox-static of that arch
+ * (kernel_fetch_busybox()) and build/guest-<uname -m>/runner. */
+const char *initrd_cached_arch(enum topo_arch arch, struct strbuf *err);
 
 #endif

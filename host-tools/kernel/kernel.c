@@ -76,6 +76,9 @@ int kernel_parse_apt_depends(const char *text, struct strbuf *pkg)
 		/* Package names are [a-z0-9+.-]; anything else (<virtual>, a
 		 * path separator) is not a package we could cache by name. */
 		n = strspn(p, "abcdefghijklmnopqrstuvwxyz0123456789+.-");
+		/* another architecture's package: "linux-image-...-arm64:arm64" */
+		if (p[n] == ':' && strspn(p + n + 1, "abcdefghijklmnopqrstuvwxyz0123456789"))
+			n += 1 + strspn(p + n + 1, "abcdefghijklmnopqrstuvwxyz0123456789");
 		if (n <= 12 || strncmp(p, "linux-image-", 12) ||
 		    (p[n] && p[n] != '\n' && p[n] != ' ' && p[n] != '\r'))
 			continue;
@@ -83,6 +86,38 @@ int kernel_parse_apt_depends(const char *text, struct strbuf *pkg)
 		return 0;
 	}
 	return -1;
+}
+
+/* The release a Debian package carries: "linux-image-6.1.0-57-arm64:arm64"
+ * gives "6.1.0-57-arm64". */
+static void release_of_pkg(const char *pkg, char *out, size_t size)
+{
+	const char *p = pkg + (strncmp(pkg, "linux-image-", 12) ? 0 : 12);
+
+	snprintf(out, size, "%.*s", (int)strcspn(p, ":"), p);
+}
+
+/*
+ * Another arch's Debian kernel: no bzImage to check; arm64's vmlinuz is
+ * an Image that virt boots as it is, ppc64el ships an ELF vmlinux.
+ */
+static int fill_foreign_dir(const char *dir, const char *pkg, struct kernel_paths *kp,
+			    struct strbuf *err)
+{
+	char *image = xasprintf("%s/vmlinuz", dir), *vm = xasprintf("%s/vmlinux", dir);
+	char *config = xasprintf("%s/config", dir);
+	char release[KERNEL_VERSION_MAX];
+	int ret;
+
+	release_of_pkg(pkg, release, sizeof(release));
+	ret = set_paths(kp, is_file(image) ? image : NULL, is_file(vm) ? vm : NULL,
+			is_file(config) ? config : NULL, release, "debian", err);
+	if (!ret && !kp->bzimage[0] && !kp->vmlinux[0])
+		ret = kernel_error(err, "'%s' holds no kernel image", dir);
+	free(image);
+	free(vm);
+	free(config);
+	return ret;
 }
 
 /* Fills kp from a finished cache directory <cache>/<pkg>. */
@@ -196,7 +231,10 @@ static int run_step(const char *dir, int timeout_ms, struct strbuf *err, ...)
 }
 
 /* Downloads and unpacks pkg into work/, which holds the finished files. */
-static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
+static int foreign_unpack(const char *boot, const char *work, struct strbuf *err);
+
+static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
+			 struct strbuf *err)
 {
 	struct strbuf dl = STRBUF_INIT, x = STRBUF_INIT, boot = STRBUF_INIT;
 	struct strbuf deb = STRBUF_INIT, src = STRBUF_INIT, dst = STRBUF_INIT;
@@ -216,13 +254,20 @@ static int debian_unpack(const char *pkg, const char *work, struct strbuf *err)
 	if (run_step(dl.buf, APT_DOWNLOAD_TIMEOUT_MS, err, "apt-get", "download", "-q",
 		     pkg, (const char *)NULL) < 0)
 		goto out;
-	if (find_one(dl.buf, pkg, ".deb", &deb) < 0) {
+	strbuf_add(&src, pkg, strcspn(pkg, ":"));
+	if (find_one(dl.buf, src.buf, ".deb", &deb) < 0) {
 		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl.buf);
 		goto out;
 	}
 	if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb.buf, x.buf,
 		     (const char *)NULL) < 0)
 		goto out;
+	if (arch != TOPO_ARCH_X86_64) {
+		if (foreign_unpack(boot.buf, work, err) < 0 || remove_tree(dl.buf) < 0)
+			goto out;
+		ret = 0;
+		goto out;
+	}
 
 	if (find_one(boot.buf, "vmlinuz-", "", &src) < 0) {
 		kernel_error(err, "package '%s' has no single boot/vmlinuz-*", pkg);
@@ -281,14 +326,45 @@ out:
 	return ret;
 }
 
+/* Moves boot/<prefix>-* of an unpacked package to work/<name>. */
+static int move_one(const char *boot, const char *prefix, const char *work, const char *name,
+		    struct strbuf *err)
+{
+	struct strbuf src = STRBUF_INIT;
+	char *dst = xasprintf("%s/%s", work, name);
+	int ret = 1;
+
+	if (find_one(boot, prefix, "", &src) == 0) {
+		ret = rename(src.buf, dst) < 0 ?
+			kernel_error(err, "cannot move '%s' to '%s': %s", src.buf, dst, strerror(errno)) : 0;
+	}
+	strbuf_release(&src);
+	free(dst);
+	return ret;
+}
+
+static int foreign_unpack(const char *boot, const char *work, struct strbuf *err)
+{
+	int a = move_one(boot, "vmlinuz-", work, "vmlinuz", err);
+	int b = a < 0 ? -1 : move_one(boot, "vmlinux-", work, "vmlinux", err);
+
+	if (a < 0 || b < 0)
+		return -1;
+	if (a && b)
+		return kernel_error(err, "the package has no boot/vmlinuz-* or boot/vmlinux-*");
+	return move_one(boot, "config-", work, "config", err) < 0 ? -1 : 0;
+}
+
 /*
  * apt-cache takes ~0.4 s here (its package cache is off), a tenth of a
  * whole 8-vCPU boot; its answer only changes when apt's lists do, so it
  * is remembered with the lists directory's mtime.
  */
-static char *resolved_path(void)
+static char *resolved_path(enum topo_arch arch)
 {
-	return xasprintf("%s/kernels/debian/resolved", lab_cache_dir());
+	if (arch == TOPO_ARCH_X86_64)
+		return xasprintf("%s/kernels/debian/resolved", lab_cache_dir());
+	return xasprintf("%s/kernels/debian/resolved-%s", lab_cache_dir(), topo_arch_info(arch)->name);
 }
 
 static long long apt_lists_stamp(void)
@@ -300,9 +376,9 @@ static long long apt_lists_stamp(void)
 	return (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 }
 
-static int resolved_cached(struct strbuf *pkg)
+static int resolved_cached(enum topo_arch arch, struct strbuf *pkg)
 {
-	char *path = resolved_path(), *text = read_file(path, NULL), *tab;
+	char *path = resolved_path(arch), *text = read_file(path, NULL), *tab;
 	long long stamp = apt_lists_stamp();
 	int ret = -1;
 
@@ -313,8 +389,8 @@ static int resolved_cached(struct strbuf *pkg)
 
 		if (nl)
 			*nl = '\0';
-		/* a package name, never a path: [a-z0-9.+-] only */
-		if (tab[1] && strspn(tab + 1, "abcdefghijklmnopqrstuvwxyz0123456789.+-") == strlen(tab + 1)) {
+		/* a package name, never a path: [a-z0-9.+-] and :arch only */
+		if (tab[1] && strspn(tab + 1, "abcdefghijklmnopqrstuvwxyz0123456789.+-:") == strlen(tab + 1)) {
 			strbuf_addstr(pkg, tab + 1);
 			ret = 0;
 		}
@@ -323,10 +399,10 @@ static int resolved_cached(struct strbuf *pkg)
 	return ret;
 }
 
-static void resolved_store(const char *pkg)
+static void resolved_store(enum topo_arch arch, const char *pkg)
 {
 	char *dir = xasprintf("%s/kernels/debian", lab_cache_dir());
-	char *path = resolved_path();
+	char *path = resolved_path(arch);
 	char *text = xasprintf("%lld\t%s\n", apt_lists_stamp(), pkg);
 
 	if (mkdir_p(dir, 0755) == 0)
@@ -338,7 +414,13 @@ static void resolved_store(const char *pkg)
 
 int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 {
-	const char *argv[] = { "apt-cache", "depends", "linux-image-amd64", NULL };
+	return kernel_fetch_debian_arch(TOPO_ARCH_X86_64, kp, err);
+}
+
+int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struct strbuf *err)
+{
+	const char *meta = topo_arch_info(arch)->kernel_meta;
+	const char *argv[] = { "apt-cache", "depends", meta, NULL };
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf out = STRBUF_INIT, pkg = STRBUF_INIT;
 	struct strbuf cache = STRBUF_INIT, final = STRBUF_INIT, work = STRBUF_INIT;
@@ -346,7 +428,7 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 	int ret = -1, code;
 
 	memset(kp, 0, sizeof(*kp));
-	if (resolved_cached(&pkg) == 0)
+	if (resolved_cached(arch, &pkg) == 0)
 		goto have_pkg;
 	for (size_t i = 0; argv[i]; i++)
 		strvec_push(&cp.args, argv[i]);
@@ -358,21 +440,24 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 	if (code == -1)
 		goto out;
 	if (code == CHILD_TIMED_OUT) {
-		kernel_error(err, "'apt-cache depends linux-image-amd64' did not finish in %d s",
+		kernel_error(err, "'apt-cache depends %s' did not finish in %d s", meta,
 			    APT_CACHE_TIMEOUT_MS / 1000);
 		goto out;
 	}
 	if (code != 0 || kernel_parse_apt_depends(out.buf, &pkg) < 0) {
-		kernel_error(err, "apt has no candidate for 'linux-image-amd64' "
-			    "(run apt-get update)");
+		if (arch == TOPO_ARCH_X86_64)
+			kernel_error(err, "apt has no candidate for '%s' (run apt-get update)", meta);
+		else
+			kernel_error(err, "apt has no candidate for '%s' (as root: dpkg --add-architecture %s && apt-get update)",
+				     meta, topo_arch_info(arch)->dpkg_arch);
 		goto out;
 	}
-	resolved_store(pkg.buf);
+	resolved_store(arch, pkg.buf);
 have_pkg:
 
 	strbuf_addf(&cache, "%s/kernels/debian", lab_cache_dir());
-	strbuf_addf(&final, "%s/%s", cache.buf, pkg.buf);
-	strbuf_addf(&vmlinuz, "%s/vmlinuz", final.buf);
+	strbuf_addf(&final, "%s/%.*s", cache.buf, (int)strcspn(pkg.buf, ":"), pkg.buf);
+	strbuf_addf(&vmlinuz, "%s/%s", final.buf, arch == TOPO_ARCH_PPC64LE ? "vmlinux" : "vmlinuz");
 	if (!is_file(vmlinuz.buf)) {
 		if (mkdir_p(cache.buf, 0755) < 0) {
 			kernel_error(err, "cannot create directory '%s': %s", cache.buf,
@@ -389,7 +474,7 @@ have_pkg:
 		}
 		if (isatty(STDERR_FILENO))
 			info("fetching %s from the Debian archive", pkg.buf);
-		if (debian_unpack(pkg.buf, work.buf, err) < 0) {
+		if (debian_unpack(pkg.buf, arch, work.buf, err) < 0) {
 			remove_tree(work.buf);
 			goto out;
 		}
@@ -405,7 +490,8 @@ have_pkg:
 			}
 		}
 	}
-	ret = fill_from_debian_dir(final.buf, kp, err);
+	ret = arch == TOPO_ARCH_X86_64 ? fill_from_debian_dir(final.buf, kp, err) :
+		fill_foreign_dir(final.buf, pkg.buf, kp, err);
 out:
 	strbuf_release(&out);
 	strbuf_release(&pkg);
@@ -608,6 +694,84 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
 	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
 		return resolve_key(spec, kp, err);
 	return resolve_path(spec, kp, err);
+}
+
+int kernel_resolve_arch(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
+			struct strbuf *err)
+{
+	const char *name = topo_arch_info(arch)->name;
+	struct strbuf config = STRBUF_INIT;
+	char *abs;
+	int ret;
+
+	if (arch == TOPO_ARCH_X86_64)
+		return kernel_resolve(spec, kp, err);
+	memset(kp, 0, sizeof(*kp));
+	if (!spec || !*spec || !strcmp(spec, "debian"))
+		return kernel_fetch_debian_arch(arch, kp, err);
+	if (!is_file(spec))
+		return kernel_error(err, "kernel '%s' is not a file: an %s guest boots 'debian' or a kernel image path",
+				    spec, name);
+	abs = realpath(spec, NULL);
+	if (!abs)
+		return kernel_error(err, "cannot resolve '%s': %s", spec, strerror(errno));
+	find_config(abs, "", &config);
+	ret = set_paths(kp, arch == TOPO_ARCH_ARM64 ? abs : NULL, arch == TOPO_ARCH_ARM64 ? NULL : abs,
+			config.buf, "unknown", "path", err);
+	free(abs);
+	strbuf_release(&config);
+	return ret;
+}
+
+int kernel_fetch_busybox(enum topo_arch arch, struct strbuf *path, struct strbuf *err)
+{
+	const char *darch = topo_arch_info(arch)->dpkg_arch;
+	char *dir = xasprintf("%s/busybox/%s", lab_cache_dir(), darch);
+	char *pkg = xasprintf("busybox-static:%s", darch);
+	struct strbuf work = STRBUF_INIT, deb = STRBUF_INIT, x = STRBUF_INIT, bb = STRBUF_INIT;
+	int ret = -1;
+
+	strbuf_reset(path);
+	strbuf_addf(path, "%s/busybox", dir);
+	if (is_file(path->buf)) {
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&work, "%s.tmp.%ld", dir, (long)getpid());
+	strbuf_addf(&x, "%s/x", work.buf);
+	remove_tree(work.buf);
+	if (mkdir_p(work.buf, 0755) < 0) {
+		kernel_error(err, "cannot create directory '%s': %s", work.buf, strerror(errno));
+		goto out;
+	}
+	if (run_step(work.buf, APT_DOWNLOAD_TIMEOUT_MS, err, "apt-get", "download", "-q", pkg,
+		     (const char *)NULL) < 0)
+		goto fail;
+	if (find_one(work.buf, "busybox-static_", ".deb", &deb) < 0) {
+		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, work.buf);
+		goto fail;
+	}
+	if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb.buf, x.buf,
+		     (const char *)NULL) < 0)
+		goto fail;
+	strbuf_addf(&bb, "%s/bin/busybox", x.buf);
+	/* rename() is atomic: a reader sees no busybox or a whole one */
+	if (mkdir_p(dir, 0755) < 0 || rename(bb.buf, path->buf) < 0) {
+		kernel_error(err, "cannot move '%s' to '%s': %s", bb.buf, path->buf,
+			     strerror(errno));
+		goto fail;
+	}
+	ret = 0;
+fail:
+	remove_tree(work.buf);
+out:
+	free(dir);
+	free(pkg);
+	strbuf_release(&work);
+	strbuf_release(&deb);
+	strbuf_release(&x);
+	strbuf_release(&bb);
+	return ret;
 }
 
 int kernel_config_value(const char *config_path, const char *option, struct strbuf *value)

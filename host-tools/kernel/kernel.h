@@ -9,6 +9,7 @@
 
 #include "kernel/kimage.h"
 #include "lib/util.h"
+#include "topo/topo.h"
 
 /*
  * A resolved kernel: plain data, nothing to free; kernel_resolve() and
@@ -39,6 +40,19 @@ const char *kernel_paths_boot_image(const struct kernel_paths *kp);
  * cache directory appears only once complete.  Returns 0 or -1 with err.
  */
 int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err);
+/*
+ * The same for arch, from its meta package (topo_arch_info()->kernel_meta,
+ * e.g. linux-image-arm64:arm64; needs `dpkg --add-architecture`).  For
+ * arm64 kp->bzimage is the Image (vmlinuz), for ppc64le kp->vmlinux is
+ * the ELF; neither is checked as an x86 bzImage.
+ */
+int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struct strbuf *err);
+
+/*
+ * busybox-static of arch (Debian's, <cache>/busybox/<dpkg arch>/busybox,
+ * downloaded and unpacked once) into path.  0, or -1 with one line in err.
+ */
+int kernel_fetch_busybox(enum topo_arch arch, struct strbuf *path, struct strbuf *err);
 
 /*
  * From `apt-cache depends linux-image-amd64` output, the versioned package
@@ -56,6 +70,13 @@ int kernel_parse_apt_depends(const char *text, struct strbuf *pkg);
  * Returns 0, or -1 with one line in err and nothing written.
  */
 int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err);
+/*
+ * kernel_resolve() for a guest of arch.  Other arches than x86_64 take
+ * "debian" (the default) or a path to a kernel image QEMU boots as it is
+ * (arm64: Image, ppc64le: vmlinux ELF); built kernels are x86_64 only.
+ */
+int kernel_resolve_arch(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
+			struct strbuf *err);
 
 /*
  * 1 when config_path sets option ("CONFIG_FOO" or "FOO") to y or m, 0 when

@@ -72,6 +72,8 @@ static void run_from_info(struct cmp_run *run, const struct run_info *info)
 	s = json_get_str(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
 	run->sched_feat = sched_feat_of(o);
+	free(run->arch);
+	run->arch = dup_clean(info->arch, 16);
 	/* a label recorded at run time (lab ab) beats the kernel release,
 	 * which names the features a run set: one kernel, two columns */
 	s = json_get_str(o, "label");
@@ -556,6 +558,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->spec_resolved);
 	free(run->smt);
 	free(run->sched_feat);
+	free(run->arch);
 	memset(run, 0, sizeof(*run));
 }
 

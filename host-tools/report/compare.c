@@ -111,6 +111,14 @@ static const char *feat_of(const struct cmp_run *r)
 static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 {
 	for (size_t k = 1; k < nr; k++) {
+		const char *a0 = runs[0].arch ? runs[0].arch : "x86_64";
+		const char *ak = runs[k].arch ? runs[k].arch : "x86_64";
+
+		if (strcmp(a0, ak)) {
+			strbuf_addf(err, "cannot pool runs of different arches: %s ran %s, %s ran %s",
+				    runs[0].name, a0, runs[k].name, ak);
+			return -1;
+		}
 		if (strcmp(runs[0].kernel, runs[k].kernel)) {
 			strbuf_addf(err, "cannot pool runs of different kernels: %s ran %s, %s ran %s",
 				    runs[0].name, runs[0].kernel, runs[k].name, runs[k].kernel);
@@ -153,6 +161,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
 	dst->smt = xstrdup(runs[0].smt ? runs[0].smt : "");
 	dst->sched_feat = xstrdup(runs[0].sched_feat ? runs[0].sched_feat : "");
+	dst->arch = xstrdup(runs[0].arch ? runs[0].arch : "x86_64");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
 		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);

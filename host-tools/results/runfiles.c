@@ -61,6 +61,8 @@ int run_parse(struct run_info *info, const char *text, size_t len, struct strbuf
 	info->smt = member_dup(o, "smt");
 	info->label = member_dup(o, "label");
 	info->backend = member_dup(o, "backend");
+	info->arch = xstrdup(json_get_str(o, "arch") && *json_get_str(o, "arch") ?
+			     json_get_str(o, "arch") : "x86_64");
 	return 0;
 }
 
@@ -88,6 +90,7 @@ void run_info_release(struct run_info *info)
 	free(info->smt);
 	free(info->label);
 	free(info->backend);
+	free(info->arch);
 	if (info->json)
 		json_object_put(info->json);
 	memset(info, 0, sizeof(*info));

@@ -28,9 +28,10 @@ int run_json_write(const char *dir, struct json_object *run);
 /* What readers take from run.json; strings owned, "" when absent. */
 struct run_info {
 	char *kernel, *spec, *spec_resolved, *suite, *scenario, *smt, *label, *backend;
+	char *arch;	/* "x86_64" when run.json (older ones) has none */
 	struct json_object *json;	/* the whole file (owned), for the rest */
 };
-#define RUN_INFO_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+#define RUN_INFO_INIT { NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL }
 
 /* Parses run.json from text (bounded, strict); -1 with one line in err.
  * info must be released either way. */

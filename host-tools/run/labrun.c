@@ -26,7 +26,7 @@
  * unknown_nmi_panic + panic_print=0x40 turn the NMI sent on a HANG into
  * backtraces of every CPU on the console. */
 static const char base_cmdline[] =
-	"console=ttyS0 loglevel=5 panic=-1 sched_verbose";
+	"console=%s loglevel=5 panic=-1 sched_verbose";
 static const char nmi_panic_cmdline[] = " unknown_nmi_panic panic_print=0x40";
 
 void lab_run_init(struct lab_run *r)
@@ -381,6 +381,23 @@ out:
 	return ret;
 }
 
+/* --arch on top of what the spec says (topo_set_arch() refuses a clash). */
+static int arch_apply(struct lab_run *r, struct topo *t, const char *spec, struct strbuf *err)
+{
+	enum topo_arch arch;
+
+	if (topo_arch_parse(r->arch, &arch, err) < 0)
+		return -1;
+	if (topo_set_arch(t, arch, err) < 0) {
+		char *why = strbuf_detach(err);
+
+		strbuf_addf(err, "bad topology '%s': %s", spec, why);
+		free(why);
+		return -1;
+	}
+	return 0;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *base = NULL;
@@ -392,11 +409,21 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		free(why);
 		return -1;
 	}
+	if (r->arch && arch_apply(r, &r->topo, r->spec, err) < 0)
+		return -1;
 	if (r->expect && topo_parse(r->expect, &r->expect_topo, err) < 0) {
 		char *why = strbuf_detach(err);
 
 		strbuf_addf(err, "bad topology '%s': %s", r->expect, why);
 		free(why);
+		return -1;
+	}
+	if (r->expect && r->arch && arch_apply(r, &r->expect_topo, r->expect, err) < 0)
+		return -1;
+	if (r->topo.arch != TOPO_ARCH_X86_64 && (r->image_path || kernel_is_image(r->kernel_spec) ||
+						 (r->backend && strcmp(r->backend, "qemu")))) {
+		strbuf_addf(err, "arch %s boots with the qemu backend and the lab's initrd only (no --image, no libvirt)",
+			    topo_arch_info(r->topo.arch)->name);
 		return -1;
 	}
 	r->ops = backend_find(r->backend);
@@ -418,8 +445,17 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		if (image_probe(&r->image, err) < 0)
 			return -1;
 	}
-	if (accel_resolve(r->accel, &r->accel_kind, err) < 0)
+	if (r->topo.arch != TOPO_ARCH_X86_64) {
+		/* KVM runs only guests of the host's own architecture */
+		if (r->accel && !strcmp(r->accel, "kvm")) {
+			strbuf_addf(err, "ACCEL=kvm: an %s guest runs under TCG on this x86_64 host",
+				    topo_arch_info(r->topo.arch)->name);
+			return -1;
+		}
+		r->accel_kind = ACCEL_TCG;
+	} else if (accel_resolve(r->accel, &r->accel_kind, err) < 0) {
 		return -1;
+	}
 	if (tcg_threads_resolve(r, err) < 0)
 		return -1;
 	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
@@ -444,9 +480,9 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (kernel_is_image(r->kernel_spec)) {
 		if (image_setup_own(r, err) < 0)
 			return -1;
-	} else if (kernel_resolve(r->kernel_spec, &r->kp, err) < 0) {
+	} else if (kernel_resolve_arch(r->kernel_spec, r->topo.arch, &r->kp, err) < 0) {
 		return -1;
-	} else if (!(base = initrd_cached(err))) {
+	} else if (!(base = initrd_cached_arch(r->topo.arch, err))) {
 		return -1;
 	} else if (r->image_path && image_setup(r, base, err) < 0) {
 		return -1;
@@ -462,11 +498,14 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		r->initrd = xstrdup(base);
 	}
 	topo_describe(&r->topo, &r->desc);
-	strbuf_addstr(&r->cmdline, base_cmdline);
+	strbuf_addf(&r->cmdline, base_cmdline, topo_arch_info(r->topo.arch)->console);
 	if (!r->nmi_is_a_fault)
 		strbuf_addstr(&r->cmdline, nmi_panic_cmdline);
-	if (r->accel_kind == ACCEL_TCG)
+	if (r->accel_kind == ACCEL_TCG && r->topo.arch == TOPO_ARCH_X86_64)
 		tcg_cmdline(r);
+	/* /init writes records to the second serial, which is named per arch */
+	if (r->topo.arch != TOPO_ARCH_X86_64)
+		strbuf_addf(&r->cmdline, " lab.out=%s", topo_arch_info(r->topo.arch)->rec_tty);
 	/* like SMT disabled in firmware: the guest sees the same cores with
 	 * every sibling thread offline (topo_expected_view_smt) */
 	if (r->smt_off)
@@ -487,9 +526,9 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	return 0;
 }
 
-static char *qemu_version_string(void)
+static char *qemu_version_string(enum topo_arch arch)
 {
-	const char *argv[] = { "qemu-system-x86_64", "--version", NULL };
+	const char *argv[] = { topo_arch_info(arch)->qemu, "--version", NULL };
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	char *nl;
 
@@ -632,7 +671,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	/* a resumed run's guest writes into its new part; verdict and cases
 	 * stay in the run directory */
 	part = r->resume_part ? r->resume_part : r->dir.buf;
-	qver = qemu_version_string();
+	qver = qemu_version_string(r->topo.arch);
 	run = run_json_new(r->command, r->spec, r->topo.spec, r->desc.buf, r->ops->name);
 	if (r->ops == &backend_libvirt) {
 		results_add_str(run, "libvirt_uri", libvirt_uri(r->uri));
@@ -640,6 +679,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		results_add_str(run, "libvirt_transport",
 				libvirt_uri_remote(libvirt_uri(r->uri)) ? "pool+streams" : "local sockets");
 	}
+	results_add_str(run, "arch", topo_arch_info(r->topo.arch)->name);
 	results_add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
 		results_add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
@@ -755,7 +795,8 @@ static void verify_views(struct lab_run *r, struct strbuf *err)
 {
 
 	if (r->s.sysfs.len) {
-		r->guest = guest_view_from_sysfs(r->s.sysfs.buf, r->s.sysfs.len, err);
+		r->guest = guest_view_from_sysfs_flags(r->s.sysfs.buf, r->s.sysfs.len,
+			r->topo.arch == TOPO_ARCH_ARM64 ? GUEST_VIEW_CLUSTERS : 0, err);
 		if (r->guest)
 			results_write_json(r->dir.buf, "guest-topology.json", r->guest);
 		else

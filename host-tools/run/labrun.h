@@ -19,6 +19,7 @@ struct lab_run {
 	/* options, set by the command before lab_run_resolve() */
 	const char *command;      /* "boot", "run": recorded in run.json */
 	const char *spec;
+	const char *arch;         /* --arch: x86_64 (NULL), arm64, ppc64le */
 	const char *kernel_spec;  /* kernel_resolve()'s spec, or "image": the image's own */
 	const char *accel;
 	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */

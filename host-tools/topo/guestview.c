@@ -49,6 +49,7 @@ struct gv_cache {
 struct gv_cpu {
 	long package, die;  /* LONG_MIN until seen */
 	char *siblings;
+	char *cluster;      /* cluster_cpus_list: arm64 shows QEMU's clusters */
 	struct gv_cache *caches;
 	unsigned nr_caches;
 	char **domains;
@@ -77,6 +78,7 @@ struct gv {
 	struct strbuf *err;
 	unsigned lineno;
 	const char *path;
+	int clusters;       /* GUEST_VIEW_CLUSTERS */
 };
 
 static void gv_release(struct gv *g)
@@ -85,6 +87,7 @@ static void gv_release(struct gv *g)
 		struct gv_cpu *c = &g->cpu[i];
 
 		free(c->siblings);
+		free(c->cluster);
 		for (unsigned k = 0; k < c->nr_caches; k++)
 			free(c->caches[k].shared);
 		free(c->caches);
@@ -235,6 +238,8 @@ static int cpu_line(struct gv *g, const char *rest, const char *value)
 		return parse_id(g, value, &gv_cpu(g, n)->die);
 	if (!strcmp(rest, "topology/thread_siblings_list"))
 		return set_cpulist(g, value, &gv_cpu(g, n)->siblings);
+	if (!strcmp(rest, "topology/cluster_cpus_list"))
+		return set_cpulist(g, value, &gv_cpu(g, n)->cluster);
 	if (!eat(&rest, "cache/index"))
 		return 0;
 	if (eat_index(g, &rest, MAX_CACHES, &k) < 0)
@@ -515,6 +520,9 @@ static struct json_object *gv_json(struct gv *g)
 				       json_object_new_int((int)node_of[i]));
 		json_object_object_add(o, "siblings", json_string_or_null(c->siblings));
 		json_object_object_add(o, "llc", json_string_or_null(llc ? llc->shared : NULL));
+		/* compared only where the expected view has it (arm64) */
+		if (g->clusters)
+			json_object_object_add(o, "cluster", json_string_or_null(c->cluster));
 		for (unsigned m = 0; m < c->nr_domains; m++)
 			json_object_array_add(doms, json_string_or_null(c->domains[m]));
 		json_object_object_add(o, "domains", doms);
@@ -528,11 +536,18 @@ static struct json_object *gv_json(struct gv *g)
 
 struct json_object *guest_view_from_sysfs(const char *text, size_t len, struct strbuf *err)
 {
+	return guest_view_from_sysfs_flags(text, len, 0, err);
+}
+
+struct json_object *guest_view_from_sysfs_flags(const char *text, size_t len, unsigned flags,
+						struct strbuf *err)
+{
 	struct gv g;
 	struct json_object *view = NULL;
 
 	memset(&g, 0, sizeof(g));
 	g.err = err;
+	g.clusters = flags & GUEST_VIEW_CLUSTERS;
 	g.online = xcalloc(CPULIST_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.online));
 	g.scratch = xcalloc(CPULIST_LONGS(GUEST_VIEW_MAX_CPUS), sizeof(*g.scratch));
 	if (gv_parse(&g, text, len) == 0) {

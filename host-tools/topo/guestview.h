@@ -27,6 +27,12 @@ struct json_object;
  */
 struct json_object *guest_view_from_sysfs(const char *text, size_t len, struct strbuf *err);
 
+/* With GUEST_VIEW_CLUSTERS each CPU also has "cluster" (cluster_cpus_list,
+ * null when absent): the level QEMU's arm64 virt machine shows. */
+#define GUEST_VIEW_CLUSTERS 1u
+struct json_object *guest_view_from_sysfs_flags(const char *text, size_t len, unsigned flags,
+						struct strbuf *err);
+
 /*
  * Appends the canonical form of a cpulist bitmap (common/cpulist.h, whose
  * cpulist_parse() reads them) to out: ranges for runs of two or more.

@@ -109,7 +109,12 @@ static int cmp_unsigned(const void *a, const void *b)
  *   to any span anyway).  cpu_attach_domain() drops a level spanning one
  *   CPU and a level whose span equals that of the nearest kept level below.
  * Only the CPUs present at boot count (the empty hot-plug slots are
- * not in any mask).  Fills names (at most max) and returns how many
+ * not in any mask).
+ * arm64 (virt) and ppc64le (pseries) with Debian's kernels: no CLS
+ * (arm64 has no SCHED_CLUSTER, ppc64 no such level), no MC (the guest's
+ * last level cache is the CPU's own L1, or its SMT core on POWER, since
+ * QEMU describes no shared cache), DIE is the node even with nps > 1
+ * (only x86 drops it), so its NODE twin goes.  Fills names (at most max) and returns how many
  * levels survive.
  */
 static unsigned node_domains(const struct topo *t, unsigned node, const unsigned *dists,
@@ -128,6 +133,8 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 	for (unsigned level = 0; level < 4 + nr_dists && n < max; level++) {
 		const char *name;
 
+		if ((level == 1 || level == 2) && t->arch != TOPO_ARCH_X86_64)
+			continue;	/* CLS and MC */
 		cpuset_clear(&cur);
 		switch (level) {
 		case 0:
@@ -140,7 +147,7 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 			cpuset_add_range(&cur, first, first + llc_cpus);
 			break;
 		case 3:
-			if (t->nps > 1)
+			if (t->nps > 1 && t->arch == TOPO_ARCH_X86_64)
 				continue;
 			name = "DIE";
 			cpuset_add_range(&cur, node * cpn, (node + 1) * cpn);
@@ -259,12 +266,24 @@ struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 		doms = json_object_new_array();
 		json_object_object_add(o, "cpu", json_object_new_int((int)i));
 		json_object_object_add(o, "package", json_object_new_int((int)socket));
-		json_object_object_add(o, "die", json_object_new_int((int)die));
+		/* die_id exists in sysfs on x86 only */
+		if (t->arch == TOPO_ARCH_X86_64)
+			json_object_object_add(o, "die", json_object_new_int((int)die));
 		json_object_object_add(o, "node", json_object_new_int((int)node));
 		json_object_object_add(o, "siblings", step > 1 ? json_cpulist(i, i + 1, 1, boot) :
 				       json_cpulist(i - thread, i - thread + t->threads, 1, boot));
-		json_object_object_add(o, "llc", json_cpulist(i - i % llc_cpus,
-							      i - i % llc_cpus + llc_cpus, step, boot));
+		if (t->arch == TOPO_ARCH_ARM64) {
+			/* no cache in virt's device tree: L1 is the LLC */
+			json_object_object_add(o, "llc", json_cpulist(i, i + 1, 1, boot));
+			json_object_object_add(o, "cluster", json_cpulist(i - i % llc_cpus,
+				i - i % llc_cpus + llc_cpus, step, boot));
+		} else if (t->arch == TOPO_ARCH_PPC64LE) {
+			json_object_object_add(o, "llc", json_cpulist(i - thread,
+				i - thread + t->threads, step, boot));
+		} else {
+			json_object_object_add(o, "llc", json_cpulist(i - i % llc_cpus,
+				i - i % llc_cpus + llc_cpus, step, boot));
+		}
 		for (unsigned d = 0; d < nr_names[node]; d++)
 			json_object_array_add(doms, json_object_new_string(names[node][d]));
 		json_object_object_add(o, "domains", doms);
@@ -272,6 +291,8 @@ struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 	}
 	json_object_object_add(view, "cpu", cpus);
 	json_object_object_add(view, "spec", json_object_new_string(t->spec));
+	if (t->arch != TOPO_ARCH_X86_64)
+		json_object_object_add(view, "arch", json_object_new_string(topo_arch_info(t->arch)->name));
 	if (smt_off)
 		json_object_object_add(view, "smt", json_object_new_string("off"));
 	topo_describe(t, &sb);

@@ -31,6 +31,7 @@ enum topo_opt {
 	OPT_MEMNODES,
 	OPT_MEMNODEMEM,
 	OPT_HOTPLUG,
+	OPT_ARCH,
 	OPT_NR,
 };
 
@@ -42,6 +43,7 @@ static const char *const opt_names[OPT_NR] = {
 	[OPT_MEMNODES] = "memnodes",
 	[OPT_MEMNODEMEM] = "memnodemem",
 	[OPT_HOTPLUG] = "hotplug",
+	[OPT_ARCH] = "arch",
 };
 
 /* Values point into a writable copy of the spec owned by the caller. */
@@ -188,6 +190,8 @@ static void canonical_spec(const struct topo *t, struct strbuf *sb)
 	}
 	if (t->hotplug)
 		strbuf_addf(sb, ",hotplug=%u", t->hotplug);
+	if (t->arch != TOPO_ARCH_X86_64)
+		strbuf_addf(sb, ",arch=%s", topo_arch_info(t->arch)->name);
 }
 
 /* The shortest spec giving this topology: what a person would type. */
@@ -217,6 +221,8 @@ static void short_spec(const struct topo *t, struct strbuf *sb)
 	}
 	if (t->hotplug)
 		strbuf_addf(sb, ",hotplug=%u", t->hotplug);
+	if (t->arch != TOPO_ARCH_X86_64)
+		strbuf_addf(sb, ",arch=%s", topo_arch_info(t->arch)->name);
 }
 
 static int check_charset(const char *spec, struct strbuf *err)
@@ -306,7 +312,7 @@ static int parse_opts(char *s, struct topo_opts *opts, struct strbuf *err)
 			if (!strcmp(item, opt_names[i]))
 				break;
 		if (i == OPT_NR)
-			return fail(err, "unknown option '%s' (known: llc, nps, mem, dist, memnodes, memnodemem, hotplug)", item);
+			return fail(err, "unknown option '%s' (known: llc, nps, mem, dist, memnodes, memnodemem, hotplug, arch)", item);
 		if (opts->val[i])
 			return fail(err, "option '%s' is given twice", item);
 		if (!eq[1])
@@ -373,12 +379,40 @@ out:
 	return -1;
 }
 
+/*
+ * What the QEMU machine of a non-x86 arch cannot model, found while
+ * parsing so that no spec the guest would not see gets that far.
+ */
+static int arch_check(const struct topo *t, struct strbuf *err)
+{
+	const char *name = topo_arch_info(t->arch)->name;
+
+	if (t->arch == TOPO_ARCH_X86_64)
+		return 0;
+	if (t->hotplug)
+		return fail(err, "hotplug=%u: vCPU hot-plug is x86_64 only here (%s has none in the lab)",
+			    t->hotplug, name);
+	/* pseries puts no level between core and chip into the device tree */
+	if (t->arch == TOPO_ARCH_PPC64LE && t->llc != t->cores)
+		return fail(err, "llc=%u: ppc64le (pseries) can emulate sockets, SMT threads and NUMA nodes, no LLC or cluster inside a socket (llc must be the %u cores)",
+			    t->llc, t->cores);
+	if (t->arch == TOPO_ARCH_PPC64LE && t->node_mem_mib % 256)
+		return fail(err, "mem=%lluM: pseries NUMA nodes need a multiple of 256 MiB",
+			    (unsigned long long)t->node_mem_mib);
+	return 0;
+}
+
 static int resolve(struct topo *t, const struct topo_opts *o, struct strbuf *err)
 {
 	const char *v;
 	unsigned llcs, cpu_nodes;
 	uint64_t total;
 
+	if ((v = o->val[OPT_ARCH])) {
+		if (topo_arch_parse(v, &t->arch, err))
+			return -1;
+		t->arch_given = 1;
+	}
 	if ((v = o->val[OPT_LLC])) {
 		if (parse_uint(v, 1, TOPO_MAX_CPUS, &t->llc))
 			return fail(err, "llc=%s is not a number of cores from 1 to %d", v, TOPO_MAX_CPUS);
@@ -388,7 +422,7 @@ static int resolve(struct topo *t, const struct topo_opts *o, struct strbuf *err
 		if (t->cores % t->llc)
 			return fail(err, "llc=%u does not divide the %u cores per socket", t->llc, t->cores);
 	} else {
-		t->llc = default_llc(t->cores);
+		t->llc = t->arch == TOPO_ARCH_PPC64LE ? t->cores : default_llc(t->cores);
 	}
 	llcs = t->cores / t->llc;
 
@@ -437,6 +471,8 @@ static int resolve(struct topo *t, const struct topo_opts *o, struct strbuf *err
 			return fail(err, "hotplug=%u leaves no CPU to boot with: the topology has %u CPU slot%s",
 				    t->hotplug, cpus, cpus == 1 ? "" : "s");
 	}
+	if (arch_check(t, err))
+		return -1;
 	total = topo_total_mem_mib(t);
 	if (total > MEM_MAX_MIB)
 		return fail(err, "%llu GiB of guest memory in all is more than 16 TiB",
@@ -615,6 +651,13 @@ int topo_parse(const char *spec, struct topo *t, struct strbuf *err)
 		}
 		if (rest && parse_opts(rest, &over, err))
 			goto out;
+		/* a preset of one arch is no machine of another */
+		if (opts.val[OPT_ARCH] && over.val[OPT_ARCH] &&
+		    strcmp(opts.val[OPT_ARCH], over.val[OPT_ARCH])) {
+			fail(err, "preset '%s' is arch=%s, not arch=%s", head, opts.val[OPT_ARCH],
+			     over.val[OPT_ARCH]);
+			goto out;
+		}
 		for (int i = 0; i < OPT_NR; i++)
 			if (over.val[i])
 				opts.val[i] = over.val[i];
@@ -649,6 +692,30 @@ out:
 	return ret;
 }
 
+int topo_set_arch(struct topo *t, enum topo_arch arch, struct strbuf *err)
+{
+	struct strbuf canon = STRBUF_INIT;
+	enum topo_arch old = t->arch;
+
+	if (t->arch_given && t->arch != arch)
+		return fail(err, "the topology says arch=%s, --arch says %s",
+			    topo_arch_info(t->arch)->name, topo_arch_info(arch)->name);
+	t->arch = arch;
+	if (arch_check(t, err)) {
+		t->arch = old;
+		return -1;
+	}
+	canonical_spec(t, &canon);
+	if (canon.len > SPEC_MAX_LEN) {
+		t->arch = old;
+		strbuf_release(&canon);
+		return fail(err, "the resolved spec would be longer than %d characters", SPEC_MAX_LEN);
+	}
+	memcpy(t->spec, canon.buf, canon.len + 1);
+	strbuf_release(&canon);
+	return 0;
+}
+
 static const char *plural(unsigned n)
 {
 	return n == 1 ? "" : "s";
@@ -671,8 +738,10 @@ void topo_describe(const struct topo *t, struct strbuf *out)
 		strbuf_addstr(out, t->name);
 	else
 		short_spec(t, out);
-	strbuf_addf(out, " = %u socket%s x %u LLC%s x %u core%s x %u thread%s, %u node%s",
-		    t->sockets, plural(t->sockets), llcs, plural(llcs),
+	/* arm64's virt shows clusters, not shared caches (topo-qemu.c) */
+	strbuf_addf(out, " = %u socket%s x %u %s%s x %u core%s x %u thread%s, %u node%s",
+		    t->sockets, plural(t->sockets), llcs,
+		    t->arch == TOPO_ARCH_ARM64 ? "cluster" : "LLC", plural(llcs),
 		    t->llc, plural(t->llc), t->threads, plural(t->threads),
 		    t->nr_nodes, plural(t->nr_nodes));
 	if (t->nps > 1 || t->memnodes) {
@@ -689,6 +758,8 @@ void topo_describe(const struct topo *t, struct strbuf *out)
 	if (t->hotplug)
 		strbuf_addf(out, "%u at boot + %u hot-pluggable, ", topo_boot_cpus(t), t->hotplug);
 	add_mem_human(out, topo_total_mem_mib(t));
+	if (t->arch != TOPO_ARCH_X86_64)
+		strbuf_addf(out, ", %s", topo_arch_info(t->arch)->name);
 }
 
 static unsigned bits_for(unsigned count)
@@ -718,8 +789,17 @@ int topo_check_limits(const struct topo *t, enum lab_accel accel,
 {
 	unsigned cpus = topo_nr_cpus(t);
 	uint64_t mem = topo_total_mem_mib(t);
+	const struct topo_arch_info *ai = topo_arch_info(t->arch);
+	unsigned max_threads = accel == ACCEL_TCG ? ai->tcg_max_threads : ai->kvm_max_threads;
 
-	if (accel == ACCEL_TCG) {
+	if (t->arch != TOPO_ARCH_X86_64 && cpus > ai->max_cpus)
+		return fail(err, "%u vCPUs exceed the %u that %s guests can have here (QEMU's %s machine, Debian's NR_CPUS)",
+			    cpus, ai->max_cpus, ai->name, ai->machine);
+	if (t->threads > max_threads)
+		return fail(err, "%u threads per core: %s under %s emulates at most %u (%s)",
+			    t->threads, ai->name, accel == ACCEL_TCG ? "TCG" : "KVM", max_threads,
+			    ai->threads_why);
+	if (accel == ACCEL_TCG && t->arch == TOPO_ARCH_X86_64) {
 		uint64_t apic = max_apic_id(t);
 
 		if (cpus > TOPO_TCG_MAX_CPUS)

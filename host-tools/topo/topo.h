@@ -8,6 +8,7 @@
 #include "lib/util.h"
 
 struct json_object;
+struct topo;
 
 #define TOPO_MAX_NODES 64
 #define TOPO_MAX_CPUS 16384
@@ -18,6 +19,44 @@ enum lab_accel {
 	ACCEL_KVM,
 };
 
+/* The guest's architecture: a topology is booted on one QEMU machine. */
+enum topo_arch {
+	TOPO_ARCH_X86_64,	/* q35, the default */
+	TOPO_ARCH_ARM64,	/* virt, GICv3 */
+	TOPO_ARCH_PPC64LE,	/* pseries */
+	TOPO_ARCH_NR,
+};
+
+/*
+ * What differs per architecture, from the QEMU machine to the Debian
+ * packages; one const entry per arch (topo-qemu.c), never freed.
+ */
+struct topo_arch_info {
+	const char *name;	/* "arm64": --arch, arch=, run.json */
+	const char *uname;	/* the guest's `uname -m`: "aarch64" */
+	const char *qemu;	/* "qemu-system-aarch64" */
+	const char *machine;	/* -machine value */
+	const char *console;	/* the kernel's console= for the first serial */
+	const char *rec_device;	/* -device carrying the record chardev "rec";
+				 * NULL: a second -serial */
+	const char *rec_tty;	/* that channel in the guest: lab.out= for /init */
+	const char *dpkg_arch;	/* Debian's name: "arm64", "ppc64el" */
+	const char *kernel_meta; /* the package whose dependency names Debian's kernel */
+	unsigned max_cpus;	/* what the QEMU machine and Debian's NR_CPUS allow */
+	unsigned tcg_max_threads; /* threads per core QEMU 7.2's TCG can model */
+	unsigned kvm_max_threads;
+	const char *threads_why; /* why no more under TCG, for the error line */
+};
+
+const struct topo_arch_info *topo_arch_info(enum topo_arch arch);
+/* "x86_64", "arm64"/"aarch64", "ppc64le"/"ppc64el": 0, else -1 with one line. */
+int topo_arch_parse(const char *name, enum topo_arch *out, struct strbuf *err);
+/*
+ * Boots t on arch (--arch): -1 with one line in err when the spec named
+ * another one (arch=) or arch cannot model t; t->spec gains arch=.
+ */
+int topo_set_arch(struct topo *t, enum topo_arch arch, struct strbuf *err);
+
 struct topo {
 	char name[64];      /* preset name, "" for a plain spec */
 	char spec[256];     /* canonical spec, e.g. "2s64c1t,llc=8,nps=1,mem=4G" */
@@ -25,13 +64,16 @@ struct topo {
 	unsigned sockets;
 	unsigned cores;     /* per socket */
 	unsigned threads;   /* per core */
-	unsigned llc;       /* cores sharing one LLC (one QEMU die) */
+	unsigned llc;       /* cores sharing one LLC (one QEMU die); on arm64
+			     * the cores of one cluster (see topo-qemu.c) */
 	unsigned nps;       /* NUMA nodes per socket */
 	unsigned memnodes;  /* memory-only nodes, numbered after the CPU nodes */
 	uint64_t node_mem_mib;    /* memory of each CPU node */
 	uint64_t memnode_mem_mib; /* memory of each memory-only node */
 	unsigned nr_nodes;  /* sockets * nps + memnodes */
 	unsigned hotplug;   /* the last CPU slots, empty at boot, for vCPU hot-add */
+	enum topo_arch arch; /* arch=, x86_64 unless given */
+	int arch_given;     /* the spec named its arch */
 	unsigned dist[TOPO_MAX_NODES][TOPO_MAX_NODES];
 };
 

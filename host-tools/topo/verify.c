@@ -103,6 +103,10 @@ static void compare_cpu(struct differ *d, struct json_object *e, struct json_obj
 		if (strcmp(x, y))
 			diff(d, "cpu %lld: %s expected %s, guest has %s", cpu, strs[i], x, y);
 	}
+	/* clusters are a level of their own only on arm64 (topo-view.c) */
+	if (get(e, "cluster") && strcmp(str_or(e, "cluster", "?"), str_or(g, "cluster", "(missing)")))
+		diff(d, "cpu %lld: cluster expected %s, guest has %s", cpu,
+		     str_or(e, "cluster", "?"), str_or(g, "cluster", "(missing)"));
 	if (!domains_equal(get(e, "domains"), get(g, "domains"))) {
 		struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 

@@ -182,6 +182,35 @@ static void test_key_order(void **state)
 	strbuf_release(&err);
 }
 
+/* arm64's virt shows QEMU clusters only as cluster_cpus_list: with
+ * GUEST_VIEW_CLUSTERS they join the view (null when the guest has none). */
+static void test_clusters(void **state)
+{
+	static const char text[] =
+		"/sys/devices/system/cpu/online=0-1\n"
+		"/sys/devices/system/cpu/cpu0/topology/cluster_cpus_list=0-1\n"
+		"/sys/devices/system/cpu/cpu1/topology/cluster_cpus_list=1,0\n";
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *v, *cpus, *c;
+
+	v = guest_view_from_sysfs_flags(text, strlen(text), GUEST_VIEW_CLUSTERS, &err);
+	assert_non_null(v);
+	assert_true(json_object_object_get_ex(v, "cpu", &cpus));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(cpus, 1), "cluster", &c));
+	assert_string_equal(json_object_get_string(c), "0-1");
+	json_object_put(v);
+	v = guest_view_from_sysfs(text, strlen(text), &err);
+	assert_true(json_object_object_get_ex(v, "cpu", &cpus));
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(cpus, 0), "cluster", NULL));
+	json_object_put(v);
+	v = guest_view_from_sysfs_flags(text, strcspn(text, "\n") + 1, GUEST_VIEW_CLUSTERS, &err);
+	assert_true(json_object_object_get_ex(v, "cpu", &cpus));
+	assert_true(json_object_object_get_ex(json_object_array_get_idx(cpus, 1), "cluster", &c));
+	assert_null(c);
+	json_object_put(v);
+	strbuf_release(&err);
+}
+
 static void test_llc_choice_and_memory_node(void **state)
 {
 	static const char text[] =
@@ -324,6 +353,7 @@ int main(void)
 		cmocka_unit_test(test_cpulist_malformed),
 		cmocka_unit_test(test_realistic_snapshot),
 		cmocka_unit_test(test_key_order),
+		cmocka_unit_test(test_clusters),
 		cmocka_unit_test(test_llc_choice_and_memory_node),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_exact_line_limit),

@@ -632,6 +632,12 @@ static void test_apt_depends(void **state)
 		"linux-image-amd64\n |Depends: <linux-image-virtual>\n"
 		"  Depends: linux-image-6.12.9+bpo-amd64\n  Recommends: foo\n", &pkg), 0);
 	assert_string_equal(pkg.buf, "linux-image-6.12.9+bpo-amd64");
+	/* another architecture's (dpkg --add-architecture): the :arch stays */
+	assert_int_equal(kernel_parse_apt_depends(
+		"linux-image-arm64:arm64\n  Depends: linux-image-6.1.0-57-arm64:arm64\n", &pkg), 0);
+	assert_string_equal(pkg.buf, "linux-image-6.1.0-57-arm64:arm64");
+	assert_int_equal(kernel_parse_apt_depends("  Depends: linux-image-6.1.0-57-arm64:\n", &pkg), -1);
+	assert_int_equal(kernel_parse_apt_depends("  Depends: linux-image-6.1.0:../x\n", &pkg), -1);
 	assert_int_equal(kernel_parse_apt_depends("linux-image-amd64\n", &pkg), -1);
 	assert_int_equal(kernel_parse_apt_depends("  Depends: libc6\n", &pkg), -1);
 	assert_int_equal(kernel_parse_apt_depends("  Depends: linux-image-../../etc\n", &pkg), -1);

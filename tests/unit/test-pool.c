@@ -134,6 +134,35 @@ static void test_pool_refused(void **state)
 	strbuf_release(&err);
 }
 
+/* lab compare pools runs of one guest arch only; run.json without "arch"
+ * (older runs) is x86_64. */
+static void test_pool_arch(void **state)
+{
+	static const char *const rj[2] = {
+		"{\"kernel\": \"6.1.0\", \"spec\": \"1s2c\", \"smt\": \"none\"}",
+		"{\"kernel\": \"6.1.0\", \"spec\": \"1s2c\", \"smt\": \"none\", \"arch\": \"arm64\"}",
+	};
+	static const char cj[] = "{\"cases\": [{\"case\": \"x\", \"verdict\": \"PASS\"}]}";
+	struct cmp_run runs[2], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		memset(&runs[i], 0, sizeof(runs[i]));
+		assert_int_equal(cmp_run_json_parse(&runs[i], rj[i], strlen(rj[i]), &err), 0);
+		assert_int_equal(cmp_cases_parse(&runs[i], cj, strlen(cj), &err), 0);
+		runs[i].name = xasprintf("r%d", i);
+	}
+	assert_string_equal(runs[0].arch, "x86_64");
+	assert_string_equal(runs[1].arch, "arm64");
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), -1);
+	assert_string_equal(err.buf, "cannot pool runs of different arches: r0 ran x86_64, r1 ran arm64");
+	cmp_run_release(&p);
+	for (int i = 0; i < 2; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
 /* lab run --sched-feat: the features name the column of an unlabelled
  * run, and runs with other features are never pooled into it. */
 static void test_sched_feat_runs(void **state)
@@ -261,6 +290,7 @@ int main(void)
 		cmocka_unit_test(test_pool_values),
 		cmocka_unit_test(test_pool_failed_boot),
 		cmocka_unit_test(test_pool_refused),
+		cmocka_unit_test(test_pool_arch),
 		cmocka_unit_test(test_sched_feat_runs),
 		cmocka_unit_test(test_pool_compare),
 		cmocka_unit_test(test_view_smt_off),

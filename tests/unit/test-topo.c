@@ -299,7 +299,7 @@ static void test_presets(void **state)
 {
 	static const char *const needed[] = {
 		"epyc-2s-nps2", "epyc-milan-2s", "epyc-milan-2s-nosmt", "skylake-2s26c",
-		"small-numa", "tiny-smt", "xeon-4s24c",
+		"small-numa", "tiny-smt", "xeon-4s24c", "power9-2s", "power8-2s", "arm64-2s-clusters",
 	};
 	struct topo_preset *p;
 	int nr = topo_presets_load(&p);
@@ -978,6 +978,165 @@ static void test_hotplug(void **state)
 	strbuf_release(&err);
 }
 
+/* ---- other guest architectures ---- */
+
+static void test_arch_parse(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	enum topo_arch a;
+	struct topo t, u;
+
+	parse_ok("2s4c,llc=2,arch=arm64", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_ARM64);
+	assert_string_equal(t.spec, "2s4c1t,llc=2,nps=1,mem=512M,dist=20,arch=arm64");
+	parse_ok(t.spec, &u);
+	assert_string_equal(u.spec, t.spec);
+	parse_ok("2s4c,arch=aarch64", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_ARM64);
+	parse_ok("2s4c,arch=ppc64el", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_PPC64LE);
+	/* pseries has no level inside a chip: the default llc is the socket */
+	assert_int_equal(t.llc, 4);
+	parse_ok("2s4c", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_X86_64);
+	assert_null(strstr(t.spec, "arch"));
+
+	assert_int_equal(topo_arch_parse("riscv64", &a, &err), -1);
+	assert_string_equal(err.buf, "unknown arch 'riscv64' (x86_64, arm64 or ppc64le)");
+	assert_int_equal(topo_parse("2s4c,arch=s390x", &t, &err), -1);
+	assert_non_null(strstr(err.buf, "unknown arch 's390x'"));
+	assert_int_equal(topo_parse("2s4c,llc=2,arch=ppc64le", &t, &err), -1);
+	assert_non_null(strstr(err.buf, "ppc64le (pseries) can emulate sockets, SMT threads and NUMA nodes"));
+	assert_null(strchr(err.buf, '\n'));
+	assert_int_equal(topo_parse("2s4c,hotplug=2,arch=arm64", &t, &err), -1);
+	assert_non_null(strstr(err.buf, "x86_64 only"));
+	assert_int_equal(topo_parse("2s4c,mem=300M,arch=ppc64le", &t, &err), -1);
+	assert_non_null(strstr(err.buf, "256 MiB"));
+
+	/* --arch on a spec: applied, or refused when the spec says otherwise */
+	parse_ok("2s4c,llc=2", &t);
+	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_ARM64, &err), 0);
+	assert_non_null(strstr(t.spec, ",arch=arm64"));
+	parse_ok("2s4c,llc=2", &t);
+	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_PPC64LE, &err), -1);
+	assert_int_equal(t.arch, TOPO_ARCH_X86_64);
+	parse_ok("2s4c,arch=ppc64le", &t);
+	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_ARM64, &err), -1);
+	assert_string_equal(err.buf, "the topology says arch=ppc64le, --arch says arm64");
+	assert_int_equal(topo_set_arch(&t, TOPO_ARCH_PPC64LE, &err), 0);
+	/* a preset keeps its arch */
+	parse_ok("power9-2s", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_PPC64LE);
+	assert_int_equal(t.threads, 4);
+	assert_int_equal(topo_parse("power9-2s,arch=arm64", &t, &err), -1);
+	assert_string_equal(err.buf, "preset 'power9-2s' is arch=ppc64le, not arch=arm64");
+	parse_ok("tiny-smt,arch=arm64", &t);
+	assert_int_equal(t.arch, TOPO_ARCH_ARM64);
+	strbuf_release(&err);
+}
+
+static void test_arch_limits(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct topo t;
+
+	parse_ok("2s4c8t,arch=ppc64le", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), -1);
+	assert_non_null(strstr(err.buf, "8 threads per core: ppc64le under TCG emulates at most 1"));
+	assert_int_equal(topo_check_limits(&t, ACCEL_KVM, 0, &err), 0);
+	parse_ok("2s4c,arch=ppc64le", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), 0);
+	parse_ok("2s2c2t,llc=1,arch=arm64", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), -1);
+	assert_non_null(strstr(err.buf, "arch topology borken"));
+	assert_null(strchr(err.buf, '\n'));
+	parse_ok("2s256c,arch=arm64", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), -1);
+	assert_non_null(strstr(err.buf, "512 vCPUs exceed the 256"));
+	parse_ok("2s64c,llc=4,nps=2,arch=arm64", &t);
+	assert_int_equal(topo_check_limits(&t, ACCEL_TCG, 0, &err), 0);
+	assert_string_equal(topo_arch_info(TOPO_ARCH_ARM64)->qemu, "qemu-system-aarch64");
+	assert_string_equal(topo_arch_info(TOPO_ARCH_PPC64LE)->rec_tty, "/dev/hvc1");
+	strbuf_release(&err);
+}
+
+static void test_arch_qemu(void **state)
+{
+	static const struct {
+		const char *spec, *file;
+	} cases[] = {
+		{ "2s4c,llc=2,arch=arm64", "arm64-2s4c-clusters.qemu" },
+		{ "1s8c,llc=2,nps=2,arch=arm64", "arm64-1s8c-nps2.qemu" },
+		{ "2s4c,arch=ppc64le,dist=40", "ppc64le-2s4c.qemu" },
+	};
+	char *s;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		s = qemu_text(cases[i].spec, ACCEL_TCG, 0);
+		check_golden(cases[i].file, s);
+		free(s);
+	}
+	s = qemu_text("2s4c,llc=2,arch=arm64", ACCEL_TCG, 0);
+	assert_non_null(strstr(s, "-smp\n8,sockets=2,clusters=2,cores=2,threads=1\n"));
+	assert_non_null(strstr(s, "cpu,node-id=1,socket-id=1\n"));
+	assert_null(strstr(s, "die"));
+	free(s);
+	s = qemu_text("1s8c,llc=2,nps=2,arch=arm64", ACCEL_TCG, 0);
+	assert_non_null(strstr(s, "cpu,node-id=1,socket-id=0,cluster-id=3\n"));
+	free(s);
+	s = qemu_text("2s4c,arch=ppc64le", ACCEL_TCG, 0);
+	assert_non_null(strstr(s, "-cpu\npower9\n"));
+	assert_non_null(strstr(s, "cpu,node-id=1,core-id=7\n"));
+	free(s);
+	/* KVM (on a POWER host): core-id is the core's first thread */
+	s = qemu_text("2s2c4t,arch=ppc64le", ACCEL_KVM, 0);
+	assert_non_null(strstr(s, "-cpu\nhost\n"));
+	assert_non_null(strstr(s, "cpu,node-id=1,core-id=12\n"));
+	free(s);
+}
+
+static void test_arch_view(void **state)
+{
+	static const struct {
+		const char *spec, *file;
+	} cases[] = {
+		{ "2s4c,llc=2,arch=arm64", "arm64-2s4c-clusters.json" },
+		{ "2s4c,arch=ppc64le", "ppc64le-2s4c.json" },
+	};
+	struct json_object *v, *f;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *s;
+
+		v = view_of(cases[i].spec);
+		s = xasprintf("%s\n", json_object_to_json_string_ext(v,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+		check_golden(cases[i].file, s);
+		free(s);
+		json_object_put(v);
+	}
+	/* what the guests showed (lab boot --arch, Debian 6.1 kernels) */
+	v = view_of("2s4c,llc=2,arch=arm64");
+	assert_string_equal(cpu_str(v, 5, "cluster"), "4-5");
+	assert_string_equal(cpu_str(v, 5, "llc"), "5");
+	assert_string_equal(cpu_str(v, 5, "domains"), "[\"DIE\",\"NUMA\"]");
+	assert_true(json_object_object_get_ex(v, "cpu", &f));
+	/* die_id is x86's only */
+	assert_false(json_object_object_get_ex(json_object_array_get_idx(f, 0), "die", NULL));
+	json_object_put(v);
+	v = view_of("1s8c,llc=2,nps=2,arch=arm64");
+	assert_string_equal(cpu_str(v, 0, "domains"), "[\"DIE\",\"NUMA\"]");
+	json_object_put(v);
+	v = view_of("2s4c,arch=ppc64le");
+	assert_string_equal(cpu_str(v, 3, "llc"), "3");
+	assert_string_equal(cpu_str(v, 3, "domains"), "[\"DIE\",\"NUMA\"]");
+	json_object_put(v);
+	v = view_of("2s2c4t,arch=ppc64le");
+	assert_string_equal(cpu_str(v, 5, "siblings"), "4-7");
+	assert_string_equal(cpu_str(v, 5, "domains"), "[\"SMT\",\"DIE\",\"NUMA\"]");
+	json_object_put(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1004,6 +1163,10 @@ int main(void)
 		cmocka_unit_test(test_view_golden),
 		cmocka_unit_test(test_view_large),
 		cmocka_unit_test(test_cmd_topo),
+		cmocka_unit_test(test_arch_parse),
+		cmocka_unit_test(test_arch_limits),
+		cmocka_unit_test(test_arch_qemu),
+		cmocka_unit_test(test_arch_view),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -86,6 +86,26 @@ static void test_each_difference(void **state)
 	strbuf_release(&d);
 }
 
+/* A cluster is compared where the expected view has one (arm64). */
+static void test_cluster(void **state)
+{
+	struct json_object *e = json_tokener_parse(view), *g = json_tokener_parse(view);
+	struct strbuf d = STRBUF_INIT;
+
+	json_object_object_add(cpu(g, 1), "cluster", json_object_new_string("0-3"));
+	assert_int_equal(view_compare(e, g, &d, 10), 0);
+	json_object_object_add(cpu(e, 1), "cluster", json_object_new_string("0-1"));
+	assert_int_equal(view_compare(e, g, &d, 10), 1);
+	assert_non_null(strstr(d.buf, "cpu 1: cluster expected 0-1, guest has 0-3"));
+	strbuf_reset(&d);
+	json_object_object_del(cpu(g, 1), "cluster");
+	assert_int_equal(view_compare(e, g, &d, 10), 1);
+	assert_non_null(strstr(d.buf, "cpu 1: cluster expected 0-1, guest has (missing)"));
+	json_object_put(e);
+	json_object_put(g);
+	strbuf_release(&d);
+}
+
 static void test_pkg_is_die_and_cap(void **state)
 {
 	struct json_object *e = json_tokener_parse(view), *g = json_tokener_parse(view), *doms;
@@ -121,6 +141,7 @@ int main(void)
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_memory_slack),
 		cmocka_unit_test(test_each_difference),
+		cmocka_unit_test(test_cluster),
 		cmocka_unit_test(test_pkg_is_die_and_cap),
 	};
 

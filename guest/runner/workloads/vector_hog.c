@@ -5,7 +5,9 @@
 #include "../wlproc.h"
 #include "vector_hog.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +32,7 @@ static const unsigned hog_kind_bits[] = { 128, 256, 512 };
  * The wide kernels are compiled for their ISA only, so the static binary
  * still runs on any x86-64 and picks one at run time.
  */
+#if defined(__x86_64__)
 uint64_t hog_sse(uint64_t iters, double *sink)
 {
 	__m128d m = _mm_set1_pd(hog_param[0]), a = _mm_set1_pd(hog_param[1]);
@@ -142,6 +145,44 @@ int hog_cpu_has(enum hog_kind k)
 	}
 	return 0;
 }
+#else
+/*
+ * Other guest arches (arm64, ppc64le): the 128-bit kind only, written with
+ * GCC's generic vectors, which become NEON or VSX multiply-adds.
+ */
+typedef double hog_v2d __attribute__((vector_size(16)));
+
+uint64_t hog_sse(uint64_t iters, double *sink)
+{
+	hog_v2d m = { hog_param[0], hog_param[0] }, a = { hog_param[1], hog_param[1] };
+	hog_v2d x[12], sum = { 0, 0 };
+
+	for (int k = 0; k < 12; k++)
+		x[k] = (hog_v2d){ HOG_START(k), HOG_START(k) };
+	for (uint64_t i = 0; i < iters; i++)
+		for (int k = 0; k < 12; k++)
+			x[k] = x[k] * m + a;
+	for (int k = 0; k < 12; k++)
+		sum += x[k];
+	*sink += sum[0] + sum[1];
+	return iters * 12 * 2 * 2;
+}
+
+uint64_t hog_avx2(uint64_t iters, double *sink)
+{
+	return hog_sse(iters, sink);
+}
+
+uint64_t hog_avx512(uint64_t iters, double *sink)
+{
+	return hog_sse(iters, sink);
+}
+
+int hog_cpu_has(enum hog_kind k)
+{
+	return k == HOG_SSE;
+}
+#endif
 
 struct hog_run;
 
