@@ -153,6 +153,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
 	dst->smt = xstrdup(runs[0].smt ? runs[0].smt : "");
 	dst->sched_feat = xstrdup(runs[0].sched_feat ? runs[0].sched_feat : "");
+	dst->clock = xstrdup(runs[0].clock ? runs[0].clock : "wall");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
 		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);
