@@ -103,6 +103,13 @@ int cmd_run(int argc, const char **argv)
 			r.kernel_spec = rr.kernel_image;
 		if (!r.label)
 			r.label = rr.label;
+		/* a run's parts share one clock, or its cases could not be one table */
+		if (!r.clock)
+			r.clock = rr.clock;
+		else if (lab_clock_parse(r.clock) != lab_clock_parse(rr.clock))
+			die(LAB_EXIT_USAGE, "'%s' ran on the %s clock: resume it with --clock %s",
+			    resume, lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall",
+			    lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall");
 		if (!suite && !scenario)
 			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
 	}
