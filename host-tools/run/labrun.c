@@ -246,6 +246,7 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 	int v = lab_clock_parse(r->clock);
 
 	r->clock_virtual = 0;
+	r->kick_ms = 0;
 	if (v < 0) {
 		strbuf_addf(err, "unknown clock '%s' (wall or virtual)", r->clock);
 		return -1;
@@ -274,6 +275,17 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	r->clock_virtual = 1;
 	r->icount_shift = LAB_ICOUNT_SHIFT;
+	if (topo_boot_cpus(&r->topo) > 1) {
+		const char *env = getenv("LAB_ICOUNT_KICK_MS");
+		char *end;
+		long ms = env && *env ? strtol(env, &end, 10) : LAB_ICOUNT_KICK_MS;
+
+		if (env && *env && (*end || ms < 1 || ms > 1000)) {
+			strbuf_addf(err, "LAB_ICOUNT_KICK_MS must be 1-1000 (host ms), not '%s'", env);
+			return -1;
+		}
+		r->kick_ms = (int)ms;
+	}
 	r->tcg_single = 1;
 	r->tcg_why = "virtual clock: icount has one TCG thread";
 	return 0;
@@ -712,9 +724,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
 	if (r->clock_virtual) {
 		json_object_object_add(run, "icount_shift", json_object_new_int((int)r->icount_shift));
-		if (topo_boot_cpus(&r->topo) > 1)
-			json_object_object_add(run, "icount_kick_ms",
-					       json_object_new_int(LAB_ICOUNT_KICK_MS));
+		if (r->kick_ms)
+			json_object_object_add(run, "icount_kick_ms", json_object_new_int(r->kick_ms));
 	}
 	results_add_str(run, "qemu", qver);
 	if (r->ops == &backend_qemu) {
@@ -778,7 +789,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.watch = r->watch;
 		r->s.stop = r->stop;
 		r->s.quiet = r->quiet;
-		r->s.kick_ms = r->clock_virtual && topo_boot_cpus(&r->topo) > 1 ? LAB_ICOUNT_KICK_MS : 0;
+		r->s.kick_ms = r->kick_ms;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */

@@ -15,7 +15,8 @@ struct json_object;
 /* --clock virtual: guest time is 2^shift ns per instruction executed
  * (QEMU -icount); 2 makes a 250 MHz guest, near what TCG runs here. */
 #define LAB_ICOUNT_SHIFT 2
-/* Host ms between the kicks an SMP guest needs under icount (session.h). */
+/* Host ms between the kicks an SMP guest needs under icount (session.h);
+ * $LAB_ICOUNT_KICK_MS (1-1000) overrides it. */
 #define LAB_ICOUNT_KICK_MS 20
 /* Virtual time passes slower than the host's when several vCPUs are busy
  * (they share one instruction count): deadlines in host time stretch. */
@@ -64,6 +65,7 @@ struct lab_run {
 	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */
 	const char *tcg_why;      /* why (static text), for the setup line */
 	int clock_virtual;        /* resolved --clock virtual */
+	int kick_ms;              /* with clock_virtual and SMP, else 0 */
 	unsigned icount_shift;    /* with clock_virtual */
 	struct kernel_paths kp;
 	char *initrd;             /* base initrd (+ extra), owned */
