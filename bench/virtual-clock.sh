@@ -60,7 +60,7 @@ boot() {
 	ls -d "$TMP/$name"/*/ 2>/dev/null | head -1 | sed 's|/$||'
 }
 
-declare -a WALL VIRT VAR
+WALL=() VIRT=() VAR=()
 for i in $(seq 1 "$BOOTS"); do
 	order=$CLOCKS
 	[ $((i % 2)) = 0 ] && order=$(tr ' ' '\n' <<<"$CLOCKS" | tac | tr '\n' ' ')
