@@ -76,6 +76,12 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	topo_qemu_argv(conf->topo, conf->accel,
 		       (conf->host_is_amd ? TOPO_QEMU_HOST_AMD : 0) |
 		       (conf->tcg_single ? TOPO_QEMU_TCG_SINGLE : 0), argv);
+	/* guest time from instructions executed, never from the host's clock;
+	 * sleep=off: an idle guest jumps to its next timer at once */
+	if (conf->icount) {
+		strvec_push(argv, "-icount");
+		strvec_pushf(argv, "shift=%u,sleep=off", conf->icount_shift);
+	}
 	if (conf->kernel)
 		strvec_pushl(argv, "-kernel", conf->kernel, NULL);
 	if (conf->initrd)

@@ -13,6 +13,8 @@ struct backend_conf {
 	enum lab_accel accel;
 	int host_is_amd;
 	int tcg_single;        /* TCG: one host thread runs every vCPU */
+	int icount;            /* virtual clock: -icount shift=icount_shift,sleep=off */
+	unsigned icount_shift; /* guest ns per instruction = 2^shift */
 	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
 	const char *initrd;
 	const char *cmdline;

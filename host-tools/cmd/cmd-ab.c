@@ -18,7 +18,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR]";
+	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
@@ -360,7 +360,7 @@ out:
 
 int cmd_ab(int argc, const char **argv)
 {
-	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL, *arch = NULL;
+	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL, *arch = NULL, *clock = NULL;
 	char *topo_arch = NULL;
 	struct ab ab = { .rounds = 1, .dir = STRBUF_INIT };
 	unsigned order[AB_MAX_ROUNDS * 2 * AB_MAX_SIDES];
@@ -382,12 +382,14 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),
 		OPT_STRING("backend", &ab.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("uri", &ab.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
+		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
 		OPT_END(),
 	};
 
 	ret = parse_options(argc, argv, opts, ab_usage, NULL, 0, &nr_pos);
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	lab_clock_export(clock);
 	if (!ab.topo || !ab.suite || !ab.sides[0].kernel || !ab.sides[1].kernel)
 		die(LAB_EXIT_USAGE, "--topo, --base, --test and --suite are required (see lab ab --help)");
 	if (arch) {

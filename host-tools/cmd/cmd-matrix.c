@@ -494,7 +494,7 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 
 int cmd_matrix(int argc, const char **argv)
 {
-	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL;
+	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT;
@@ -513,6 +513,7 @@ int cmd_matrix(int argc, const char **argv)
 			 "guests at a time over all URIs (default: no bound but --jobs)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
+		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
@@ -521,6 +522,7 @@ int cmd_matrix(int argc, const char **argv)
 	ret = parse_options(argc, argv, opts, matrix_usage, NULL, 0, &nr_pos);
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	lab_clock_export(clock);
 	if ((kernels || topos || suites) &&
 	    (mx_split_list("kernels", kernels, 0, &given.kernels, &err) < 0 ||
 	     mx_split_list("topologies", topos, 1, &given.topos, &err) < 0 ||

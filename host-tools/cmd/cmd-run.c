@@ -23,7 +23,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--label L] [--image FILE] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] "
 	"[--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /* A run that ended early says where: the last case it finished, and the
@@ -61,6 +61,7 @@ int cmd_run(int argc, const char **argv)
 	r.mode = "run";
 	r.accel = getenv("ACCEL");
 	r.tcg_threads = getenv("TCG_THREADS");
+	r.clock = getenv("CLOCK");
 	r.backend = getenv("BACKEND");
 	{
 		const struct lab_option opts[] = {
@@ -71,6 +72,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
+			OPT_STRING("clock", &r.clock, "wall (default) or virtual: guest time counts instructions (QEMU icount), not the host's clock ($CLOCK)"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),
@@ -105,6 +107,13 @@ int cmd_run(int argc, const char **argv)
 			r.kernel_spec = rr.kernel_image;
 		if (!r.label)
 			r.label = rr.label;
+		/* a run's parts share one clock, or its cases could not be one table */
+		if (!r.clock)
+			r.clock = rr.clock;
+		else if (lab_clock_parse(r.clock) != lab_clock_parse(rr.clock))
+			die(LAB_EXIT_USAGE, "'%s' ran on the %s clock: resume it with --clock %s",
+			    resume, lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall",
+			    lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall");
 		if (!suite && !scenario)
 			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
 	}
@@ -156,6 +165,8 @@ int cmd_run(int argc, const char **argv)
 		if (r.kernel_spec && !strcmp(r.kernel_spec, "image"))
 			boot += LAB_IMAGE_KERNEL_EXTRA_S;
 		r.timeout_s = boot + plan_deadline_s(&parsed);
+		if (lab_clock_parse(r.clock) > 0)
+			r.timeout_s *= LAB_VIRTUAL_TIMEOUT_FACTOR;
 	}
 	r.plan_text = plan.buf;
 	r.plan_len = plan.len;

@@ -2,8 +2,10 @@
  * errors and --help read the same everywhere. */
 #include "cmd/options.h"
 #include "lib/util.h"
+#include "run/labrun.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void print_help(const struct lab_option *opts, const char *usage)
@@ -87,4 +89,14 @@ int parse_options(int argc, const char **argv, const struct lab_option *opts,
 		}
 	}
 	return 0;
+}
+
+void lab_clock_export(const char *clock)
+{
+	const char *c = clock ? clock : getenv("CLOCK");
+
+	if (lab_clock_parse(c) < 0)
+		die(LAB_EXIT_USAGE, "unknown clock '%s' (wall or virtual)", c);
+	if (clock)
+		setenv("CLOCK", clock, 1);
 }

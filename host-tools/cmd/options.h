@@ -34,4 +34,8 @@ struct lab_option {
 int parse_options(int argc, const char **argv, const struct lab_option *opts,
 		  const char *usage, const char **pos, int max_pos, int *nr_pos);
 
+/* lab ab / lab matrix --clock: checked (exit 2 when unknown) and handed
+ * to every `lab run` child as $CLOCK; NULL leaves $CLOCK as it is. */
+void lab_clock_export(const char *clock);
+
 #endif

@@ -74,6 +74,9 @@ static void run_from_info(struct cmp_run *run, const struct run_info *info)
 	run->sched_feat = sched_feat_of(o);
 	free(run->arch);
 	run->arch = dup_clean(info->arch, 16);
+	/* runs from before the virtual clock existed ran on the wall clock */
+	s = json_get_str(o, "clock");
+	run->clock = xstrdup(s && !strcmp(s, "virtual") ? "virtual" : "wall");
 	/* a label recorded at run time (lab ab) beats the kernel release,
 	 * which names the features a run set: one kernel, two columns */
 	s = json_get_str(o, "label");
@@ -559,6 +562,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->smt);
 	free(run->sched_feat);
 	free(run->arch);
+	free(run->clock);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -610,6 +614,14 @@ int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 		const struct cmp_run *t = &runs[k];
 		const struct cmp_case **st;
 
+		/* a virtual-time second is not a wall-clock one: never one table */
+		if (b->clock && t->clock && strcmp(b->clock, t->clock)) {
+			strbuf_addf(err, "cannot compare or pool runs on different clocks: %s ran in %s "
+				    "time, %s in %s time (repeat one with --clock %s)", b->name,
+				    b->clock, t->name, t->clock, b->clock);
+			ret = -1;
+			break;
+		}
 		if (strcmp(b->what, t->what) || strcmp(b->spec_resolved, t->spec_resolved)) {
 			strbuf_addf(err, "runs differ: %s ran %s on '%s', %s ran %s on '%s'", b->name,
 				    b->what, b->spec, t->name, t->what, t->spec);

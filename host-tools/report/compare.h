@@ -61,6 +61,7 @@ struct cmp_run {
 	char *smt;		/* "on", "off" (booted with nosmt), "none" or "" */
 	char *sched_feat;	/* run.json's features, "NO_A,B"; "" without */
 	char *arch;		/* the guest's: "x86_64" when run.json has none */
+	char *clock;		/* run.json's "clock": "virtual" or "wall" (also when absent) */
 	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
 	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */
 	size_t nr_domain_names;

@@ -220,6 +220,77 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 	return 0;
 }
 
+int lab_clock_parse(const char *clock)
+{
+	if (!clock || !*clock || !strcmp(clock, "wall"))
+		return 0;
+	return strcmp(clock, "virtual") ? -1 : 1;
+}
+
+static int plan_has_host_faults(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		for (unsigned k = 0; k < p->cases[i].nr_faults; k++)
+			if (p->cases[i].faults[k].side == PLAN_SIDE_HOST)
+				return 1;
+	return 0;
+}
+
+/*
+ * --clock virtual: QEMU's icount, which counts TCG instructions on its one
+ * TCG thread; every combination that cannot have that is refused here,
+ * after the accelerator and the TCG threading are known.
+ */
+static int clock_resolve(struct lab_run *r, struct strbuf *err)
+{
+	int v = lab_clock_parse(r->clock);
+
+	r->clock_virtual = 0;
+	r->kick_ms = 0;
+	if (v < 0) {
+		strbuf_addf(err, "unknown clock '%s' (wall or virtual)", r->clock);
+		return -1;
+	}
+	if (!v)
+		return 0;
+	if (r->accel_kind != ACCEL_TCG) {
+		strbuf_addstr(err, "--clock virtual needs TCG (icount counts TCG's instructions): "
+			      "use --accel tcg, or --clock wall under KVM");
+		return -1;
+	}
+	if (r->ops != &backend_qemu) {
+		strbuf_addstr(err, "--clock virtual needs the qemu backend (libvirt 9.0 cannot ask "
+			      "QEMU for icount)");
+		return -1;
+	}
+	if (r->tcg_threads && !strcmp(r->tcg_threads, "multi")) {
+		strbuf_addstr(err, "--clock virtual runs every vCPU on one TCG thread, icount's only "
+			      "mode: drop --tcg-threads multi");
+		return -1;
+	}
+	if (plan_has_host_faults(r->plan)) {
+		strbuf_addstr(err, "--clock virtual cannot run host-side faults: they act in host "
+			      "time, which the guest's clock no longer follows (use --clock wall)");
+		return -1;
+	}
+	r->clock_virtual = 1;
+	r->icount_shift = LAB_ICOUNT_SHIFT;
+	if (topo_boot_cpus(&r->topo) > 1) {
+		const char *env = getenv("LAB_ICOUNT_KICK_MS");
+		char *end;
+		long ms = env && *env ? strtol(env, &end, 10) : LAB_ICOUNT_KICK_MS;
+
+		if (env && *env && (*end || ms < 1 || ms > 1000)) {
+			strbuf_addf(err, "LAB_ICOUNT_KICK_MS must be 1-1000 (host ms), not '%s'", env);
+			return -1;
+		}
+		r->kick_ms = (int)ms;
+	}
+	r->tcg_single = 1;
+	r->tcg_why = "virtual clock: icount has one TCG thread";
+	return 0;
+}
+
 /* libvirt 9.0 has no setting for TCG's threads, and QEMU takes the first
  * -accel it is given, which is libvirt's: the guest gets one per vCPU. */
 /* What a guest under TCG needs on its command line to boot like one on
@@ -247,7 +318,8 @@ static void tcg_cmdline(struct lab_run *r)
 	 */
 	if (*r->kp.config && kernel_config_value(r->kp.config, "HZ", &hz) > 0)
 		jiffy_hz = strtoull(hz.buf, NULL, 10);
-	tsc_hz = host_tsc_hz();
+	/* under icount the guest's TSC counts virtual nanoseconds */
+	tsc_hz = r->clock_virtual ? 1000000000ull : host_tsc_hz();
 	if (jiffy_hz >= 24 && jiffy_hz <= 10000 && tsc_hz)
 		strbuf_addf(&r->cmdline, " lpj=%llu", tsc_hz / jiffy_hz);
 	strbuf_release(&hz);
@@ -456,7 +528,10 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	} else if (accel_resolve(r->accel, &r->accel_kind, err) < 0) {
 		return -1;
 	}
-	if (tcg_threads_resolve(r, err) < 0)
+	if (r->accel_kind == ACCEL_KVM && lab_clock_parse(r->clock) > 0 &&
+	    (!r->accel || !*r->accel || !strcmp(r->accel, "auto")))
+		r->accel_kind = ACCEL_TCG; /* auto: the virtual clock picks TCG */
+	if (tcg_threads_resolve(r, err) < 0 || clock_resolve(r, err) < 0)
 		return -1;
 	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
 		return -1;
@@ -639,6 +714,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		printf("accel: kvm\n");
 	else
 		printf("accel: tcg, %s-threaded (%s)\n", r->tcg_single ? "single" : "multi", r->tcg_why);
+	if (r->clock_virtual)
+		printf("clock: virtual (icount shift=%u: %u ns per instruction)\n", r->icount_shift,
+		       1u << r->icount_shift);
 	if (r->smt_off)
 		printf("smt: off (nosmt: sibling threads offline)\n");
 	if (r->feat.nr) {
@@ -683,6 +761,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
 	if (r->accel_kind == ACCEL_TCG)
 		results_add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
+	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
+	if (r->clock_virtual) {
+		json_object_object_add(run, "icount_shift", json_object_new_int((int)r->icount_shift));
+		if (r->kick_ms)
+			json_object_object_add(run, "icount_kick_ms", json_object_new_int(r->kick_ms));
+	}
 	results_add_str(run, "qemu", qver);
 	if (r->ops == &backend_qemu) {
 		const char *fw = qemu_firmware();
@@ -726,6 +810,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.accel = r->accel_kind;
 	conf.host_is_amd = host_cpu_is_amd();
 	conf.tcg_single = r->tcg_single;
+	conf.icount = r->clock_virtual;
+	conf.icount_shift = r->icount_shift;
 	/* The ELF vmlinux boots through PVH: no decompression, no real mode. */
 	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
 	conf.initrd = r->initrd;
@@ -743,6 +829,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.watch = r->watch;
 		r->s.stop = r->stop;
 		r->s.quiet = r->quiet;
+		r->s.kick_ms = r->kick_ms;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
@@ -896,6 +983,8 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 	}
 	results_add_str(v, "hypervisor", s->hypervisor_version);
 	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
+	if (r->clock_virtual)
+		json_object_object_add(v, "icount_kicks", json_object_new_int64((int64_t)s->kicks));
 	add_timing(v, s, now_ns());
 	if (r->image_path) {
 		results_add_str(v, "image_results", r->image_agree == 0 ? "agree" :

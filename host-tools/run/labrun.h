@@ -12,6 +12,19 @@
 
 struct json_object;
 
+/* --clock virtual: guest time is 2^shift ns per instruction executed
+ * (QEMU -icount); 2 makes a 250 MHz guest, near what TCG runs here. */
+#define LAB_ICOUNT_SHIFT 2
+/* Host ms between the kicks an SMP guest needs under icount (session.h);
+ * $LAB_ICOUNT_KICK_MS (1-1000) overrides it. */
+#define LAB_ICOUNT_KICK_MS 20
+/* Virtual time passes slower than the host's when several vCPUs are busy
+ * (they share one instruction count): deadlines in host time stretch. */
+#define LAB_VIRTUAL_TIMEOUT_FACTOR 3
+
+/* 1 for "virtual", 0 for NULL, "" or "wall", -1 for anything else. */
+int lab_clock_parse(const char *clock);
+
 /* Seconds more a boot may take with the image's own initramfs. */
 #define LAB_IMAGE_KERNEL_EXTRA_S 60
 
@@ -23,6 +36,7 @@ struct lab_run {
 	const char *kernel_spec;  /* kernel_resolve()'s spec, or "image": the image's own */
 	const char *accel;
 	const char *tcg_threads;  /* "auto" (NULL), "single" or "multi" */
+	const char *clock;        /* "wall" (NULL) or "virtual": QEMU icount */
 	const char *backend;      /* "qemu" (default) or "libvirt" */
 	const char *uri;          /* libvirt URI, NULL: $LIBVIRT_URI or qemu:///system */
 	const char *expect;       /* verify against this spec instead */
@@ -51,6 +65,9 @@ struct lab_run {
 	enum lab_accel accel_kind;
 	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */
 	const char *tcg_why;      /* why (static text), for the setup line */
+	int clock_virtual;        /* resolved --clock virtual */
+	int kick_ms;              /* with clock_virtual and SMP, else 0 */
+	unsigned icount_shift;    /* with clock_virtual */
 	struct kernel_paths kp;
 	char *initrd;             /* base initrd (+ extra), owned */
 	int initrd_is_temp;       /* initrd is ours to delete */

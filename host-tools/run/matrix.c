@@ -2,6 +2,7 @@
  * order, kernels x topologies x suites, the resumable state file. */
 #define _GNU_SOURCE
 #include "run/matrix.h"
+#include "run/labrun.h"
 #include "common/plan.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
@@ -421,9 +422,13 @@ int lab_run_deadline_s(const char *topo, const char *suite, unsigned *deadline_s
 		strbuf_release(&plan);
 		return -1;
 	}
-	total = 60 + topo_nr_cpus(&t) / 2 + CHILD_MARGIN_S;
+	total = 60 + topo_nr_cpus(&t) / 2;
 	for (unsigned i = 0; i < p.nr_cases; i++)
 		total += p.cases[i].deadline_s;
+	/* the child's CLOCK is ours (lab ab/matrix --clock set it) */
+	if (lab_clock_parse(getenv("CLOCK")) > 0)
+		total *= LAB_VIRTUAL_TIMEOUT_FACTOR;
+	total += CHILD_MARGIN_S;
 	plan_release(&p);
 	strbuf_release(&plan);
 	strbuf_release(&e);

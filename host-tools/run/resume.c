@@ -129,6 +129,7 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 		/* the results model parsed run.json; take what a resume needs */
 		cmd = member(info.json, "command");
 		rr->kernel_image = member(info.json, "kernel_image");
+		rr->clock = member(info.json, "clock");
 		rr->spec = present(info.spec);
 		rr->spec_resolved = present(info.spec_resolved);
 		rr->kernel = present(info.kernel);
@@ -259,6 +260,7 @@ void run_resume_release(struct run_resume *rr)
 	free(rr->suite);
 	free(rr->scenario);
 	free(rr->label);
+	free(rr->clock);
 	strbuf_release(&rr->plan);
 	strbuf_release(&rr->plan_left);
 	memset(rr, 0, sizeof(*rr));

@@ -28,6 +28,7 @@ struct run_resume {
 	char *kernel;       /* run.json: kernel release, and the image booted */
 	char *kernel_image;
 	char *suite, *scenario, *label;
+	char *clock;        /* run.json: "virtual", "wall", or NULL (ran before --clock) */
 	struct strbuf plan;       /* the whole plan (dir/plan.txt) */
 	struct strbuf plan_left;  /* the plan of the cases still to run */
 	unsigned done, left;

@@ -149,11 +149,27 @@ static void dump_vcpus(struct session *s, struct backend *b)
 	strbuf_release(&err);
 }
 
+/*
+ * Under icount QEMU 7.2 runs the vCPUs of its one TCG thread in turn, each
+ * up to the next timer deadline, and the first one takes all of it unless
+ * it halts or pauses: the others only run when the main loop kicks the
+ * thread.  A stop and cont from the monitor is such a kick.
+ */
+static void kick_vcpus(struct session *s, struct backend *b)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (b->ops->qmp(b, "stop", NULL, NULL, &err) == 0)
+		b->ops->qmp(b, "cont", NULL, NULL, &err);
+	s->kicks++;
+	strbuf_release(&err);
+}
+
 int session_run(struct session *s, struct strbuf *err)
 {
 	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
 	int con_raw, rec_raw;
-	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0;
+	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0, next_kick = 0;
 	char buf[65536];
 	int saw_userspace = 0;
 
@@ -172,6 +188,8 @@ int session_run(struct session *s, struct strbuf *err)
 	progress(s, s->ops->name, "started");
 	deadline = s->t_start_ns + (uint64_t)s->timeout_ms * 1000000ull;
 	hostfault_init(&s->faults, s->plan, s->conf->run_dir, s->t_start_ns);
+	if (s->kick_ms > 0 && b.ops->qmp)
+		next_kick = s->t_start_ns + (uint64_t)s->kick_ms * 1000000ull;
 
 	while (b.console_fd >= 0 || b.record_fd >= 0) {
 		struct pollfd pfd[2] = {
@@ -191,6 +209,11 @@ int session_run(struct session *s, struct strbuf *err)
 		if (!hang_at && !crash_at && hostfault_next_ns(&s->faults) &&
 		    hostfault_next_ns(&s->faults) <= now) {
 			hostfault_tick(&s->faults, &b, now);
+			continue;
+		}
+		if (next_kick && next_kick <= now && !hang_at && !crash_at) {
+			kick_vcpus(s, &b);
+			next_kick = now_ns() + (uint64_t)s->kick_ms * 1000000ull;
 			continue;
 		}
 		if (s->watch && s->watch->tick)
@@ -219,6 +242,8 @@ int session_run(struct session *s, struct strbuf *err)
 
 			if (!hang_at && !crash_at && next && next < wake)
 				wake = next;
+			if (!hang_at && !crash_at && next_kick && next_kick < wake)
+				wake = next_kick;
 			if (s->watch && wake > now + 1000000000ull)
 				wake = now + 1000000000ull;
 			r = poll(pfd, 2, (int)((wake - now) / 1000000ull) + 1);

@@ -44,6 +44,9 @@ struct session {
 	const struct plan *plan; /* its host-side faults run from run_start events; may be NULL */
 	const struct session_watch *watch; /* may be NULL */
 	const volatile sig_atomic_t *stop; /* a signal handler sets it: the run ends STOPPED; may be NULL */
+	int kick_ms;             /* >0: QMP stop+cont this often (virtual clock, SMP:
+				  * QEMU 7.2's icount round robin starves every vCPU
+				  * but the first without it; docs/tcg.md) */
 
 	/* out; session_release() frees */
 	enum verdict verdict;
@@ -59,6 +62,7 @@ struct session {
 	uint64_t t_crash_ns;     /* the first crash line arrived; 0 if none */
 	uint64_t t_deadline_ns;  /* when a HANG was declared (the deadline); 0 if not */
 	int stopped;             /* the signal that stopped the run, 0 if none */
+	unsigned long kicks;     /* kick_vcpus() calls made */
 	int hypervisor_status;
 	char hypervisor_version[64];
 };

@@ -207,6 +207,49 @@ static void test_sched_feat_runs(void **state)
 	strbuf_release(&err);
 }
 
+/* Virtual-time runs (lab run --clock virtual) are never pooled or compared
+ * with wall-clock ones; a run.json without "clock" ran on the wall clock. */
+static void test_clock_refused(void **state)
+{
+	static const char virt[] = "{\"kernel\": \"6.1.0\", \"clock\": \"virtual\", "
+				   "\"icount_shift\": 2}";
+	static const char odd[] = "{\"kernel\": \"6.1.0\", \"clock\": 3}";
+	struct cmp_run runs[3], r = { 0 }, p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(cmp_run_json_parse(&r, virt, strlen(virt), &err), 0);
+	assert_string_equal(r.clock, "virtual");
+	cmp_run_release(&r);
+	assert_int_equal(cmp_run_json_parse(&r, odd, strlen(odd), &err), 0);
+	assert_string_equal(r.clock, "wall");
+	cmp_run_release(&r);
+
+	mk_run(&runs[0], "w1", "6.1.0", "on", "PASS", "1.0", 1);
+	mk_run(&runs[1], "v1", "6.1.0", "on", "PASS", "1.0", 1);
+	mk_run(&runs[2], "v2", "6.1.0", "on", "PASS", "1.0", 1);
+	assert_string_equal(runs[0].clock, "wall");
+	for (int i = 1; i < 3; i++) {
+		free(runs[i].clock);
+		runs[i].clock = xstrdup("virtual");
+	}
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), -1);
+	assert_string_equal(err.buf, "cannot compare or pool runs on different clocks: w1 ran in "
+			    "wall time, v1 in virtual time (repeat one with --clock wall)");
+	cmp_run_release(&p);
+	strbuf_reset(&err);
+	assert_int_equal(cmp_runs_check(runs, 3, &err), -1);
+	assert_non_null(strstr(err.buf, "different clocks"));
+	strbuf_reset(&err);
+	/* two virtual runs pool, and the pooled side keeps the clock */
+	assert_int_equal(cmp_run_pool(&p, runs + 1, 2, &err), 0);
+	assert_string_equal(p.clock, "virtual");
+	cmp_run_release(&p);
+	for (int i = 0; i < 3; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
 /* A pooled side compares like a run: same values on both sides, no change. */
 static void test_pool_compare(void **state)
 {
@@ -292,6 +335,7 @@ int main(void)
 		cmocka_unit_test(test_pool_refused),
 		cmocka_unit_test(test_pool_arch),
 		cmocka_unit_test(test_sched_feat_runs),
+		cmocka_unit_test(test_clock_refused),
 		cmocka_unit_test(test_pool_compare),
 		cmocka_unit_test(test_view_smt_off),
 	};

@@ -1,0 +1,49 @@
+#!/bin/bash
+# virtual-clock.sh - lab run --clock virtual: what cannot run under icount is
+# refused before boot in one line; a 2-vCPU x86 guest runs a case in virtual
+# time, and run.json says so (clock, icount shift, kicks, one TCG thread);
+# lab compare refuses to put it beside a wall-clock run of the same case.
+. "$(dirname "$0")/lib.sh"
+scen=scenarios/smoke-exec.ini
+
+expect_bad "an unknown clock" "$LAB" run --topo 1s2c --scenario $scen --clock cpu
+grep -q "unknown clock 'cpu' (wall or virtual)" "$TMP/err" || fail "the error does not say what is known"
+expect_bad "virtual with multi-threaded TCG" "$LAB" run --topo 1s2c --scenario $scen --clock virtual \
+	--accel tcg --tcg-threads multi
+grep -q "one TCG thread" "$TMP/err" || fail "the error does not say why"
+expect_bad "virtual with host-side faults" "$LAB" run --topo 1s2c --scenario scenarios/fault-host-pause.ini \
+	--clock virtual --accel tcg
+grep -q "host-side faults" "$TMP/err" || fail "the error does not say why"
+expect_bad "virtual with libvirt" "$LAB" run --topo 1s2c --scenario $scen --clock virtual --accel tcg \
+	--backend libvirt
+grep -q "needs the qemu backend" "$TMP/err" || fail "the error does not say why"
+expect_bad "lab ab with an unknown clock" "$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny \
+	--clock cpu
+
+runs=()
+for clock in virtual wall; do
+	rc=0
+	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --clock $clock >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$clock: /" "$TMP/out"
+	sed "s/^/$clock stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "lab run --clock $clock exited $rc"
+	runs+=("$(sed -n 's/^results: //p' "$TMP/out")")
+done
+v=${runs[0]}
+[ "$(json "$v/run.json" 'd["clock"]')" = virtual ] || fail "run.json has no clock virtual"
+[ "$(json "$v/run.json" 'd["icount_shift"]')" = 2 ] || fail "run.json has no icount_shift"
+[ "$(json "$v/run.json" 'd["icount_kick_ms"]')" = 20 ] || fail "an SMP guest must be kicked"
+[ "$(json "$v/run.json" 'd["tcg_threads"]')" = single ] || fail "icount needs one TCG thread"
+# the guest's TSC counts virtual nanoseconds: 1 GHz, lpj = 10^9 / HZ
+json "$v/run.json" 'd["cmdline"]' | grep -Eq 'lpj=(1000000|4000000|3333333|10000000)( |$)' ||
+	fail "lpj is not derived from a 1 GHz TSC: $(json "$v/run.json" 'd["cmdline"]')"
+[ "$(json "$v/verdict.json" 'd["icount_kicks"] > 0')" = True ] || fail "no kick was sent"
+[ "$(json "${runs[1]}/run.json" 'd["clock"]')" = wall ] || fail "the wall-clock run does not say so"
+
+rc=0
+"$LAB" compare "$v" "${runs[1]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+echo "compare across clocks: exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 2 ] || fail "lab compare of a virtual and a wall-clock run exited $rc, not 2"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "lab compare: not one line on stderr"
+grep -q "cannot compare or pool runs on different clocks" "$TMP/err" || fail "compare does not say why"
+echo "PASS"
