@@ -79,6 +79,7 @@ uint64_t schedtrace_stats_lost(const char *text, size_t len);
  */
 void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_formats *f,
 			   const struct st_topo *topo, const char *topo_err, const char *dir,
-			   const char *case_id, unsigned run, struct json_object *result);
+			   const char *case_id, unsigned run, uint64_t wc_grace_ns,
+			   struct json_object *result);
 
 #endif
