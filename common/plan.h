@@ -33,6 +33,9 @@
  *						names the per-unit denominator
  *   trace_buffer_kb	<kb>			per-CPU ring buffer of the schedtrace
  *						counter (absent: the runner's default)
+ *   wc_grace_ms	<ms>			work-conservation grace period of the
+ *						schedtrace metrics (absent: 1 ms); read
+ *						by the host only
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -59,6 +62,8 @@
 /* per-CPU trace buffer a scenario may ask for: 64 KiB to 1 GiB */
 #define PLAN_MIN_TRACE_KB 64u
 #define PLAN_MAX_TRACE_KB (1024u * 1024)
+/* grace of a work-conservation episode: 0 ms to 10 s */
+#define PLAN_MAX_WC_GRACE_MS 10000u
 
 struct plan_param {
 	char key[64];
@@ -167,6 +172,8 @@ struct plan_case {
 	unsigned nr_invariants;
 	struct plan_profile profile; /* nr_funcs 0: none */
 	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
+	unsigned wc_grace_ms;        /* work-conservation grace, when wc_grace_set */
+	int wc_grace_set;            /* 0: the host's default (0 ms is a grace too) */
 };
 
 struct plan {
