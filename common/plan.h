@@ -155,6 +155,17 @@ enum plan_counter {
 	PLAN_CNT_SCHEDTRACE = 1u << 3, /* sched tracepoints of each measured run */
 };
 
+/*
+ * The events of the schedtrace counter, in tracefs' events/sched/.  The
+ * runner enables them around a traced case; a guest booted for a traced
+ * plan has them enabled from boot (trace_event=, see run/labrun.c).
+ * sched_waking gives the waker's CPU and the task's previous CPU;
+ * sched_process_exit is left out: no metric needs it, and every byte
+ * crosses the serial line.
+ */
+#define PLAN_NR_SCHEDTRACE_EVENTS 5
+extern const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS];
+
 struct plan_case {
 	char id[PLAN_MAX_FIELD];
 	char scenario[128];
