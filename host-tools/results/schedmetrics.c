@@ -605,6 +605,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 				if (k->woke_set && e->ts >= k->woke && sample_add(&lat, e->ts - k->woke) < 0)
 					goto out;
 				k->woke_set = 0;
+				k->waking_open = 0; /* it runs: a lost sched_wakeup ends here */
 				rq_put(&s, k, e->cpu);
 			}
 			if (cpu_ok(&s, e->cpu) && e->pid >= 0) {
