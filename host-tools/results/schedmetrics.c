@@ -519,6 +519,21 @@ static int first_pass(const struct st_event *ev, size_t n, struct sweep *s, stru
 	return 0;
 }
 
+/* A wakeup (or a new task's) queues the task on target_cpu and starts its
+ * wake-to-run clock; a task woken while it still runs waits for nothing. */
+static void woken(struct sweep *s, struct task *k, const struct st_event *e)
+{
+	if (!k)
+		return;
+	k->waking_open = 0;
+	if (!(k->onrq >= 0 && s->cur[k->onrq] == k->pid)) {
+		k->woke = e->ts;
+		k->woke_set = 1;
+	}
+	if (k->onrq < 0)
+		rq_put(s, k, e->target_cpu);
+}
+
 int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t grace_ns,
 	      struct st_metrics *m)
 {
@@ -564,20 +579,11 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 				m->idle_known++;
 				m->idle_found += s.cur[e->target_cpu] == 0;
 			}
-			/* fall through: a wakeup queues the task like a new one */
+			woken(&s, k, e);
+			break;
 		case ST_WAKEUP_NEW:
-			if (e->type == ST_WAKEUP_NEW)
-				m->wakeups_new++;
-			if (!k)
-				break;
-			k->waking_open = 0;
-			/* a task woken while it still runs waits for nothing */
-			if (!(k->onrq >= 0 && s.cur[k->onrq] == k->pid)) {
-				k->woke = e->ts;
-				k->woke_set = 1;
-			}
-			if (k->onrq < 0)
-				rq_put(&s, k, e->target_cpu);
+			m->wakeups_new++;
+			woken(&s, k, e);
 			break;
 		case ST_MIGRATE: {
 			enum st_level l;
