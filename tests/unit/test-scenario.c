@@ -857,6 +857,26 @@ static void emit_sb(void *ctx, const char *s, size_t len)
 	strbuf_add(ctx, s, len);
 }
 
+/* A scenario's text to its first case, that case's plan text (header and
+ * case) and the plan read back from it. */
+static void round_trip(const char *text, struct plan *p, struct plan *back, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct scenario s;
+	char why[256];
+
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(scenario_expand(&s, p, &err), 0);
+	plan_write_header(emit_sb, out);
+	assert_int_equal(plan_write_case(&p->cases[0], emit_sb, out, why, sizeof(why)), 0);
+	if (plan_parse(out->buf, out->len, back, why, sizeof(why)))
+		fail_msg("%s", why);
+	scenario_release(&s);
+	strbuf_release(&err);
+}
+
 /* The trace buffer travels to the runner and back through plan text. */
 static void test_trace_buffer_kb(void **state)
 {
@@ -868,79 +888,48 @@ static void test_trace_buffer_kb(void **state)
 		"trace_buffer_kb = 8192\n"
 		"[metric time]\n"
 		"better = lower\n";
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
 	struct plan p = { 0 }, back = { 0 };
-	struct scenario s;
-	char why[256];
 
 	(void)state;
-	scenario_init(&s);
-	if (parse(text, &s, &err))
-		fail_msg("%s", err.buf);
-	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	round_trip(text, &p, &back, &out);
 	assert_int_equal(p.cases[0].trace_kb, 8192);
 	assert_true(p.cases[0].counters & PLAN_CNT_SCHEDTRACE);
-	plan_write_header(emit_sb, &out);
-	assert_int_equal(plan_write_case(&p.cases[0], emit_sb, &out, why, sizeof(why)), 0);
 	assert_non_null(strstr(out.buf, "counters\ttasks schedtrace\n"));
 	assert_non_null(strstr(out.buf, "trace_buffer_kb\t8192\n"));
-	assert_int_equal(plan_parse(out.buf, out.len, &back, why, sizeof(why)), 0);
 	assert_int_equal(back.cases[0].trace_kb, 8192);
 	plan_release(&back);
 	plan_release(&p);
-	scenario_release(&s);
 	strbuf_release(&out);
-	strbuf_release(&err);
 }
 
 /* The grace period travels to the host in the plan; 0 is a grace too, and
  * a scenario without the key leaves the host's default (no record). */
 static void test_wc_grace_ms(void **state)
 {
-	static const char text[] =
-		"[scenario]\n"
-		"name = tr\n"
-		"workload = hackbench\n"
-		"counters = schedtrace\n"
-		"wc_grace_ms = 0\n"
-		"[metric time]\n"
-		"better = lower\n";
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
 	struct plan p = { 0 }, back = { 0 };
-	struct scenario s;
-	char why[256];
 
 	(void)state;
-	scenario_init(&s);
-	if (parse(text, &s, &err))
-		fail_msg("%s", err.buf);
-	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "wc_grace_ms = 0\n[metric time]\nbetter = lower\n", &p, &back, &out);
 	assert_true(p.cases[0].wc_grace_set);
 	assert_int_equal(p.cases[0].wc_grace_ms, 0);
-	plan_write_header(emit_sb, &out);
-	assert_int_equal(plan_write_case(&p.cases[0], emit_sb, &out, why, sizeof(why)), 0);
 	assert_non_null(strstr(out.buf, "wc_grace_ms\t0\n"));
-	assert_int_equal(plan_parse(out.buf, out.len, &back, why, sizeof(why)), 0);
 	assert_true(back.cases[0].wc_grace_set);
 	assert_int_equal(back.cases[0].wc_grace_ms, 0);
 	plan_release(&back);
 	plan_release(&p);
-	scenario_release(&s);
 
-	/* without the key: no record, the host's default */
 	strbuf_reset(&out);
-	scenario_init(&s);
-	if (parse("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
-		  "[metric time]\nbetter = lower\n", &s, &err))
-		fail_msg("%s", err.buf);
-	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "[metric time]\nbetter = lower\n", &p, &back, &out);
 	assert_false(p.cases[0].wc_grace_set);
-	assert_int_equal(plan_write_case(&p.cases[0], emit_sb, &out, why, sizeof(why)), 0);
 	assert_null(strstr(out.buf, "wc_grace_ms"));
+	assert_false(back.cases[0].wc_grace_set);
+	plan_release(&back);
 	plan_release(&p);
-	scenario_release(&s);
 	strbuf_release(&out);
-	strbuf_release(&err);
 }
 
 static void test_smoke_covers_every_workload(void **state)
