@@ -15,7 +15,6 @@
 #include <sys/mount.h>
 #include <unistd.h>
 
-
 /* Raw pages per record: big records, few headers, well under the limit. */
 #define PAGES_CHUNK (256u * 1024)
 
