@@ -10,6 +10,9 @@
 #           around each measured run; one TCG thread per vCPU as well
 #   single  the same traced plan on single-threaded TCG (what traced plans
 #           had before the events were enabled at boot)
+#   armed   the untraced scenario in a guest booted with the events on
+#           (as a traced plan's) but tracing_on off: the tracepoints' own
+#           cost, without writing the ring buffer
 # Prints per mode the mean of the per-boot means of hackbench's time, their
 # CV, the ratio to "off", the trace volume of the traced modes (raw page
 # bytes per second of measured run), and boots that did not pass (a busy
@@ -35,6 +38,7 @@ die() { echo "trace-overhead: $*" >&2; exit 2; }
 [ -x "$LAB" ] || die "no lab at $LAB (make all)"
 command -v python3 >/dev/null || die "python3 is needed to read the JSON"
 
+events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task
 # the smoke hackbench, processes only, more runs per boot
 sed "s/^runs = .*/runs = $RUNS/; s/^mode = .*/mode = process/; s/^name = .*/name = ovh-hackbench/;
      s/^deadline = .*/deadline = 1800/" \
@@ -47,7 +51,8 @@ run_mode() { # MODE ROUND
 	off) a+=(--scenario "$TMP/off.ini") ;;
 	traced) a+=(--scenario "$TMP/traced.ini") ;;
 	single) a+=(--scenario "$TMP/traced.ini" --tcg-threads single) ;;
-	*) die "unknown mode '$1' (off, traced, single)" ;;
+	armed) a+=(--scenario "$TMP/off.ini" --append "trace_event=$events lab.schedtrace=boot") ;;
+	*) die "unknown mode '$1' (off, traced, single, armed)" ;;
 	esac
 	local rc=0 t0=$SECONDS run
 	"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
