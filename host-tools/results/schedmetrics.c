@@ -147,7 +147,7 @@ static enum st_place place_of(const struct st_topo *t, int prev, int waker, int 
  * of one CPU at one nanosecond (waking, then wakeup) must stay so. */
 static int sort_by_time(struct st_event *ev, size_t n)
 {
-	struct st_event *tmp, *src = ev, *dst;
+	struct st_event *tmp, *src = ev, *dst, *x;
 
 	if (n < 2)
 		return 0;
@@ -166,7 +166,7 @@ static int sort_by_time(struct st_event *ev, size_t n)
 			while (j < hi)
 				dst[k++] = src[j++];
 		}
-		struct st_event *x = src;
+		x = src;
 		src = dst;
 		dst = x;
 	}
@@ -183,8 +183,8 @@ struct task {
 	int waking_open; /* a sched_waking not yet followed by its sched_wakeup */
 	int init;        /* first pass: the runqueue it was on when tracing began */
 	int onrq;        /* the CPU whose runqueue holds it, -1 none */
-	uint64_t woke;   /* time of a wakeup that has not run yet, 0 none */
-	int woke_set;
+	uint64_t woke;   /* time of a wakeup that has not run yet ... */
+	int woke_set;    /* ... when set */
 };
 
 #define NOT_SEEN (-2)
