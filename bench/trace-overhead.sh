@@ -41,7 +41,7 @@ command -v python3 >/dev/null || die "python3 is needed to read the JSON"
 events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task
 # the smoke hackbench, processes only, more runs per boot
 sed "s/^runs = .*/runs = $RUNS/; s/^mode = .*/mode = process/; s/^name = .*/name = ovh-hackbench/;
-     s/^deadline = .*/deadline = 1800/" \
+     s/^deadline = .*/deadline = 300/" \
 	scenarios/smoke-hackbench.ini >"$TMP/off.ini"
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/' "$TMP/off.ini" >"$TMP/traced.ini"
 
