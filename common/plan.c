@@ -23,6 +23,10 @@ static const struct {
 	{ PLAN_CNT_SCHEDTRACE, "schedtrace" },
 };
 
+const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS] = {
+	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
+};
+
 static const char *const statistics[] = { "amean", "hmean", "median" };
 
 enum plan_seen {
@@ -35,6 +39,7 @@ enum plan_seen {
 	SEEN_COUNTERS = 1u << 6,
 	SEEN_ALL = (1u << 7) - 1,
 	SEEN_TRACE_KB = 1u << 7, /* optional: not in SEEN_ALL */
+	SEEN_WC_GRACE = 1u << 8, /* optional */
 };
 
 struct field {
@@ -458,6 +463,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
 		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
+		{ "wc_grace_ms", 2 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -525,6 +531,10 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return once(ps, SEEN_TRACE_KB, "trace_buffer_kb") ||
 		       parse_number(ps, &f[1], PLAN_MIN_TRACE_KB, PLAN_MAX_TRACE_KB, "trace_buffer_kb",
 				    &c->trace_kb);
+	case 19:
+		c->wc_grace_set = 1;
+		return once(ps, SEEN_WC_GRACE, "wc_grace_ms") ||
+		       parse_number(ps, &f[1], 0, PLAN_MAX_WC_GRACE_MS, "wc_grace_ms", &c->wc_grace_ms);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -881,6 +891,12 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 
 		snprintf(kb, sizeof(kb), "%u", c->trace_kb);
 		emit_record(emit, ctx, "trace_buffer_kb", kb, NULL, NULL, NULL);
+	}
+	if (c->wc_grace_set) {
+		char ms[16];
+
+		snprintf(ms, sizeof(ms), "%u", c->wc_grace_ms);
+		emit_record(emit, ctx, "wc_grace_ms", ms, NULL, NULL, NULL);
 	}
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;

@@ -33,6 +33,9 @@
  *						names the per-unit denominator
  *   trace_buffer_kb	<kb>			per-CPU ring buffer of the schedtrace
  *						counter (absent: the runner's default)
+ *   wc_grace_ms	<ms>			work-conservation grace period of the
+ *						schedtrace metrics (absent: 1 ms); read
+ *						by the host only
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -59,6 +62,8 @@
 /* per-CPU trace buffer a scenario may ask for: 64 KiB to 1 GiB */
 #define PLAN_MIN_TRACE_KB 64u
 #define PLAN_MAX_TRACE_KB (1024u * 1024)
+/* grace of a work-conservation episode: 0 ms to 10 s */
+#define PLAN_MAX_WC_GRACE_MS 10000u
 
 struct plan_param {
 	char key[64];
@@ -150,6 +155,17 @@ enum plan_counter {
 	PLAN_CNT_SCHEDTRACE = 1u << 3, /* sched tracepoints of each measured run */
 };
 
+/*
+ * The events of the schedtrace counter, in tracefs' events/sched/.  The
+ * runner enables them around a traced case; a guest booted for a traced
+ * plan has them enabled from boot (trace_event=, see run/labrun.c).
+ * sched_waking gives the waker's CPU and the task's previous CPU;
+ * sched_process_exit is left out: no metric needs it, and every byte
+ * crosses the serial line.
+ */
+#define PLAN_NR_SCHEDTRACE_EVENTS 5
+extern const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS];
+
 struct plan_case {
 	char id[PLAN_MAX_FIELD];
 	char scenario[128];
@@ -167,6 +183,8 @@ struct plan_case {
 	unsigned nr_invariants;
 	struct plan_profile profile; /* nr_funcs 0: none */
 	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
+	unsigned wc_grace_ms;        /* work-conservation grace, when wc_grace_set */
+	int wc_grace_set;            /* 0: the host's default (0 ms is a grace too) */
 };
 
 struct plan {

@@ -648,6 +648,7 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	cpu_note_boot();
 	/* lab run --sched-feat: before the snapshot, which shows the result */
 	refused = sched_feat_apply(o) < 0;
+	schedtrace_boot_quiet();
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;

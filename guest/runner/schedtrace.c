@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "schedtrace.h"
 #include "common/journal.h"
+#include "common/plan.h"
 #include "common/wire.h"
 #include "wlutil.h"
 
@@ -13,15 +14,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <unistd.h>
-
-/* sched_waking gives the waker's CPU and the task's previous CPU;
- * sched_process_exit is left out: no metric needs it yet, and every byte
- * crosses the serial line. */
-static const char *const events[] = {
-	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new",
-	"sched_migrate_task",
-};
-#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
 
 /* Raw pages per record: big records, few headers, well under the limit. */
 #define PAGES_CHUNK (256u * 1024)
@@ -146,9 +138,9 @@ static int send_formats(struct schedtrace *t, struct out *o)
 	if (send_file(t, o, "events/header_page", "header_page") < 0 ||
 	    send_file(t, o, "events/header_event", "header_event") < 0)
 		return -1;
-	for (size_t i = 0; i < NR_EVENTS; i++) {
-		snprintf(rel, sizeof(rel), "events/sched/%s/format", events[i]);
-		if (send_file(t, o, rel, events[i]) < 0)
+	for (size_t i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++) {
+		snprintf(rel, sizeof(rel), "events/sched/%s/format", plan_schedtrace_events[i]);
+		if (send_file(t, o, rel, plan_schedtrace_events[i]) < 0)
 			return -1;
 	}
 	snprintf(num, sizeof(num), "%ld", sysconf(_SC_PAGESIZE));
@@ -183,8 +175,8 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 	read_clock(t);
 	if (t->saved_clock[0] && strcmp(t->saved_clock, "global"))
 		write_str(t, "trace_clock", "global", t->saved_clock);
-	for (size_t i = 0; i < NR_EVENTS; i++) {
-		snprintf(rel, sizeof(rel), "events/sched/%s/enable", events[i]);
+	for (size_t i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++) {
+		snprintf(rel, sizeof(rel), "events/sched/%s/enable", plan_schedtrace_events[i]);
 		read_word(t, rel, t->saved_enable[i], sizeof(t->saved_enable[i]));
 		/* an event this kernel lacks is a missing metric, not a failure */
 		write_str(t, rel, "1", "");
@@ -273,8 +265,8 @@ int schedtrace_release(struct schedtrace *t)
 	if (!t->dir[0])
 		return 0;
 	write_str(t, "tracing_on", "0", NULL);
-	for (size_t i = 0; i < NR_EVENTS; i++) {
-		snprintf(rel, sizeof(rel), "events/sched/%s/enable", events[i]);
+	for (size_t i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++) {
+		snprintf(rel, sizeof(rel), "events/sched/%s/enable", plan_schedtrace_events[i]);
 		if (t->saved_enable[i][0] && write_str(t, rel, t->saved_enable[i], NULL) < 0)
 			ret = -1;
 	}
@@ -288,4 +280,35 @@ int schedtrace_release(struct schedtrace *t)
 		ret = -1;
 	t->dir[0] = '\0';
 	return ret;
+}
+
+/* lab.schedtrace=boot on the kernel command line: the host enabled the
+ * events with trace_event= (no static key flips while cases run). */
+static int events_on_from_boot(void)
+{
+	char *text = wl_slurp("/proc/cmdline", NULL, 1u << 16);
+	int on = 0;
+
+	for (char *p = text; p && (p = strstr(p, "lab.schedtrace=boot")); p++)
+		if (p == text || p[-1] == ' ') {
+			on = 1;
+			break;
+		}
+	free(text);
+	return on;
+}
+
+void schedtrace_boot_quiet(void)
+{
+	struct schedtrace t;
+
+	if (!events_on_from_boot())
+		return;
+	memset(&t, 0, sizeof(t));
+	if (find_tracefs(&t) < 0)
+		return;
+	/* the boot recorded since trace_event=: keep the buffers for the
+	 * traced runs, and untraced cases free of ring-buffer writes */
+	write_str(&t, "tracing_on", "0", NULL);
+	write_str(&t, "trace", "", NULL);
 }

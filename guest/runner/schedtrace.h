@@ -32,5 +32,9 @@ int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, un
 /* Puts back the events, buffer size and tracing_on found at setup; -1
  * when one of them could not be written back (the journal still has it). */
 int schedtrace_release(struct schedtrace *t);
+/* A guest booted with the events on (lab.schedtrace=boot): tracing_on
+ * off and the boot's events cleared before the first case.  Nothing on
+ * bare metal, whose command line is never the lab's. */
+void schedtrace_boot_quiet(void);
 
 #endif

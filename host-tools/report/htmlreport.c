@@ -6,6 +6,7 @@
 #include "report/summary.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
+#include "results/schedmetrics.h"
 
 #include <errno.h>
 #include <gsl/gsl_sort.h>
@@ -707,6 +708,118 @@ static void counters_section(struct html_ctx *x, const char *scenario)
 	free(found);
 }
 
+/* ---- wakeup placement: a stacked bar per case and column ---- */
+
+/* Placement colours, nearest (the previous CPU) to farthest, unknown grey. */
+static const char *const place_colour[ST_PLACE_MAX] = {
+	"#1a7f37", "#56b4e9", "#009e73", "#0072b2", "#e69f00", "#d55e00", "#8c959f",
+};
+
+/* The mean of a case's wake_<place>_pct values; NAN when it has none. */
+static double place_share(const struct cmp_case *cs, int p)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "wake_%s_pct", st_place_name(p));
+	for (size_t i = 0; cs && i < cs->nr_metrics; i++) {
+		const struct cmp_metric *m = &cs->metrics[i];
+		double sum = 0;
+
+		if (strcmp(m->name, name) || !m->n)
+			continue;
+		for (size_t j = 0; j < m->n; j++)
+			sum += m->values[j];
+		return sum / (double)m->n;
+	}
+	return NAN;
+}
+
+#define BAR_W 560u	/* pixels for 100 % */
+#define BAR_H 18u
+#define BAR_LABEL 170u
+
+/* One SVG drawn here (no gnuplot): a bar per run of the case, each split
+ * into its placement shares; a run without trace rows gets a note. */
+static void placement_bar(struct strbuf *o, const struct comparison *c, const struct cmp_case *cs,
+			  const struct cmp_case **found)
+{
+	unsigned h = (unsigned)c->nr_runs * (BAR_H + 6) + 34, w = BAR_LABEL + BAR_W + 10;
+
+	strbuf_addf(o, "<figure class=placement><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		       "width=\"%u\" height=\"%u\" font-family=\"sans-serif\" font-size=\"11\">\n",
+		    w, h);
+	for (size_t k = 0; k < c->nr_runs; k++) {
+		unsigned y = (unsigned)k * (BAR_H + 6) + 4;
+		double x = BAR_LABEL;
+
+		strbuf_addf(o, "<text x=\"%u\" y=\"%u\" text-anchor=\"end\">", BAR_LABEL - 6,
+			    y + BAR_H - 5);
+		esc(o, c->runs[k].label);
+		strbuf_addstr(o, "</text>\n");
+		if (isnan(place_share(found[k], ST_PLACE_PREV))) {
+			strbuf_addf(o, "<text x=\"%u\" y=\"%u\" fill=\"#57606a\">no placement rows "
+				       "(not traced)</text>\n", BAR_LABEL, y + BAR_H - 5);
+			continue;
+		}
+		for (int p = 0; p < ST_PLACE_MAX; p++) {
+			double v = place_share(found[k], p), bw;
+
+			if (isnan(v) || v <= 0)
+				continue;
+			bw = (v > 100 ? 100 : v) * BAR_W / 100.0;
+			strbuf_addf(o, "<rect x=\"%.2f\" y=\"%u\" width=\"%.2f\" height=\"%u\" "
+				       "fill=\"%s\"><title>", x, y, bw, BAR_H, place_colour[p]);
+			escf(o, "%s: %s %.1f %%", c->runs[k].label, st_place_name(p), v);
+			strbuf_addstr(o, "</title></rect>\n");
+			if (bw >= 34)
+				strbuf_addf(o, "<text x=\"%.2f\" y=\"%u\" fill=\"#ffffff\">%.0f%%</text>\n",
+					    x + 3, y + BAR_H - 5, v);
+			x += bw;
+		}
+	}
+	/* the legend under the bars */
+	for (int p = 0; p < ST_PLACE_MAX; p++) {
+		unsigned lx = BAR_LABEL + (unsigned)p * 80, ly = h - 14;
+
+		strbuf_addf(o, "<rect x=\"%u\" y=\"%u\" width=\"10\" height=\"10\" fill=\"%s\"/>"
+			       "<text x=\"%u\" y=\"%u\">%s</text>\n", lx, ly, place_colour[p], lx + 14,
+			    ly + 9, st_place_name(p));
+	}
+	strbuf_addstr(o, "</svg><figcaption>");
+	escf(o, "%s: where woken tasks were placed, relative to the CPU they last ran on "
+	     "(mean share over the measured runs).", cs->id);
+	strbuf_addstr(o, "</figcaption></figure>\n");
+}
+
+static void placement_section(struct html_ctx *x, const char *scenario)
+{
+	const struct comparison *c = x->c;
+	const struct cmp_case **found = xcalloc(c->nr_runs, sizeof(*found));
+	struct strbuf bars = STRBUF_INIT;
+
+	for (size_t i = 0; i < c->runs[0].nr_cases; i++) {
+		const struct cmp_case *cs = &c->runs[0].cases[i];
+		int any = 0;
+
+		if (strcmp(cs->scenario, scenario))
+			continue;
+		cmp_find_all(c, cs->id, found);
+		for (size_t k = 0; k < c->nr_runs; k++)
+			any |= !isnan(place_share(found[k], ST_PLACE_PREV));
+		if (any)
+			placement_bar(&bars, c, cs, found);
+	}
+	if (bars.len) {
+		strbuf_addstr(x->out, "<h3>Wakeup placement: ");
+		esc(x->out, scenario);
+		strbuf_addstr(x->out, "</h3>\n<p class=legend>Shares of sched_wakeup by where the "
+				      "task was placed (schedtrace counters).</p>\n");
+		strbuf_add(x->out, bars.buf, bars.len);
+	}
+	strbuf_release(&bars);
+	free(found);
+}
+
 /* ---- plot 3: fault actions over the per-run metric values ---- */
 
 #define PER_RUN_TICS 40	/* more runs get a plain axis */
@@ -1015,8 +1128,10 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 		distribution_plot(&x, b);
 		strbuf_addstr(&body, "</section>\n");
 		/* a scenario's counters follow its last table, as in the text */
-		if (i + 1 == c->nr_blocks || strcmp(c->blocks[i + 1].scenario, b->scenario))
+		if (i + 1 == c->nr_blocks || strcmp(c->blocks[i + 1].scenario, b->scenario)) {
 			counters_section(&x, b->scenario);
+			placement_section(&x, b->scenario);
+		}
 	}
 	faults_section(&x);
 	traces_section(&x);

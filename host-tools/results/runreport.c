@@ -237,7 +237,10 @@ static void attach_trace(struct collect *c, struct case_data *cd, struct json_ob
 	    !json_object_object_get_ex(result, "run", &r))
 		return;
 	schedtrace_finish_run(&cd->trace, &c->formats, trace_topo(c), c->topo_err, c->dir,
-			      cd->pc->id, (unsigned)json_object_get_int(r), result);
+			      cd->pc->id, (unsigned)json_object_get_int(r),
+			      cd->pc->wc_grace_set ? cd->pc->wc_grace_ms * 1000000ull :
+						     ST_WC_GRACE_DEFAULT_NS,
+			      result);
 	if (json_object_object_get_ex(result, "schedtrace", &st) &&
 	    json_object_object_get_ex(st, "lost_events", &x) && json_object_get_int64(x) > 0)
 		cd->trace_lost_runs++;

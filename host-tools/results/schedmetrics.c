@@ -148,85 +148,508 @@ static enum st_place place_of(const struct st_topo *t, int prev, int waker, int 
 	}
 }
 
-static int by_time(const void *a, const void *b)
+/* A stable merge sort by time: each CPU's events arrive in order, and two
+ * of one CPU at one nanosecond (waking, then wakeup) must stay so. */
+static int sort_by_time(struct st_event *ev, size_t n)
 {
-	const struct st_event *x = a, *y = b;
+	struct st_event *tmp, *src = ev, *dst, *x;
 
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
+	if (n < 2)
+		return 0;
+	if (!(tmp = malloc(n * sizeof(*tmp))))
+		return -1;
+	dst = tmp;
+	for (size_t w = 1; w < n; w *= 2) {
+		for (size_t lo = 0; lo < n; lo += 2 * w) {
+			size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+			size_t i = lo, j = mid, k = lo;
+
+			while (i < mid && j < hi)
+				dst[k++] = src[j].ts < src[i].ts ? src[j++] : src[i++];
+			while (i < mid)
+				dst[k++] = src[i++];
+			while (j < hi)
+				dst[k++] = src[j++];
+		}
+		x = src;
+		src = dst;
+		dst = x;
+	}
+	if (src != ev)
+		memcpy(ev, src, n * sizeof(*ev));
+	free(tmp);
 	return 0;
 }
 
-/* Open addressing: pid -> the last waking seen of it. */
-struct waking_slot {
-	int pid; /* 0: empty (pid 0 is the idle task, never woken) */
-	int waker, prev;
+/* What the sweep knows of one task (pid > 0). */
+struct task {
+	int pid;         /* 0: empty slot (pid 0 is the idle task, never a task here) */
+	int waker, prev; /* of its last sched_waking, prev -1 when none */
+	int waking_open; /* a sched_waking not yet followed by its sched_wakeup */
+	int init;        /* first pass: the runqueue it was on when tracing began */
+	int onrq;        /* the CPU whose runqueue holds it, -1 none */
+	uint64_t woke;   /* time of a wakeup that has not run yet ... */
+	int woke_set;    /* ... when set */
 };
 
-static struct waking_slot *slot_of(struct waking_slot *tab, size_t cap, int pid)
-{
-	size_t h = ((unsigned)pid * 2654435761u) & (cap - 1);
+#define NOT_SEEN (-2)
 
-	while (tab[h].pid && tab[h].pid != pid)
-		h = (h + 1) & (cap - 1);
-	return &tab[h];
+struct tasks {
+	struct task *tab;
+	size_t cap, used;
+};
+
+static struct task *task_find(struct tasks *ts, int pid)
+{
+	size_t h = ((unsigned)pid * 2654435761u) & (ts->cap - 1);
+
+	while (ts->tab[h].pid && ts->tab[h].pid != pid)
+		h = (h + 1) & (ts->cap - 1);
+	return &ts->tab[h];
 }
 
-int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, struct st_metrics *m)
+/* The task of pid, added (and the table grown) when new; NULL without memory. */
+static struct task *task_get(struct tasks *ts, int pid)
 {
-	struct waking_slot *tab;
-	size_t cap = 64;
+	struct task *t;
 
-	while (cap < 2 * n + 2)
-		cap *= 2;
-	tab = calloc(cap, sizeof(*tab));
-	if (!tab)
+	if (2 * (ts->used + 1) > ts->cap) {
+		struct tasks big = { calloc(ts->cap * 2, sizeof(struct task)), ts->cap * 2, ts->used };
+
+		if (!big.tab)
+			return NULL;
+		for (size_t i = 0; i < ts->cap; i++)
+			if (ts->tab[i].pid)
+				*task_find(&big, ts->tab[i].pid) = ts->tab[i];
+		free(ts->tab);
+		*ts = big;
+	}
+	t = task_find(ts, pid);
+	if (!t->pid) {
+		*t = (struct task){ .pid = pid, .waker = -1, .prev = -1, .init = NOT_SEEN, .onrq = -1 };
+		ts->used++;
+	}
+	return t;
+}
+
+/* The runqueue model and the work-conservation and imbalance state. */
+struct sweep {
+	const struct st_topo *t;
+	unsigned n;              /* CPUs of the topology */
+	uint64_t grace, now;
+	int *cur;                /* pid running on the CPU, -1 unknown */
+	int *nr;                 /* tasks on its runqueue, the running one too */
+	int *waiting;            /* runs a task and has another queued */
+	int *grp[ST_WC_MAX];     /* dense group id of each CPU per level, -1 none */
+	int ngrp[ST_WC_MAX];
+	int *waitcnt[ST_WC_MAX]; /* per group: CPUs with a task waiting */
+	int *vio[ST_WC_MAX];     /* per CPU: idle while its group has one waiting */
+	uint64_t *vio_start[ST_WC_MAX];
+	long *rqsum[ST_RQ_MAX];  /* per group of the llc / node level */
+	double imb_area[ST_RQ_MAX];
+	struct st_metrics *m;
+};
+
+/* Dense ids 0..k-1 for the CPUs' raw group ids (-1 stays -1). */
+static int dense_groups(const int *raw, unsigned n, int *out)
+{
+	int k = 0;
+
+	for (unsigned c = 0; c < n; c++) {
+		out[c] = -1;
+		if (!raw || raw[c] < 0)
+			continue;
+		for (unsigned d = 0; d < c; d++)
+			if (raw[d] == raw[c] && out[d] >= 0) {
+				out[c] = out[d];
+				break;
+			}
+		if (out[c] < 0)
+			out[c] = k++;
+	}
+	return k;
+}
+
+static int cpu_idle(const struct sweep *s, unsigned c)
+{
+	return s->cur[c] == 0 && s->nr[c] == 0;
+}
+
+static void wc_close(struct sweep *s, int l, unsigned c)
+{
+	uint64_t len = s->now - s->vio_start[l][c];
+
+	if (len > s->grace) {
+		s->m->wc_ns[l] += len - s->grace;
+		s->m->wc_episodes[l]++;
+	}
+}
+
+static void wc_eval(struct sweep *s, int l, unsigned c)
+{
+	int g = s->grp[l][c];
+	int v = g >= 0 && cpu_idle(s, c) && s->waitcnt[l][g] > 0;
+
+	if (v == s->vio[l][c])
+		return;
+	s->vio[l][c] = v;
+	if (v)
+		s->vio_start[l][c] = s->now;
+	else
+		wc_close(s, l, c);
+}
+
+/* After CPU c's task or runqueue changed: its flags, then its groups'. */
+static void cpu_changed(struct sweep *s, unsigned c)
+{
+	int w = s->cur[c] > 0 && s->nr[c] >= 2;
+
+	if (w != s->waiting[c]) {
+		s->waiting[c] = w;
+		for (int l = 0; l < ST_WC_MAX; l++) {
+			int g = s->grp[l][c];
+
+			if (g < 0)
+				continue;
+			s->waitcnt[l][g] += w ? 1 : -1;
+			for (unsigned d = 0; d < s->n; d++)
+				if (s->grp[l][d] == g)
+					wc_eval(s, l, d);
+		}
+	}
+	for (int l = 0; l < ST_WC_MAX; l++)
+		wc_eval(s, l, c);
+}
+
+static double rq_spread(const struct sweep *s, int l)
+{
+	long lo = 0, hi = 0;
+
+	for (int g = 0; g < s->ngrp[l]; g++) {
+		if (!g || s->rqsum[l][g] < lo)
+			lo = s->rqsum[l][g];
+		if (!g || s->rqsum[l][g] > hi)
+			hi = s->rqsum[l][g];
+	}
+	return (double)(hi - lo);
+}
+
+/* Time passes up to ts: the imbalance integrals grow. */
+static void advance(struct sweep *s, uint64_t ts)
+{
+	if (ts <= s->now)
+		return;
+	for (int l = 0; l < ST_RQ_MAX; l++)
+		if (s->ngrp[l] >= 2)
+			s->imb_area[l] += rq_spread(s, l) * (double)(ts - s->now);
+	s->now = ts;
+}
+
+static int cpu_ok(const struct sweep *s, int c)
+{
+	return c >= 0 && (unsigned)c < s->n;
+}
+
+static void rq_add(struct sweep *s, int c, int delta)
+{
+	if (!cpu_ok(s, c) || (delta < 0 && !s->nr[c]))
+		return;
+	s->nr[c] += delta;
+	for (int l = 0; l < ST_RQ_MAX; l++)
+		if (s->grp[l][c] >= 0)
+			s->rqsum[l][s->grp[l][c]] += delta;
+	cpu_changed(s, (unsigned)c);
+}
+
+/* The task is on cpu's runqueue from now (moved there if it was elsewhere). */
+static void rq_put(struct sweep *s, struct task *k, int cpu)
+{
+	if (!cpu_ok(s, cpu) || k->onrq == cpu)
+		return;
+	if (k->onrq >= 0)
+		rq_add(s, k->onrq, -1);
+	k->onrq = cpu;
+	rq_add(s, cpu, 1);
+}
+
+static void rq_remove(struct sweep *s, struct task *k)
+{
+	if (k->onrq >= 0)
+		rq_add(s, k->onrq, -1);
+	k->onrq = -1;
+}
+
+static void sweep_release(struct sweep *s)
+{
+	free(s->cur);
+	free(s->nr);
+	free(s->waiting);
+	for (int l = 0; l < ST_WC_MAX; l++) {
+		free(s->grp[l]);
+		free(s->waitcnt[l]);
+		free(s->vio[l]);
+		free(s->vio_start[l]);
+	}
+	for (int l = 0; l < ST_RQ_MAX; l++)
+		free(s->rqsum[l]);
+}
+
+static int sweep_init(struct sweep *s, const struct st_topo *t, uint64_t grace,
+		      struct st_metrics *m)
+{
+	unsigned n = t->nr_cpus, a = n ? n : 1;
+	int *machine = calloc(a, sizeof(int));
+	int bad = !machine;
+
+	memset(s, 0, sizeof(*s));
+	s->t = t;
+	s->n = n;
+	s->grace = grace;
+	s->m = m;
+	s->cur = malloc(a * sizeof(int));
+	s->nr = calloc(a, sizeof(int));
+	s->waiting = calloc(a, sizeof(int));
+	bad |= !s->cur || !s->nr || !s->waiting;
+	for (int l = 0; l < ST_WC_MAX; l++) {
+		s->grp[l] = malloc(a * sizeof(int));
+		s->waitcnt[l] = calloc(a, sizeof(int));
+		s->vio[l] = calloc(a, sizeof(int));
+		s->vio_start[l] = calloc(a, sizeof(uint64_t));
+		bad |= !s->grp[l] || !s->waitcnt[l] || !s->vio[l] || !s->vio_start[l];
+	}
+	for (int l = 0; l < ST_RQ_MAX; l++)
+		bad |= !(s->rqsum[l] = calloc(a, sizeof(long)));
+	if (bad) {
+		free(machine);
+		sweep_release(s);
 		return -1;
-	/* the per-CPU lists arrive one after the other; qsort is not stable,
-	 * but two events of one pid at one nanosecond are a wash here */
-	if (n)
-		qsort(ev, n, sizeof(*ev), by_time);
+	}
+	for (unsigned c = 0; c < n; c++)
+		s->cur[c] = -1;
+	s->ngrp[ST_WC_LLC] = dense_groups(t->llc, n, s->grp[ST_WC_LLC]);
+	s->ngrp[ST_WC_NODE] = dense_groups(t->node, n, s->grp[ST_WC_NODE]);
+	s->ngrp[ST_WC_MACHINE] = dense_groups(machine, n, s->grp[ST_WC_MACHINE]);
+	free(machine);
+	/* the imbalance levels share the first two levels' groups */
+	return 0;
+}
+
+/* Samples of wake-to-run latency, in ns. */
+struct samples {
+	uint64_t *v;
+	size_t n, alloc;
+};
+
+static int sample_add(struct samples *sm, uint64_t ns)
+{
+	if (sm->n == sm->alloc) {
+		size_t na = sm->alloc ? sm->alloc * 2 : 1024;
+		uint64_t *v = realloc(sm->v, na * sizeof(*v));
+
+		if (!v)
+			return -1;
+		sm->v = v;
+		sm->alloc = na;
+	}
+	sm->v[sm->n++] = ns;
+	return 0;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Nearest rank: the smallest sample with at least q of them at or below. */
+static double pct_us(const struct samples *sm, double q)
+{
+	size_t rank = (size_t)(q * (double)sm->n + 0.999999);
+
+	if (rank < 1)
+		rank = 1;
+	if (rank > sm->n)
+		rank = sm->n;
+	return (double)sm->v[rank - 1] / 1000.0;
+}
+
+/*
+ * First pass: who ran and who was queued when tracing began.  A CPU's
+ * first sched_switch names the task it was running (prev_pid); a task
+ * whose first event switches it in, switches it out or moves it outside
+ * a wakeup was on that runqueue from the start; one whose first event is
+ * a wakeup was asleep.  A task that waited the whole run without any
+ * event of its own stays invisible.
+ */
+static int first_pass(const struct st_event *ev, size_t n, struct sweep *s, struct tasks *ts,
+		      int *no_state)
+{
 	for (size_t i = 0; i < n; i++) {
 		const struct st_event *e = &ev[i];
-		struct waking_slot *s;
+		struct task *k;
 
-		m->events++;
 		switch (e->type) {
+		case ST_SWITCH:
+			if (cpu_ok(s, e->cpu) && s->cur[e->cpu] == -1 && e->prev_pid >= 0)
+				s->cur[e->cpu] = e->prev_pid;
+			for (int j = 0; j < 2; j++) {
+				int pid = j ? e->pid : e->prev_pid;
+
+				if (pid <= 0)
+					continue;
+				if (!(k = task_get(ts, pid)))
+					return -1;
+				if (k->init == NOT_SEEN)
+					k->init = e->cpu;
+			}
+			break;
 		case ST_WAKING:
+		case ST_WAKEUP:
+		case ST_WAKEUP_NEW:
+		case ST_MIGRATE:
 			if (e->pid <= 0)
 				break;
-			s = slot_of(tab, cap, e->pid);
-			s->pid = e->pid;
-			s->waker = e->cpu;
-			s->prev = e->target_cpu;
-			break;
-		case ST_WAKEUP: {
-			int prev = -1, waker = -1;
-
-			if (e->pid > 0) {
-				s = slot_of(tab, cap, e->pid);
-				if (s->pid) {
-					prev = s->prev;
-					waker = s->waker;
-				}
-			}
-			m->wakeups++;
-			m->place[place_of(t, prev, waker, e->target_cpu)]++;
-			break;
-		}
-		case ST_WAKEUP_NEW:
-			m->wakeups_new++;
-			break;
-		case ST_MIGRATE:
-			if (e->orig_cpu != e->dest_cpu)
-				m->migrations[level_of(t, e->orig_cpu, e->dest_cpu)]++;
+			if (!(k = task_get(ts, e->pid)))
+				return -1;
+			if (k->init == NOT_SEEN)
+				k->init = e->type == ST_MIGRATE ? e->orig_cpu : -1;
 			break;
 		default:
 			break;
 		}
+		if (e->type == ST_SWITCH && e->prev_state < 0 && e->prev_pid > 0)
+			*no_state = 1; /* no prev_state: no runqueue model */
 	}
-	free(tab);
 	return 0;
+}
+
+/* A wakeup (or a new task's) queues the task on target_cpu and starts its
+ * wake-to-run clock; a task woken while it still runs waits for nothing. */
+static void woken(struct sweep *s, struct task *k, const struct st_event *e)
+{
+	if (!k)
+		return;
+	k->waking_open = 0;
+	if (!(k->onrq >= 0 && s->cur[k->onrq] == k->pid)) {
+		k->woke = e->ts;
+		k->woke_set = 1;
+	}
+	if (k->onrq < 0)
+		rq_put(s, k, e->target_cpu);
+}
+
+int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t grace_ns,
+	      struct st_metrics *m)
+{
+	struct tasks ts = { calloc(64, sizeof(struct task)), 64, 0 };
+	struct samples lat = { 0 };
+	struct sweep s;
+	int ret = -1, no_state = 0;
+
+	if (!ts.tab || sort_by_time(ev, n) < 0 || sweep_init(&s, t, grace_ns, m) < 0) {
+		free(ts.tab);
+		return -1;
+	}
+	if (first_pass(ev, n, &s, &ts, &no_state) < 0)
+		goto out;
+	m->rq_tracked = n && !no_state;
+	s.now = n ? ev[0].ts : 0;
+	m->span_ns = n ? ev[n - 1].ts - ev[0].ts : 0;
+	for (size_t i = 0; i < ts.cap; i++)
+		if (ts.tab[i].pid && ts.tab[i].init >= 0)
+			rq_put(&s, &ts.tab[i], ts.tab[i].init);
+	for (unsigned c = 0; c < s.n; c++) {
+		m->cpus_known += s.cur[c] >= 0;
+		cpu_changed(&s, c);
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct st_event *e = &ev[i];
+		struct task *k = e->pid > 0 ? task_get(&ts, e->pid) : NULL;
+
+		advance(&s, e->ts);
+		m->events++;
+		switch (e->type) {
+		case ST_WAKING:
+			if (!k)
+				break;
+			k->waker = e->cpu;
+			k->prev = e->target_cpu;
+			k->waking_open = 1;
+			break;
+		case ST_WAKEUP:
+			m->wakeups++;
+			m->place[place_of(t, k ? k->prev : -1, k ? k->waker : -1, e->target_cpu)]++;
+			if (cpu_ok(&s, e->target_cpu) && s.cur[e->target_cpu] >= 0) {
+				m->idle_known++;
+				m->idle_found += s.cur[e->target_cpu] == 0;
+			}
+			woken(&s, k, e);
+			break;
+		case ST_WAKEUP_NEW:
+			m->wakeups_new++;
+			woken(&s, k, e);
+			break;
+		case ST_MIGRATE: {
+			enum st_level l;
+
+			if (e->orig_cpu == e->dest_cpu)
+				break;
+			l = level_of(t, e->orig_cpu, e->dest_cpu);
+			m->migrations[l]++;
+			m->migr_cause[k && k->waking_open ? ST_CAUSE_WAKEUP : ST_CAUSE_BALANCE][l]++;
+			if (k && k->onrq >= 0)
+				rq_put(&s, k, e->dest_cpu);
+			break;
+		}
+		case ST_SWITCH: {
+			struct task *p = e->prev_pid > 0 ? task_get(&ts, e->prev_pid) : NULL;
+
+			if (p) {
+				/* R or R+ (preempted) stays queued; any other state leaves */
+				if (e->prev_state >= 0 && !(e->prev_state & 0xff))
+					rq_put(&s, p, e->cpu);
+				else
+					rq_remove(&s, p);
+			}
+			if (k) {
+				if (k->woke_set && e->ts >= k->woke && sample_add(&lat, e->ts - k->woke) < 0)
+					goto out;
+				k->woke_set = 0;
+				k->waking_open = 0; /* it runs: a lost sched_wakeup ends here */
+				rq_put(&s, k, e->cpu);
+			}
+			if (cpu_ok(&s, e->cpu) && e->pid >= 0) {
+				s.cur[e->cpu] = e->pid;
+				cpu_changed(&s, (unsigned)e->cpu);
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	/* episodes still open at the end are cut there, and counted */
+	for (int l = 0; l < ST_WC_MAX; l++)
+		for (unsigned c = 0; c < s.n; c++)
+			if (s.vio[l][c])
+				wc_close(&s, l, c);
+	for (int l = 0; l < ST_RQ_MAX; l++) {
+		m->rq_groups[l] = s.ngrp[l];
+		m->rq_imbalance[l] = m->span_ns ? s.imb_area[l] / (double)m->span_ns : 0;
+	}
+	if (lat.n) {
+		qsort(lat.v, lat.n, sizeof(*lat.v), by_u64);
+		m->lat_samples = lat.n;
+		m->lat_p50_us = pct_us(&lat, 0.50);
+		m->lat_p99_us = pct_us(&lat, 0.99);
+	}
+	ret = 0;
+out:
+	sweep_release(&s);
+	free(ts.tab);
+	free(lat.v);
+	return ret;
 }
 
 static void add_metric(struct json_object *metrics, const char *name, double v, const char *unit,
@@ -242,6 +665,10 @@ static void add_metric(struct json_object *metrics, const char *name, double v, 
 	json_object_object_add(metrics, name, o);
 }
 
+static const char *const cause_names[ST_CAUSE_MAX] = { "wakeup", "balance" };
+static const char *const wc_names[ST_WC_MAX] = { "llc", "node", "machine" };
+static const char *const rq_names[ST_RQ_MAX] = { "llc", "node" };
+
 void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 {
 	char name[48];
@@ -256,11 +683,38 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 			   "%", p <= ST_PLACE_LLC ? "higher" : "lower");
 	}
 	add_metric(metrics, "wakeups", (double)m->wakeups, "count", "higher");
+	if (m->idle_known)
+		add_metric(metrics, "idle_found_pct",
+			   100.0 * (double)m->idle_found / (double)m->idle_known, "%", "higher");
+	if (m->lat_samples) {
+		add_metric(metrics, "wake_lat_p50_us", m->lat_p50_us, "us", "lower");
+		add_metric(metrics, "wake_lat_p99_us", m->lat_p99_us, "us", "lower");
+	}
 	for (int l = 0; l < ST_LVL_MAX; l++) {
 		if (l == ST_LVL_UNKNOWN && !m->migrations[l])
 			continue;
 		snprintf(name, sizeof(name), "migr_%s", level_names[l]);
 		add_metric(metrics, name, (double)m->migrations[l], "count", "lower");
+		for (int c = 0; c < ST_CAUSE_MAX; c++) {
+			snprintf(name, sizeof(name), "migr_%s_%s", cause_names[c], level_names[l]);
+			add_metric(metrics, name, (double)m->migr_cause[c][l], "count", "lower");
+		}
+	}
+	/* a trace without prev_state, or without a CPU seen switching, has no
+	 * runqueue model: no rows rather than rows of zeros */
+	for (int l = 0; m->rq_tracked && m->cpus_known && m->span_ns && l < ST_WC_MAX; l++) {
+		snprintf(name, sizeof(name), "wc_%s_pct", wc_names[l]);
+		add_metric(metrics, name,
+			   100.0 * (double)m->wc_ns[l] / ((double)m->cpus_known * (double)m->span_ns),
+			   "%", "lower");
+		snprintf(name, sizeof(name), "wc_%s_episodes", wc_names[l]);
+		add_metric(metrics, name, (double)m->wc_episodes[l], "count", "lower");
+	}
+	for (int l = 0; m->rq_tracked && m->span_ns && l < ST_RQ_MAX; l++) {
+		if (m->rq_groups[l] < 2)
+			continue;
+		snprintf(name, sizeof(name), "rq_imbalance_%s", rq_names[l]);
+		add_metric(metrics, name, m->rq_imbalance[l], "tasks", "lower");
 	}
 	add_metric(metrics, "trace_lost_events", (double)m->lost, "count", "lower");
 }

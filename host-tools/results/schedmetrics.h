@@ -1,5 +1,6 @@
-/* schedmetrics.h - decision metrics of one run (wakeup placement, migrations
- * by level crossed) from decoded sched events and the verified topology. */
+/* schedmetrics.h - decision metrics of one run (wakeup placement, idle found,
+ * wake-to-run latency, migrations, work conservation, runqueue imbalance)
+ * from decoded sched events and the verified topology. */
 #ifndef LAB_SCHEDMETRICS_H
 #define LAB_SCHEDMETRICS_H
 
@@ -23,6 +24,7 @@ struct st_event {
 	int cpu;         /* the buffer the event was recorded in */
 	int pid;         /* woken / migrated task; next_pid of a switch */
 	int prev_pid;    /* switch only */
+	int prev_state;  /* switch only: the kernel's report bits, -1 unknown */
 	int target_cpu;  /* waking, wakeup, wakeup_new */
 	int orig_cpu, dest_cpu; /* migrate */
 };
@@ -54,13 +56,44 @@ enum st_place {
 
 enum st_level { ST_LVL_SMT, ST_LVL_LLC, ST_LVL_NODE, ST_LVL_NUMA, ST_LVL_UNKNOWN, ST_LVL_MAX };
 
+/* Why a task moved: inside a wakeup (between its sched_waking and its
+ * sched_wakeup) or anything else (load balancing, NUMA, exec, affinity). */
+enum st_cause { ST_CAUSE_WAKEUP, ST_CAUSE_BALANCE, ST_CAUSE_MAX };
+
+/* The groups an idle CPU is compared with for work conservation. */
+enum st_wc { ST_WC_LLC, ST_WC_NODE, ST_WC_MACHINE, ST_WC_MAX };
+
+/* The groups whose summed nr_running is compared for imbalance. */
+enum st_rq { ST_RQ_LLC, ST_RQ_NODE, ST_RQ_MAX };
+
+/* The default grace period of a work-conservation episode. */
+#define ST_WC_GRACE_DEFAULT_NS 1000000ull
+
 struct st_metrics {
 	uint64_t events;
 	uint64_t wakeups;             /* sched_wakeup, the placement denominator */
 	uint64_t wakeups_new;
 	uint64_t place[ST_PLACE_MAX];
 	uint64_t migrations[ST_LVL_MAX];
+	uint64_t migr_cause[ST_CAUSE_MAX][ST_LVL_MAX];
 	uint64_t lost;                /* events the buffers dropped or overwrote */
+
+	/* sched_wakeups whose target CPU's current task was known, and of
+	 * those the ones that found it running the idle task */
+	uint64_t idle_known, idle_found;
+
+	/* wakeup (or wakeup_new) to the switch that runs the task */
+	uint64_t lat_samples;
+	double lat_p50_us, lat_p99_us;
+
+	/* runqueue model: 0 when sched_switch had no prev_state */
+	int rq_tracked;
+	unsigned cpus_known;          /* CPUs that switched at least once */
+	uint64_t span_ns;             /* first to last event */
+	uint64_t wc_ns[ST_WC_MAX];    /* idle-while-waiting time past the grace */
+	uint64_t wc_episodes[ST_WC_MAX];
+	int rq_groups[ST_RQ_MAX];     /* groups at that level (a spread needs 2) */
+	double rq_imbalance[ST_RQ_MAX]; /* time-weighted max - min of summed nr_running */
 };
 
 const char *st_place_name(enum st_place p);
@@ -72,15 +105,20 @@ const char *st_level_name(enum st_level l);
  * Sorts ev by time (stable: per-CPU order kept on ties) and counts.  A
  * wakeup is matched to the latest sched_waking of the same pid before it:
  * its recording CPU is the waker's, its target_cpu the previous one.
- * m->lost is left as it was (the caller adds the buffers' counts).
- * Returns -1 only when memory runs out.
+ * A work-conservation episode counts only past grace_ns, and only that
+ * part of it.  m->lost is left as it was (the caller adds the buffers'
+ * counts).  Returns -1 only when memory runs out.
  */
-int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, struct st_metrics *m);
+int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t grace_ns,
+	      struct st_metrics *m);
 
 /*
  * Adds the run's metrics ({value, unit, better}) to a run result's
  * "metrics" object: wake_<place>_pct (shares summing to 100 when there
- * were wakeups), wakeups, migr_<level>, trace_lost_events.
+ * were wakeups), wakeups, idle_found_pct, wake_lat_p50_us/p99_us,
+ * migr_<level>, migr_wakeup_<level>, migr_balance_<level>,
+ * wc_<llc|node|machine>_pct and _episodes, rq_imbalance_<llc|node>,
+ * trace_lost_events.  A row whose denominator is empty is left out.
  */
 void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics);
 

@@ -201,7 +201,7 @@ uint64_t schedtrace_stats_lost(const char *text, size_t len)
 
 /* ---- decoding ---- */
 
-enum { F_PREV_PID, F_NEXT_PID, F_PID, F_TARGET, F_ORIG, F_DEST, F_MAX };
+enum { F_PREV_PID, F_NEXT_PID, F_PREV_STATE, F_PID, F_TARGET, F_ORIG, F_DEST, F_MAX };
 
 struct ev_kind {
 	const char *name;
@@ -211,7 +211,8 @@ struct ev_kind {
 };
 
 static const struct ev_kind kinds[] = {
-	{ "sched_switch", ST_SWITCH, { "prev_pid", "next_pid" }, { F_PREV_PID, F_NEXT_PID } },
+	{ "sched_switch", ST_SWITCH, { "prev_pid", "next_pid", "prev_state" },
+	  { F_PREV_PID, F_NEXT_PID, F_PREV_STATE } },
 	{ "sched_waking", ST_WAKING, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
 	{ "sched_wakeup", ST_WAKEUP, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
 	{ "sched_wakeup_new", ST_WAKEUP_NEW, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
@@ -474,7 +475,8 @@ int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *
 			unsigned char *d = data;
 			long room = (long)(p->page + ps - d);
 			struct st_event e = { .ts = ts, .cpu = cpu, .type = ST_OTHER,
-					      .pid = -1, .prev_pid = -1, .target_cpu = -1,
+					      .pid = -1, .prev_pid = -1, .prev_state = -1,
+					      .target_cpu = -1,
 					      .orig_cpu = -1, .dest_cpu = -1 };
 			int vals[F_MAX], type;
 
@@ -498,6 +500,7 @@ int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *
 				e.type = kinds[k].type;
 				e.pid = kinds[k].type == ST_SWITCH ? vals[F_NEXT_PID] : vals[F_PID];
 				e.prev_pid = vals[F_PREV_PID];
+				e.prev_state = vals[F_PREV_STATE];
 				e.target_cpu = vals[F_TARGET];
 				e.orig_cpu = vals[F_ORIG];
 				e.dest_cpu = vals[F_DEST];
@@ -558,7 +561,8 @@ static void note(struct json_object *st, const char *why)
 
 void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_formats *f,
 			   const struct st_topo *topo, const char *topo_err, const char *dir,
-			   const char *case_id, unsigned run, struct json_object *result)
+			   const char *case_id, unsigned run, uint64_t wc_grace_ns,
+			   struct json_object *result)
 {
 	struct json_object *st = json_object_new_object(), *metrics;
 	struct strbuf err = STRBUF_INIT;
@@ -619,7 +623,7 @@ void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_fo
 		note(st, topo_err && topo_err[0] ? topo_err : "no verified topology");
 		goto out;
 	}
-	if (st_derive(ev, nr, topo, &m) < 0) {
+	if (st_derive(ev, nr, topo, wc_grace_ns, &m) < 0) {
 		note(st, "out of memory");
 		goto out;
 	}
@@ -628,6 +632,7 @@ void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_fo
 	m.lost = stats_lost > page_lost ? stats_lost : page_lost;
 	json_object_object_add(st, "events", json_object_new_int64((int64_t)m.events));
 	json_object_object_add(st, "lost_events", json_object_new_int64((int64_t)m.lost));
+	json_object_object_add(st, "wc_grace_ms", json_object_new_double((double)wc_grace_ns / 1e6));
 	if (!json_object_object_get_ex(result, "metrics", &metrics) ||
 	    !json_object_is_type(metrics, json_type_object)) {
 		metrics = json_object_new_object();

@@ -95,6 +95,7 @@ char *schedtrace_case_dir(const char *case_id);
  */
 void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_formats *f,
 			   const struct st_topo *topo, const char *topo_err, const char *dir,
-			   const char *case_id, unsigned run, struct json_object *result);
+			   const char *case_id, unsigned run, uint64_t wc_grace_ns,
+			   struct json_object *result);
 
 #endif

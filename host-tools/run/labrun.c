@@ -113,7 +113,9 @@ static int plan_has_profile(const struct plan *p)
 }
 
 /* Turning sched tracepoints on and off flips their static keys: the
- * kernel patches every call site (int3 first), as the profiler does. */
+ * kernel patches every call site (int3 first), as the profiler does.  So a
+ * traced plan's guest gets them on from boot (schedtrace_cmdline), before
+ * the other CPUs run, and the runner never flips them. */
 static int plan_has_schedtrace(const struct plan *p)
 {
 	for (unsigned i = 0; p && i < p->nr_cases; i++)
@@ -174,8 +176,6 @@ static const char *plan_wants_single_tcg(const struct plan *p)
 		return "the plan injects faults";
 	if (plan_has_profile(p))
 		return "the plan profiles kernel functions";
-	if (plan_has_schedtrace(p))
-		return "the plan turns sched tracepoints on and off";
 	if (plan_has_core_sched(p))
 		return "the plan turns core scheduling on and off";
 	return NULL;
@@ -323,6 +323,19 @@ static void tcg_cmdline(struct lab_run *r)
 	if (jiffy_hz >= 24 && jiffy_hz <= 10000 && tsc_hz)
 		strbuf_addf(&r->cmdline, " lpj=%llu", tsc_hz / jiffy_hz);
 	strbuf_release(&hz);
+}
+
+/* trace_event= enables the events while the kernel boots on one CPU;
+ * trace_clock=global is what the runner would switch to (the host orders
+ * the CPUs' events by time); lab.schedtrace=boot tells the runner so. */
+static void schedtrace_cmdline(struct lab_run *r)
+{
+	if (!plan_has_schedtrace(r->plan))
+		return;
+	strbuf_addstr(&r->cmdline, " trace_event=");
+	for (unsigned i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++)
+		strbuf_addf(&r->cmdline, "%ssched:%s", i ? "," : "", plan_schedtrace_events[i]);
+	strbuf_addstr(&r->cmdline, " trace_clock=global lab.schedtrace=boot");
 }
 
 /* --kernel image: the image's own kernel and initramfs (labrun.h). */
@@ -587,6 +600,7 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addstr(&r->cmdline, " nosmt");
 	if (lab_run_sched_feat_resolve(r, err) < 0)
 		return -1;
+	schedtrace_cmdline(r);
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
 	if (kernel_is_image(r->kernel_spec) && *r->image.uuid)
 		/* the image's initramfs finds its root as the distro's boot would */

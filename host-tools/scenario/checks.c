@@ -69,6 +69,9 @@ int loader_check(struct loader *l)
 	if (s->trace_kb && !(s->counters & PLAN_CNT_SCHEDTRACE))
 		return loader_fail_at(l, l->key_lines[KEY_TRACE_BUFFER_KB],
 				      "'trace_buffer_kb' without 'schedtrace' in counters");
+	if (l->key_lines[KEY_WC_GRACE_MS] && !(s->counters & PLAN_CNT_SCHEDTRACE))
+		return loader_fail_at(l, l->key_lines[KEY_WC_GRACE_MS],
+				      "'wc_grace_ms' without 'schedtrace' in counters");
 	for (unsigned i = 0; i < s->nr_faults; i++)
 		if (check_fault(l, i))
 			return -1;

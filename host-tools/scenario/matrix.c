@@ -57,6 +57,8 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->nr_invariants = s->nr_invariants;
 		c->profile = s->profile;
 		c->trace_kb = s->trace_kb;
+		c->wc_grace_ms = s->wc_grace_ms;
+		c->wc_grace_set = s->wc_grace_set;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

@@ -43,6 +43,8 @@ struct scenario {
 	unsigned nr_invariants;
 	struct plan_profile profile; /* profile and profile_per keys */
 	unsigned trace_kb;  /* trace_buffer_kb; 0: the runner's default */
+	unsigned wc_grace_ms; /* wc_grace_ms, when wc_grace_set */
+	int wc_grace_set;     /* 0: the host's default grace */
 	unsigned nr_cases;  /* the matrix's size */
 };
 

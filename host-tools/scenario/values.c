@@ -12,7 +12,7 @@
 
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
-	"profile", "profile_per", "trace_buffer_kb",
+	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -200,7 +200,7 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per or trace_buffer_kb)",
+			       "profile_per, trace_buffer_kb or wc_grace_ms)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -236,6 +236,9 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 		return set_profile_per(l, value);
 	case KEY_TRACE_BUFFER_KB:
 		return set_number(l, name, value, PLAN_MIN_TRACE_KB, PLAN_MAX_TRACE_KB, &s->trace_kb);
+	case KEY_WC_GRACE_MS:
+		s->wc_grace_set = 1;
+		return set_number(l, name, value, 0, PLAN_MAX_WC_GRACE_MS, &s->wc_grace_ms);
 	default:
 		return set_counters(l, value);
 	}

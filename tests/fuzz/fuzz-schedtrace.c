@@ -57,7 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct json_object *result = json_object_new_object();
 
 		/* no directory: nothing is written, everything else runs */
-		schedtrace_finish_run(&c, &f, &topo, "", NULL, "c", (unsigned)c.run, result);
+		schedtrace_finish_run(&c, &f, &topo, "", NULL, "c", (unsigned)c.run,
+				      ST_WC_GRACE_DEFAULT_NS, result);
 		json_object_put(result);
 	}
 	schedtrace_case_release(&c);

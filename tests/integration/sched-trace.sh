@@ -32,7 +32,25 @@ for c in cases:
     for k in ("migr_smt", "migr_llc", "migr_node", "migr_numa", "trace_lost_events"):
         assert k in m, k
     assert m["migr_smt"]["mean"] == 0, "2s2c has no SMT siblings"
+    for k in ("idle_found_pct", "wake_lat_p50_us", "wake_lat_p99_us", "wc_llc_pct",
+              "wc_node_pct", "wc_machine_pct", "wc_llc_episodes", "rq_imbalance_llc",
+              "rq_imbalance_node"):
+        assert k in m, k
+    for v in zip(*(m["wc_%s_pct" % l]["values"] for l in ("llc", "node", "machine"))):
+        assert v[0] <= v[1] + 1e-9 <= v[2] + 2e-9, v
+    for l in ("llc", "numa"):
+        tot = [a + b for a, b in zip(m["migr_wakeup_" + l]["values"], m["migr_balance_" + l]["values"])]
+        assert tot == m["migr_" + l]["values"], (l, tot)
+    assert 0 <= m["idle_found_pct"]["mean"] <= 100
+    assert m["wake_lat_p50_us"]["mean"] <= m["wake_lat_p99_us"]["mean"]
     print(c["case"], {k: round(v["mean"], 1) for k, v in m.items() if k != "time"})
+PY
+# the events are on from boot, so the run keeps one TCG thread per vCPU
+python3 - "$run/run.json" <<'PY' || fail "checks on run.json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["tcg_threads"] == "multi", r["tcg_threads"]
+assert "trace_event=sched:sched_switch," in r["cmdline"] and "lab.schedtrace=boot" in r["cmdline"], r["cmdline"]
 PY
 # trace-cmd reads raw pages only inside its trace.dat container, and
 # `trace-cmd restore -c -t DIR` (which would build one from a tracefs-like

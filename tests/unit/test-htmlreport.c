@@ -257,6 +257,80 @@ static void test_with_gnuplot(void **state)
 	fx_release(&f);
 }
 
+/* A run of scenario "tr" whose one case has placement shares (or none). */
+static char *fx_trace_run(const char *name, double prev, int traced)
+{
+	static const char *const places[] = { "prev", "waker", "smt", "llc", "node", "remote",
+					      "unknown" };
+	char *dir = xasprintf("%s/%s", root, name);
+	struct strbuf cj = STRBUF_INIT;
+	double share[7] = { prev, 100 - prev - 10, 4, 3, 2, 1, 0 };
+
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	fx_write(dir, "run.json", "{\"kernel\": \"6.1.0\", \"spec\": \"1s2c\", "
+				  "\"spec_resolved\": \"1s2c,nps=1\", \"suite\": \"trace\"}\n");
+	strbuf_addstr(&cj, "{\"cases\": [{\"case\": \"tr/groups=2\", \"scenario\": \"tr\", "
+			   "\"workload\": \"hackbench\", \"verdict\": \"PASS\", \"reason\": \"\", "
+			   "\"metrics\": {\"time\": {\"unit\": \"s\", \"better\": \"lower\", "
+			   "\"statistic\": \"amean\", \"declared\": true, \"values\": [1, 1.1, 1.2]}");
+	for (int p = 0; traced && p < 7; p++)
+		strbuf_addf(&cj, ", \"wake_%s_pct\": {\"unit\": \"%%\", \"better\": \"%s\", "
+			    "\"statistic\": \"amean\", \"declared\": true, \"values\": [%.1f, %.1f]}",
+			    places[p], p <= 3 ? "higher" : "lower", share[p] - 1, share[p] + 1);
+	strbuf_addstr(&cj, "}}]}\n");
+	fx_write(dir, "cases.json", cj.buf);
+	strbuf_release(&cj);
+	return dir;
+}
+
+/* The placement bar needs no gnuplot: one figure per case, a bar of shares
+ * per traced run (widths summing to the full bar), a note for the other. */
+static void test_placement_bar(void **state)
+{
+	struct html_opts o = { .gnuplot = "/nonexistent/gnuplot" };
+	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT, err = STRBUF_INIT;
+	char *dirs[3] = { fx_trace_run("tr-a", 60, 1), fx_trace_run("tr-b", 30, 1),
+			  fx_trace_run("tr-c", 0, 0) };
+	struct cmp_run runs[3];
+	struct comparison c;
+	const char *p;
+	double width = 0;
+
+	(void)state;
+	memset(runs, 0, sizeof(runs));
+	for (int k = 0; k < 3; k++) {
+		if (cmp_run_load(&runs[k], dirs[k], &err) < 0)
+			fail_msg("cannot load '%s': %s", dirs[k], err.buf);
+		free(runs[k].label);
+		runs[k].label = xstrdup(k == 1 ? "tip" EVIL : k ? "untraced" : "base");
+		free(dirs[k]);
+	}
+	comparison_build(&c, runs, 3);
+	comparison_html(&c, &o, &page, &skipped);
+	assert_int_equal(count(page.buf, "<figure class=placement>"), 1);
+	assert_non_null(strstr(page.buf, "<h3>Wakeup placement: tr</h3>"));
+	/* 6 shares above zero in each of the two traced bars, plus 7 legend boxes */
+	assert_int_equal(count(page.buf, "<rect "), 2 * 6 + 7);
+	assert_int_equal(count(page.buf, "no placement rows (not traced)"), 1);
+	assert_non_null(strstr(page.buf, "base: prev 60.0 %"));
+	assert_non_null(strstr(page.buf, "tip&lt;script&gt;"));
+	/* the base's bar: its segments' widths add up to the 560 pixels of 100 % */
+	for (p = strstr(page.buf, "<rect "); p; p = strstr(p + 1, "<rect ")) {
+		const char *end = strchr(p, '>');
+
+		if (end && !strncmp(end + 1, "<title>base: ", 13))
+			width += strtod(strstr(p, "width=\"") + 7, NULL);
+	}
+	assert_true(width > 559.9 && width < 560.1);
+	assert_null(strstr(page.buf, "<script"));
+	strbuf_release(&page);
+	strbuf_release(&skipped);
+	strbuf_release(&err);
+	comparison_release(&c);
+	for (int k = 0; k < 3; k++)
+		cmp_run_release(&runs[k]);
+}
+
 static void test_fault_marks(void **state)
 {
 	struct fault_marks fm = FAULT_MARKS_INIT;
@@ -332,6 +406,7 @@ int main(void)
 		cmocka_unit_test(test_without_gnuplot),
 		cmocka_unit_test(test_gnuplot_fails),
 		cmocka_unit_test(test_with_gnuplot),
+		cmocka_unit_test(test_placement_bar),
 		cmocka_unit_test(test_fault_marks),
 	};
 

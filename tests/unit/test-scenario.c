@@ -372,13 +372,18 @@ static void test_errors(void **state)
 		  "t.ini:1: no [metric NAME] section: say which metrics matter and which way is better" },
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
-		  "runs, warmup, deadline, counters, profile, profile_per or trace_buffer_kb)" },
+		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb or "
+		  "wc_grace_ms)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
 		{ "[scenario]\nprofile = f g f\n", "t.ini:2: function 'f' listed twice in 'profile'" },
 		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_buffer_kb = 1024\n[metric t]\n"
 		  "better = lower\n", "t.ini:4: 'trace_buffer_kb' without 'schedtrace' in counters" },
+		{ "[scenario]\nname = x\nworkload = hackbench\nwc_grace_ms = 2\n[metric t]\n"
+		  "better = lower\n", "t.ini:4: 'wc_grace_ms' without 'schedtrace' in counters" },
+		{ "[scenario]\nwc_grace_ms = 10001\n",
+		  "t.ini:2: bad value '10001' for 'wc_grace_ms' (a number 0..10000)" },
 		{ "[scenario]\nprofile = a b c d e f g h i\n",
 		  "t.ini:2: more than 8 functions in 'profile'" },
 		{ "[scenario]\nprofile = ,\n", "t.ini:2: 'profile' names no function" },
@@ -852,6 +857,26 @@ static void emit_sb(void *ctx, const char *s, size_t len)
 	strbuf_add(ctx, s, len);
 }
 
+/* A scenario's text to its first case, that case's plan text (header and
+ * case) and the plan read back from it. */
+static void round_trip(const char *text, struct plan *p, struct plan *back, struct strbuf *out)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct scenario s;
+	char why[256];
+
+	scenario_init(&s);
+	if (parse(text, &s, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(scenario_expand(&s, p, &err), 0);
+	plan_write_header(emit_sb, out);
+	assert_int_equal(plan_write_case(&p->cases[0], emit_sb, out, why, sizeof(why)), 0);
+	if (plan_parse(out->buf, out->len, back, why, sizeof(why)))
+		fail_msg("%s", why);
+	scenario_release(&s);
+	strbuf_release(&err);
+}
+
 /* The trace buffer travels to the runner and back through plan text. */
 static void test_trace_buffer_kb(void **state)
 {
@@ -863,29 +888,48 @@ static void test_trace_buffer_kb(void **state)
 		"trace_buffer_kb = 8192\n"
 		"[metric time]\n"
 		"better = lower\n";
-	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct strbuf out = STRBUF_INIT;
 	struct plan p = { 0 }, back = { 0 };
-	struct scenario s;
-	char why[256];
 
 	(void)state;
-	scenario_init(&s);
-	if (parse(text, &s, &err))
-		fail_msg("%s", err.buf);
-	assert_int_equal(scenario_expand(&s, &p, &err), 0);
+	round_trip(text, &p, &back, &out);
 	assert_int_equal(p.cases[0].trace_kb, 8192);
 	assert_true(p.cases[0].counters & PLAN_CNT_SCHEDTRACE);
-	plan_write_header(emit_sb, &out);
-	assert_int_equal(plan_write_case(&p.cases[0], emit_sb, &out, why, sizeof(why)), 0);
 	assert_non_null(strstr(out.buf, "counters\ttasks schedtrace\n"));
 	assert_non_null(strstr(out.buf, "trace_buffer_kb\t8192\n"));
-	assert_int_equal(plan_parse(out.buf, out.len, &back, why, sizeof(why)), 0);
 	assert_int_equal(back.cases[0].trace_kb, 8192);
 	plan_release(&back);
 	plan_release(&p);
-	scenario_release(&s);
 	strbuf_release(&out);
-	strbuf_release(&err);
+}
+
+/* The grace period travels to the host in the plan; 0 is a grace too, and
+ * a scenario without the key leaves the host's default (no record). */
+static void test_wc_grace_ms(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct plan p = { 0 }, back = { 0 };
+
+	(void)state;
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "wc_grace_ms = 0\n[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_true(p.cases[0].wc_grace_set);
+	assert_int_equal(p.cases[0].wc_grace_ms, 0);
+	assert_non_null(strstr(out.buf, "wc_grace_ms\t0\n"));
+	assert_true(back.cases[0].wc_grace_set);
+	assert_int_equal(back.cases[0].wc_grace_ms, 0);
+	plan_release(&back);
+	plan_release(&p);
+
+	strbuf_reset(&out);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_false(p.cases[0].wc_grace_set);
+	assert_null(strstr(out.buf, "wc_grace_ms"));
+	assert_false(back.cases[0].wc_grace_set);
+	plan_release(&back);
+	plan_release(&p);
+	strbuf_release(&out);
 }
 
 static void test_smoke_covers_every_workload(void **state)
@@ -1096,6 +1140,7 @@ int main(void)
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_trace_buffer_kb),
+		cmocka_unit_test(test_wc_grace_ms),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),

@@ -52,6 +52,26 @@ static struct st_event migrate(uint64_t ts, int pid, int from, int to)
 				  .target_cpu = -1, .prev_pid = -1, .orig_cpu = from, .dest_cpu = to };
 }
 
+static struct st_event sw(uint64_t ts, int cpu, int prev, int next, int prev_state)
+{
+	return (struct st_event){ .ts = ts, .type = ST_SWITCH, .cpu = cpu, .pid = next,
+				  .prev_pid = prev, .prev_state = prev_state, .target_cpu = -1,
+				  .orig_cpu = -1, .dest_cpu = -1 };
+}
+
+static struct st_event wakeup_new(uint64_t ts, int pid, int on, int target)
+{
+	struct st_event e = wakeup(ts, pid, on, target);
+
+	e.type = ST_WAKEUP_NEW;
+	return e;
+}
+
+#define N(ev) (sizeof(ev) / sizeof(ev[0]))
+#define MS 1000000ull
+#define S_SLEEP 1      /* TASK_INTERRUPTIBLE as sched_switch reports it */
+#define S_PREEMPT 0x100 /* TASK_REPORT_MAX: preempted, still runnable */
+
 static void test_placement_levels(void **state)
 {
 	struct st_topo t = topo16();
@@ -69,7 +89,7 @@ static void test_placement_levels(void **state)
 	struct st_metrics m = { 0 };
 
 	(void)state;
-	assert_int_equal(st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, &m), 0);
+	assert_int_equal(st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
 	assert_int_equal(m.wakeups, 7);
 	assert_int_equal(m.place[ST_PLACE_PREV], 1);
 	assert_int_equal(m.place[ST_PLACE_WAKER], 1);
@@ -88,7 +108,7 @@ static void test_prev_before_waker(void **state)
 	struct st_metrics m = { 0 };
 
 	(void)state;
-	st_derive(ev, 2, &t, &m);
+	st_derive(ev, 2, &t, ST_WC_GRACE_DEFAULT_NS, &m);
 	assert_int_equal(m.place[ST_PLACE_PREV], 1);
 	assert_int_equal(m.place[ST_PLACE_WAKER], 0);
 }
@@ -104,7 +124,7 @@ static void test_migration_levels(void **state)
 	struct st_metrics m = { 0 };
 
 	(void)state;
-	st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, &m);
+	st_derive(ev, sizeof(ev) / sizeof(ev[0]), &t, ST_WC_GRACE_DEFAULT_NS, &m);
 	assert_int_equal(m.migrations[ST_LVL_SMT], 2);
 	assert_int_equal(m.migrations[ST_LVL_LLC], 1);
 	assert_int_equal(m.migrations[ST_LVL_NODE], 1);
@@ -120,6 +140,182 @@ static double value(struct json_object *metrics, const char *name)
 	assert_true(json_object_object_get_ex(metrics, name, &o));
 	assert_true(json_object_object_get_ex(o, "value", &v));
 	return json_object_get_double(v);
+}
+
+/* A wakeup finds its target idle when the CPU runs pid 0; a CPU never seen
+ * switching is not counted either way. */
+static void test_idle_found(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		sw(10, 0, 0, 100, 0), sw(10, 1, 101, 0, S_SLEEP),
+		wakeup(20, 200, 0, 1),  /* cpu 1 idle */
+		wakeup(21, 201, 0, 0),  /* cpu 0 runs 100 */
+		wakeup(22, 202, 0, 5),  /* cpu 5 never switched: unknown */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.wakeups, 3);
+	assert_int_equal(m.idle_known, 2);
+	assert_int_equal(m.idle_found, 1);
+}
+
+/* Wake-to-run: 1, 3 and 100 us; a preempted task switched back in and a
+ * task woken while it still ran are no samples. */
+static void test_wake_latency(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		wakeup(1000, 7, 0, 0), sw(4000, 0, 0, 7, 0),
+		wakeup(10000, 8, 1, 1), sw(110000, 1, 0, 8, 0),
+		wakeup_new(200000, 9, 2, 2), sw(201000, 2, 0, 9, 0),
+		sw(300000, 0, 7, 0, S_PREEMPT), sw(400000, 0, 0, 7, 0),
+		wakeup(500000, 7, 0, 0), sw(600000, 0, 7, 0, S_SLEEP),
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.lat_samples, 3);
+	assert_true(m.lat_p50_us == 3.0);  /* nearest rank 2 of 3 */
+	assert_true(m.lat_p99_us == 100.0); /* rank 3 of 3 */
+	assert_int_equal(m.wakeups_new, 1);
+}
+
+/* A migration between a task's sched_waking and sched_wakeup is the
+ * wakeup's; any other one is balancing. */
+static void test_migration_causes(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		waking(10, 5, 4, 2), migrate(11, 5, 2, 4), wakeup(12, 5, 4, 4), /* node */
+		migrate(20, 5, 4, 5),                                            /* smt */
+		migrate(30, 6, 0, 8),                                            /* numa */
+		waking(40, 6, 8, 8), migrate(41, 6, 8, 10), wakeup(42, 6, 10, 10), /* llc */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_NODE], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_LLC], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_SMT], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_NUMA], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_SMT] +
+			 m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_NUMA] +
+			 m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_NODE] +
+			 m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_LLC], 0);
+	assert_int_equal(m.migrations[ST_LVL_NODE] + m.migrations[ST_LVL_LLC] +
+			 m.migrations[ST_LVL_SMT] + m.migrations[ST_LVL_NUMA], 4);
+}
+
+/* 4 CPUs: 0 and 1 share LLC A, 2 is LLC B of the same node, 3 is node 1. */
+static int core4[4] = { 0, 1, 2, 3 }, llc4[4] = { 0, 0, 2, 3 }, node4[4] = { 0, 0, 0, 1 };
+
+/*
+ * cpu 0 runs 10; 1, 2, 3 go idle at 0.  1 ms: 20 woken onto cpu 0 waits,
+ * until balancing moves it to cpu 1 at 1.5 ms (episodes of 0.5 ms: under
+ * the grace).  2 ms: 21 woken onto cpu 0 waits until 5 ms, cpu 1 busy:
+ * cpu 2 (same node) and 3 (machine) idle 3 ms each, 2 ms past the grace.
+ * The trace ends at 10 ms: 4 CPUs x 10 ms.
+ */
+static void test_work_conservation(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = {
+		sw(0, 0, 0, 10, 0), sw(0, 1, 11, 0, S_SLEEP), sw(0, 2, 12, 0, S_SLEEP),
+		sw(0, 3, 13, 0, S_SLEEP),
+		wakeup(1 * MS, 20, 0, 0),
+		migrate(3 * MS / 2, 20, 0, 1), sw(3 * MS / 2, 1, 0, 20, 0),
+		wakeup(2 * MS, 21, 0, 0),
+		sw(5 * MS, 0, 10, 21, S_SLEEP),
+		wakeup(10 * MS, 31, 3, 3),
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	assert_true(m.rq_tracked);
+	assert_int_equal(m.cpus_known, 4);
+	assert_int_equal(m.span_ns, 10 * MS);
+	assert_int_equal(m.wc_ns[ST_WC_LLC], 0);
+	assert_int_equal(m.wc_episodes[ST_WC_LLC], 0);
+	assert_int_equal(m.wc_ns[ST_WC_NODE], 2 * MS);
+	assert_int_equal(m.wc_episodes[ST_WC_NODE], 1);
+	assert_int_equal(m.wc_ns[ST_WC_MACHINE], 4 * MS);
+	assert_int_equal(m.wc_episodes[ST_WC_MACHINE], 2);
+	/* summed nr_running, LLC A minus the emptiest: 1 for 1 ms, 2 for 1 ms,
+	 * 3 for 3 ms, 2 for 5 ms = 22 ms x tasks over 10 ms; the nodes alike */
+	assert_int_equal(m.rq_groups[ST_RQ_LLC], 3);
+	assert_true(m.rq_imbalance[ST_RQ_LLC] > 2.1999 && m.rq_imbalance[ST_RQ_LLC] < 2.2001);
+	assert_true(m.rq_imbalance[ST_RQ_NODE] > 2.1999 && m.rq_imbalance[ST_RQ_NODE] < 2.2001);
+	/* cpu 0 busy at 1 and 2 ms, 3 idle at 10 ms; wake-to-run 500 and 3000 us */
+	assert_int_equal(m.idle_known, 3);
+	assert_int_equal(m.idle_found, 1);
+	assert_int_equal(m.lat_samples, 2);
+	assert_true(m.lat_p50_us == 500.0 && m.lat_p99_us == 3000.0);
+
+	/* no grace: the three short episodes at 1 ms count as well */
+	memset(&m, 0, sizeof(m));
+	assert_int_equal(st_derive(ev, N(ev), &t, 0, &m), 0);
+	assert_int_equal(m.wc_ns[ST_WC_LLC], MS / 2);
+	assert_int_equal(m.wc_episodes[ST_WC_LLC], 1);
+	assert_int_equal(m.wc_ns[ST_WC_NODE], MS + 3 * MS);
+	assert_int_equal(m.wc_episodes[ST_WC_NODE], 3);
+	assert_int_equal(m.wc_episodes[ST_WC_MACHINE], 5);
+}
+
+/*
+ * Tasks runnable before tracing began: cpu 0's first switch at 5 ms shows
+ * 40 ran (preempted) and 41 was queued from the start, so cpu 1, idle
+ * from 0, was in violation from 0 to 8 ms.  CPUs 2 and 3 never switched:
+ * unknown, in neither the violations nor the denominator.
+ */
+static void test_wc_before_tracing(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = {
+		sw(0, 1, 42, 0, S_SLEEP),
+		sw(5 * MS, 0, 40, 41, S_PREEMPT),
+		sw(8 * MS, 0, 41, 40, S_SLEEP),
+	};
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object(), *o;
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	assert_int_equal(m.cpus_known, 2);
+	for (int l = 0; l < ST_WC_MAX; l++) {
+		assert_int_equal(m.wc_ns[l], 7 * MS);
+		assert_int_equal(m.wc_episodes[l], 1);
+	}
+	st_metrics_to_json(&m, metrics);
+	assert_true(json_object_object_get_ex(metrics, "wc_llc_pct", &o));
+	assert_true(value(metrics, "wc_llc_pct") > 43.7499 && value(metrics, "wc_llc_pct") < 43.7501);
+	assert_true(value(metrics, "wc_machine_episodes") == 1);
+	assert_false(json_object_object_get_ex(metrics, "wake_lat_p50_us", &o));
+	assert_false(json_object_object_get_ex(metrics, "idle_found_pct", &o));
+	json_object_put(metrics);
+}
+
+/* A sched_switch format without prev_state: no runqueue rows at all. */
+static void test_no_prev_state(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = { sw(0, 1, 42, 0, -1), sw(5 * MS, 0, 40, 41, -1) };
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object(), *o;
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	assert_false(m.rq_tracked);
+	st_metrics_to_json(&m, metrics);
+	assert_false(json_object_object_get_ex(metrics, "wc_llc_pct", &o));
+	assert_false(json_object_object_get_ex(metrics, "rq_imbalance_llc", &o));
+	assert_true(json_object_object_get_ex(metrics, "migr_balance_numa", &o));
+	json_object_put(metrics);
 }
 
 static void test_json_shares_sum_to_100(void **state)
@@ -315,6 +511,12 @@ int main(void)
 		cmocka_unit_test(test_placement_levels),
 		cmocka_unit_test(test_prev_before_waker),
 		cmocka_unit_test(test_migration_levels),
+		cmocka_unit_test(test_idle_found),
+		cmocka_unit_test(test_wake_latency),
+		cmocka_unit_test(test_migration_causes),
+		cmocka_unit_test(test_work_conservation),
+		cmocka_unit_test(test_wc_before_tracing),
+		cmocka_unit_test(test_no_prev_state),
 		cmocka_unit_test(test_json_shares_sum_to_100),
 		cmocka_unit_test(test_json_no_wakeups),
 		cmocka_unit_test(test_topo_from_guest_view),

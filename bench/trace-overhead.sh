@@ -1,0 +1,129 @@
+#!/bin/bash
+# trace-overhead.sh - what recording the sched tracepoints costs hackbench in
+# a TCG guest: boots without and with tracing alternated in one run.
+#
+# Modes (TRACE_MODES, default "off traced"; each round boots every mode
+# once, the order turning round after round so drift weighs on all alike):
+#   off     the scenario without schedtrace: one TCG thread per vCPU
+#   traced  counters = schedtrace as lab run does it: the sched events on
+#           from boot (trace_event= on the kernel command line), recorded
+#           around each measured run; one TCG thread per vCPU as well
+#   single  the same traced plan on single-threaded TCG (what traced plans
+#           had before the events were enabled at boot)
+#   armed   the untraced scenario in a guest booted with the events on
+#           (as a traced plan's) but tracing_on off: the tracepoints' own
+#           cost, without writing the ring buffer
+# Prints per mode the mean of the per-boot means of hackbench's time, their
+# CV, the ratio to "off", the trace volume of the traced modes (raw page
+# bytes per second of measured run), and boots that did not pass (a busy
+# host gives RCU stall splats under TCG: their times are still used).
+# Exit 0 when every traced ratio is at most 1.05, 1 otherwise.
+#
+#   bench/trace-overhead.sh                    3 rounds on 2s4c2t
+#   ROUNDS=5 TOPO=2s8c2t bench/trace-overhead.sh
+#   TRACE_MODES="off traced single" bench/trace-overhead.sh
+set -u
+cd "$(dirname "$0")/.." || exit 2
+
+LAB=${LAB:-./lab}
+ROUNDS=${ROUNDS:-3}
+TOPO=${TOPO:-2s4c2t}
+RUNS=${RUNS:-5}
+MODES=${TRACE_MODES:-off traced}
+TMP=$(mktemp -d /tmp/trace-overhead.XXXXXX)
+[ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
+export LAB_RESULTS=$TMP/results
+
+die() { echo "trace-overhead: $*" >&2; exit 2; }
+[ -x "$LAB" ] || die "no lab at $LAB (make all)"
+command -v python3 >/dev/null || die "python3 is needed to read the JSON"
+
+events=sched:sched_switch,sched:sched_waking,sched:sched_wakeup,sched:sched_wakeup_new,sched:sched_migrate_task
+# the smoke hackbench, processes only, more runs per boot
+sed "s/^runs = .*/runs = $RUNS/; s/^mode = .*/mode = process/; s/^name = .*/name = ovh-hackbench/;
+     s/^deadline = .*/deadline = 300/" \
+	scenarios/smoke-hackbench.ini >"$TMP/off.ini"
+sed 's/^counters = .*/counters = schedstat tasks schedtrace/' "$TMP/off.ini" >"$TMP/traced.ini"
+
+run_mode() { # MODE ROUND
+	local -a a=(run --topo "$TOPO" --kernel debian --accel tcg)
+	case $1 in
+	off) a+=(--scenario "$TMP/off.ini") ;;
+	traced) a+=(--scenario "$TMP/traced.ini") ;;
+	single) a+=(--scenario "$TMP/traced.ini" --tcg-threads single) ;;
+	armed) a+=(--scenario "$TMP/off.ini" --append "trace_event=$events lab.schedtrace=boot") ;;
+	*) die "unknown mode '$1' (off, traced, single, armed)" ;;
+	esac
+	local rc=0 t0=$SECONDS run
+	"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	# a loaded host now and then fails TCG's early IO-APIC timer check
+	# (a CRASH before any case): that boot says nothing of tracing, boot again
+	if [ "$rc" -ne 0 ] && grep -q "^verdict: CRASH" "$TMP/out" && grep -q "topology: not verified" "$TMP/out"; then
+		echo "round $2 $1: boot crashed before the cases ($(sed -n 's/^verdict: //p' "$TMP/out" | cut -c1-80)), again" >&2
+		rc=0
+		"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+		run=$(sed -n 's/^results: //p' "$TMP/out")
+	fi
+	# 1 is a case that did not pass (a splat): its times still count
+	if [ "$rc" -gt 1 ] || [ -z "$run" ] || [ ! -s "$run/cases.json" ]; then
+		sed 's/^/  /' "$TMP/err" >&2
+		die "lab run ($1, round $2) exited $rc"
+	fi
+	echo "$1 $run" >>"$TMP/runs"
+	echo "round $2 $1: $((SECONDS - t0)) s wall, $run" >&2
+}
+
+read -r -a modes <<<"$MODES"
+for ((r = 1; r <= ROUNDS; r++)); do
+	n=${#modes[@]}
+	for ((i = 0; i < n; i++)); do
+		# round r starts at mode r-1: off boot / boot off / ...
+		run_mode "${modes[$(((i + r - 1) % n))]}" "$r"
+	done
+done
+
+python3 - "$TMP/runs" "$TOPO" "$ROUNDS" <<'PY'
+import json, statistics, sys
+by, notes = {}, []
+for line in open(sys.argv[1]):
+    mode, run = line.split(None, 1)
+    run = run.strip()
+    c = json.load(open(run + "/cases.json"))["cases"][0]
+    times = c.get("metrics", {}).get("time", {}).get("values")
+    if c["verdict"] != "PASS":
+        notes.append("%s: %s %s" % (mode, c["verdict"], c["reason"][:90]))
+    if not times:
+        continue
+    vol = []
+    for l in open(run + "/results.jsonl"):
+        r = json.loads(l)
+        st = r.get("schedtrace")
+        if r.get("warmup") or not st or "bytes" not in st:
+            continue
+        t = r.get("metrics", {}).get("time", {}).get("value") or r.get("wall_s")
+        if t:
+            vol.append(st["bytes"] / t)
+    tcg = json.load(open(run + "/run.json")).get("tcg_threads", "?")
+    by.setdefault(mode, []).append((statistics.mean(times), vol, tcg))
+def cv(xs):
+    return 100 * statistics.stdev(xs) / statistics.mean(xs) if len(xs) > 1 else float("nan")
+print("trace overhead: hackbench process 1 group 20 loops, %s, %s rounds" % (sys.argv[2], sys.argv[3]))
+base = statistics.mean(r[0] for r in by["off"]) if "off" in by else None
+bad = 0
+for mode, rows in by.items():
+    means = [r[0] for r in rows]
+    vols = [v for r in rows for v in r[1]]
+    line = "%-7s boots %d (tcg %s)  time %.4f s  CV %5.1f %%" % (
+        mode, len(rows), "/".join(sorted(set(r[2] for r in rows))), statistics.mean(means), cv(means))
+    if base and mode != "off":
+        ratio = statistics.mean(means) / base
+        bad += ratio > 1.05
+        line += "  ratio %.3f" % ratio
+    if vols:
+        line += "  trace %.0f KiB/s" % (statistics.mean(vols) / 1024)
+    print(line)
+for n in notes:
+    print("  not PASS:", n)
+sys.exit(1 if bad else 0)
+PY
