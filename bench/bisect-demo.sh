@@ -28,7 +28,7 @@ start=$(date +%s)
 rc=0
 "$LAB" bisect --ksrc "$REPO" --good HEAD~8 --bad HEAD --topo 1s2c \
 	--scenario bench/scenarios/bisect-migration-cost.ini \
-	--metric bisect-migration-cost:migration_cost_ns --dir "$OUT" -j"${JOBS:-2}" || rc=$?
+	--metric bisect-migration-cost:migration_cost_ns --dir "$OUT" --jobs "${JOBS:-2}" || rc=$?
 wall=$(($(date +%s) - start))
 [ -s "$OUT/bisect.json" ] || die "lab bisect exited $rc and left no bisect.json"
 python3 - "$OUT/bisect.json" "$culprit" "$wall" <<'PY'

@@ -24,7 +24,7 @@
 static const char bisect_usage[] =
 	"lab bisect --ksrc DIR --good REV --bad REV --topo SPEC (--scenario FILE | --suite NAME) "
 	"--metric CASE:METRIC [--config FRAGMENTS] [--patch P] [--alpha 0.05] [--max-runs N] "
-	"[--dir DIR] [-j N] [--json]\n   or: lab bisect --dir DIR [--json]";
+	"[--dir DIR] [--jobs N] [--json]\n   or: lab bisect --dir DIR [--json]";
 
 /* Boots a side may fail in a row before the bisection gives up on it. */
 #define MAX_FAILED_BOOTS 3
@@ -274,6 +274,8 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 	t->value = NAN;
 	root = xasprintf("%s/boots/%04zu-%.12s", x->dir, b->nr_boots + 1, b->commits[c].sha);
 	log = xasprintf("%s.log", root);
+	/* left by a boot the bisection was killed in: that boot is redone */
+	remove_tree(root);
 	strbuf_addf(&detail, "%s %.12s (%s)", step ? "step" : "endpoints", b->commits[c].sha, role);
 	if (step)
 		strbuf_addf(&detail, ", step %u", step);
