@@ -9,6 +9,7 @@
 #include "lib/progress.h"
 #include "report/compare.h"
 #include "results/results.h"
+#include "results/schedmetrics.h"
 #include "run/matrix.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
@@ -105,6 +106,33 @@ static void check_metric(struct bisect *b)
 	strbuf_reset(&ids);
 	for (unsigned m = 0; m < found->nr_metrics; m++)
 		strbuf_addf(&ids, "%s%s", m ? ", " : "", found->metrics[m].name);
+	if (found->counters & PLAN_CNT_SCHEDTRACE) {
+		/* the decision metrics, named and directed as the results model
+		 * writes them (every row present: one wakeup, one unknown level) */
+		struct st_metrics sm;
+		struct json_object *rows = json_object_new_object(), *row, *better;
+
+		memset(&sm, 0, sizeof(sm));
+		sm.wakeups = 1;
+		sm.migrations[ST_LVL_UNKNOWN] = 1;
+		st_metrics_to_json(&sm, rows);
+		if (json_object_object_get_ex(rows, b->metric_name, &row) &&
+		    json_object_object_get_ex(row, "better", &better)) {
+			b->higher_better = !strcmp(json_object_get_string(better), "higher");
+			free(b->metric_case);
+			b->metric_case = xstrdup(found->id);
+			json_object_put(rows);
+			plan_release(&p);
+			strbuf_release(&plan);
+			strbuf_release(&ids);
+			return;
+		}
+		json_object_object_foreach(rows, name, val) {
+			(void)val;
+			strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", name);
+		}
+		json_object_put(rows);
+	}
 	die(LAB_EXIT_USAGE, "--metric: case '%s' has no metric '%s' (it has: %s)", found->id,
 	    b->metric_name, ids.len ? ids.buf : "none");
 }
