@@ -2,31 +2,16 @@
  * bisect, as argv vectors with a deadline. */
 #define _GNU_SOURCE
 #include "bisect/revs.h"
-#include "lib/child.h"
+#include "kernel/kbuild.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define GIT_TIMEOUT_MS (120 * 1000)
-
 /* git -C dir args...; its exit code (-1: could not start), stdout in out. */
 static int git(const char *dir, struct strbuf *out, const char *const *args)
 {
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf errout = STRBUF_INIT;
-	int r;
-
-	strvec_pushl(&cp.args, "git", "--no-optional-locks", "-C", dir, NULL);
-	for (; *args; args++)
-		strvec_push(&cp.args, *args);
-	cp.in = CHILD_DEVNULL;
-	strvec_push(&cp.env, "GIT_DIR");
-	strvec_push(&cp.env, "GIT_WORK_TREE");
-	r = child_capture(&cp, GIT_TIMEOUT_MS, out, &errout);
-	child_process_clear(&cp);
-	strbuf_release(&errout);
-	return r;
+	return kbuild_git(dir, args, out, NULL);
 }
 
 static void chomp(struct strbuf *sb)

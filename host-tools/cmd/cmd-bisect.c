@@ -390,8 +390,13 @@ static void endpoints(struct run_ctx *x)
 	for (;;) {
 		size_t vg = bisect_values(b, 0, 0, g, BISECT_MAX_BOOTS);
 		size_t vb = bisect_values(b, last, 0, d, BISECT_MAX_BOOTS);
-		enum seq_endpoints e = seq_endpoints_check(g, vg, d, vb, b->higher_better, b->alpha, looks,
-							   &b->endpoint_p, &b->endpoint_ratio);
+		enum seq_endpoints e = SEQ_ENDS_SAME;
+
+		/* one look per complete pair: max-runs - 1 looks at most, as the
+		 * Bonferroni split assumes */
+		if (vg == vb)
+			e = seq_endpoints_check(g, vg, d, vb, b->higher_better, b->alpha, looks,
+						&b->endpoint_p, &b->endpoint_ratio);
 
 		ng = boots_of(b, 0, 0, &fg);
 		nb = boots_of(b, last, 0, &fb);

@@ -723,29 +723,37 @@ static int hash_patches(struct build *b, struct strbuf *err)
 	return 0;
 }
 
-static int capture_git(const char *dir, struct strbuf *out, struct strbuf *err,
-		       const char *const *args)
+int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *errout)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf errout = STRBUF_INIT;
 	int r;
 
 	strvec_pushl(&cp.args, "git", "--no-optional-locks", "-C", dir, NULL);
 	for (; *args; args++)
 		strvec_push(&cp.args, *args);
+	/* the caller's repository, whatever the environment points git at */
+	strvec_pushl(&cp.env, "GIT_DIR", "GIT_WORK_TREE", NULL);
 	cp.in = CHILD_DEVNULL;
-	cp.errbuf = err;
-	r = child_capture(&cp, GIT_TIMEOUT_MS, out, &errout);
-	if (r != 0 && r != -1) {
+	r = child_capture(&cp, GIT_TIMEOUT_MS, out, errout);
+	child_process_clear(&cp);
+	return r;
+}
+
+static int capture_git(const char *dir, struct strbuf *out, struct strbuf *err,
+		       const char *const *args)
+{
+	struct strbuf errout = STRBUF_INIT;
+	int r = kbuild_git(dir, args, out, &errout);
+
+	if (r != 0) {
 		char *nl;
 
 		while (errout.len && errout.buf[errout.len - 1] == '\n')
 			errout.buf[--errout.len] = '\0';
 		nl = strrchr(errout.buf, '\n');
-		strbuf_addf(err, "git %s in '%s' failed: %s", cp.args.v[4], dir,
-			    nl ? nl + 1 : errout.buf);
+		strbuf_addf(err, "git %s in '%s' %s: %s", args[0], dir,
+			    r == -1 ? "cannot run" : "failed", nl ? nl + 1 : errout.buf);
 	}
-	child_process_clear(&cp);
 	strbuf_release(&errout);
 	return r == 0 ? 0 : -1;
 }

@@ -82,6 +82,11 @@ int kbuild_looks_like_key(const char *s);
  */
 int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err);
 
+/* git -C dir args... (NULL-terminated) with a deadline: its stdout in out,
+ * stderr in errout (either may be NULL).  The exit code, CHILD_TIMED_OUT,
+ * or -1 when git could not be started. */
+int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *errout);
+
 /* <lab_cache_dir()>/kernels/built */
 const char *kbuild_cache_root(void);
 
