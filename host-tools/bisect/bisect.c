@@ -294,6 +294,8 @@ static int parse_boot(struct json_object *x, size_t nr_commits, struct bisect_bo
 	    get_num(x, "value", &t->value) < 0 || get_num(x, "seconds", &t->seconds) < 0)
 		return -1;
 	t->step = (unsigned)step;
+	if (!isfinite(t->seconds))
+		t->seconds = 0;
 	snprintf(t->verdict, sizeof(t->verdict), "%s", verdict);
 	return 0;
 }
