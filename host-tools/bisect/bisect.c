@@ -130,7 +130,7 @@ struct json_object *bisect_json(const struct bisect *b)
 	json_object_object_add(o, "first_bad", b->phase == BISECT_DONE ?
 			       json_object_new_string(b->commits[b->first_bad].sha) : NULL);
 	json_object_object_add(o, "first_bad_subject", b->phase == BISECT_DONE ?
-			       json_object_new_string(b->commits[b->first_bad].subject) : NULL);
+			       str_or_null(b->commits[b->first_bad].subject) : NULL);
 	json_object_object_add(o, "message", json_object_new_string(b->message ? b->message : ""));
 	json_object_object_add(o, "builds", json_object_new_int((int)b->builds));
 	json_object_object_add(o, "build_seconds", json_object_new_double(b->build_seconds));
