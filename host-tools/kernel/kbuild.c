@@ -810,6 +810,10 @@ static int identify_source(struct build *b, struct strbuf *err)
 		strbuf_addf(err, "kernel source '%s' does not exist", ksrc);
 		return KBUILD_BAD_INPUT;
 	}
+	if ((b->opts->rev || b->opts->incremental) && !is_dir(b->ksrc)) {
+		strbuf_addf(err, "'%s' is not a git tree (--rev and incremental builds need one)", ksrc);
+		goto out;
+	}
 	if (is_file(b->ksrc)) {
 		if (!is_tarball_name(b->ksrc)) {
 			strbuf_addf(err, "'%s' is not a kernel tree (a file, and not a .tar[.xz|.gz|"
