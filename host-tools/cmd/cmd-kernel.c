@@ -13,7 +13,7 @@
 static const char kernel_usage[] =
 	"usage: lab kernel [debian|PATH|KEY] [--json]\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
-	"                        [-j N] [--key-only|--config-only] [--json]\n"
+	"                        [--rev REV] [-j N] [--key-only|--config-only] [--json]\n"
 	"\n"
 	"   debian   Debian's default amd64 kernel, downloaded once into the cache (default)\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
@@ -31,6 +31,8 @@ static const char kernel_usage[] =
 	"                       faults, core-sched, lockdep, kasan, numa-balancing, image) or a\n"
 	"                       file; repeat, or give a comma/space list; lab-base is always\n"
 	"                       merged first, on top of 'make tinyconfig', then olddefconfig\n"
+	"   --rev REV           a commit of a git tree, built incrementally: one kept build\n"
+	"                       directory per tree and config, ccache when installed\n"
 	"   -j N                parallel jobs for make (default: online CPUs)\n"
 	"   --key-only          print the cache key and whether it is built; build nothing\n"
 	"   --config-only       configure and check the requested options (seconds), then\n"
@@ -135,7 +137,7 @@ static int cmd_kernel_build(int argc, const char **argv)
 				goto out;
 			}
 		} else if (!strcmp(a, "--ksrc") || !strcmp(a, "--patch") || !strcmp(a, "--config") ||
-			   !strcmp(a, "-j")) {
+			   !strcmp(a, "--rev") || !strcmp(a, "-j")) {
 			if (need_value(argc, argv, i) < 0) {
 				ret = LAB_EXIT_USAGE;
 				goto out;
@@ -153,6 +155,9 @@ static int cmd_kernel_build(int argc, const char **argv)
 				strvec_push(&opts.patches, v);
 			} else if (!strcmp(a, "--config")) {
 				push_list(&opts.configs, v);
+			} else if (!strcmp(a, "--rev")) {
+				opts.rev = v;
+				opts.incremental = 1;
 			} else if (parse_uint(v, 1, 1024, &opts.jobs) < 0) {
 				error("-j wants a number of jobs from 1 to 1024, not '%s'", v);
 				ret = LAB_EXIT_USAGE;

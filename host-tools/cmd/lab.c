@@ -18,6 +18,7 @@ static const struct cmd commands[] = {
 	{ "boot", cmd_boot, "boot a guest with a topology and verify what its kernel sees" },
 	{ "run", cmd_run, "boot a topology and run a suite or scenario of workloads in it" },
 	{ "ab", cmd_ab, "boot two kernels in ABBA order, run a suite each boot, compare the pooled runs" },
+	{ "bisect", cmd_bisect, "find the commit that moved a metric, with a statistical decision per step" },
 	{ "matrix", cmd_matrix, "run kernels x topologies x suites as resumable jobs with a deadline each" },
 	{ "compare", cmd_compare, "compare runs of kernels: the LKML table, statistics, a summary" },
 	{ "report", cmd_report, "rebuild a run's derived files from its raw records" },

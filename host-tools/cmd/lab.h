@@ -12,6 +12,7 @@ int cmd_report(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_ab(int argc, const char **argv);
+int cmd_bisect(int argc, const char **argv);
 int cmd_matrix(int argc, const char **argv);
 int cmd_scenarios(int argc, const char **argv);
 int cmd_bare(int argc, const char **argv);

@@ -14,6 +14,7 @@
 #include <json-c/json.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,8 +388,12 @@ struct build {
 	struct strbuf src;          /* the tree make -C runs in */
 	struct strbuf obj;          /* O= */
 	struct strbuf log;
+	struct strbuf work;         /* incremental: <cache>/kernels/work/<id> */
+	char rev[41];               /* the commit built, for opts.rev */
+	int ccache;                 /* make runs CC="ccache gcc" */
 	int logfd;
 	int lockfd;
+	int worklockfd;
 	uint64_t start_ns;
 };
 
@@ -405,10 +410,13 @@ static void build_release(struct build *b)
 	strbuf_release(&b->src);
 	strbuf_release(&b->obj);
 	strbuf_release(&b->log);
+	strbuf_release(&b->work);
 	if (b->logfd >= 0)
 		close(b->logfd);
 	if (b->lockfd >= 0)
 		close(b->lockfd);
+	if (b->worklockfd >= 0)
+		close(b->worklockfd);
 }
 
 static void log_printf(struct build *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -618,6 +626,14 @@ static void push_make(struct build *b, struct child_process *cp, const char *tar
 	strvec_pushl(&cp->args, "make", "-C", b->src.buf, NULL);
 	strvec_pushf(&cp->args, "O=%s", b->obj.buf);
 	strvec_pushl(&cp->args, "ARCH=x86_64", target, NULL);
+	/* The same CC for every step: Kconfig records the compiler's version
+	 * text, and a changed one would reconfigure the kept tree. */
+	if (b->ccache) {
+		strvec_push(&cp->args, "CC=ccache gcc");
+		strvec_pushf(&cp->env, "CCACHE_DIR=%s", kbuild_ccache_dir());
+		/* one object tree path per work directory: hash it as it is */
+		strvec_push(&cp->env, "CCACHE_NOHASHDIR=1");
+	}
 }
 
 /* make TARGET in the object tree; on failure err names the step. */
@@ -707,31 +723,74 @@ static int hash_patches(struct build *b, struct strbuf *err)
 	return 0;
 }
 
-static int capture_git(const char *dir, struct strbuf *out, struct strbuf *err,
-		       const char *const *args)
+int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *errout)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf errout = STRBUF_INIT;
 	int r;
 
 	strvec_pushl(&cp.args, "git", "--no-optional-locks", "-C", dir, NULL);
 	for (; *args; args++)
 		strvec_push(&cp.args, *args);
+	/* the caller's repository, whatever the environment points git at */
+	strvec_pushl(&cp.env, "GIT_DIR", "GIT_WORK_TREE", NULL);
 	cp.in = CHILD_DEVNULL;
-	cp.errbuf = err;
-	r = child_capture(&cp, GIT_TIMEOUT_MS, out, &errout);
-	if (r != 0 && r != -1) {
+	r = child_capture(&cp, GIT_TIMEOUT_MS, out, errout);
+	child_process_clear(&cp);
+	return r;
+}
+
+static int capture_git(const char *dir, struct strbuf *out, struct strbuf *err,
+		       const char *const *args)
+{
+	struct strbuf errout = STRBUF_INIT;
+	int r = kbuild_git(dir, args, out, &errout);
+
+	if (r != 0) {
 		char *nl;
 
 		while (errout.len && errout.buf[errout.len - 1] == '\n')
 			errout.buf[--errout.len] = '\0';
 		nl = strrchr(errout.buf, '\n');
-		strbuf_addf(err, "git %s in '%s' failed: %s", cp.args.v[4], dir,
-			    nl ? nl + 1 : errout.buf);
+		strbuf_addf(err, "git %s in '%s' %s: %s", args[0], dir,
+			    r == -1 ? "cannot run" : "failed", nl ? nl + 1 : errout.buf);
 	}
-	child_process_clear(&cp);
 	strbuf_release(&errout);
 	return r == 0 ? 0 : -1;
+}
+
+/*
+ * A commit of a git tree (opts.rev, else HEAD) as the source: its work tree
+ * is not looked at, so it need not be a kernel tree at HEAD; the commit's
+ * own tree is checked once it is checked out.
+ */
+static int identify_rev(struct build *b, struct strbuf *err)
+{
+	struct strbuf commit = STRBUF_INIT, spec = STRBUF_INIT;
+	const char *args[] = { "rev-parse", "--verify", "-q", NULL, NULL };
+	int ret = KBUILD_BAD_INPUT;
+
+	b->kind = KBUILD_SOURCE_GIT;
+	strbuf_addf(&spec, "%s^{commit}", b->opts->rev ? b->opts->rev : "HEAD");
+	args[3] = spec.buf;
+	if (capture_git(b->ksrc, &commit, err, args) < 0) {
+		strbuf_reset(err);
+		strbuf_addf(err, "unknown revision '%s' in '%s'", b->opts->rev ? b->opts->rev : "HEAD",
+			    b->opts->ksrc);
+		goto out;
+	}
+	while (commit.len && isspace((unsigned char)commit.buf[commit.len - 1]))
+		commit.buf[--commit.len] = '\0';
+	if (commit.len != 40) {
+		strbuf_addf(err, "git rev-parse gave '%s' for '%s'", commit.buf, spec.buf);
+		goto out;
+	}
+	memcpy(b->rev, commit.buf, 41);
+	strbuf_addf(&b->in.source, "git %s", commit.buf);
+	ret = 0;
+out:
+	strbuf_release(&commit);
+	strbuf_release(&spec);
+	return ret;
 }
 
 /* The source's identity for the key; also checks it is a kernel tree. */
@@ -751,6 +810,10 @@ static int identify_source(struct build *b, struct strbuf *err)
 		strbuf_addf(err, "kernel source '%s' does not exist", ksrc);
 		return KBUILD_BAD_INPUT;
 	}
+	if ((b->opts->rev || b->opts->incremental) && !is_dir(b->ksrc)) {
+		strbuf_addf(err, "'%s' is not a git tree (--rev and incremental builds need one)", ksrc);
+		goto out;
+	}
 	if (is_file(b->ksrc)) {
 		if (!is_tarball_name(b->ksrc)) {
 			strbuf_addf(err, "'%s' is not a kernel tree (a file, and not a .tar[.xz|.gz|"
@@ -764,9 +827,18 @@ static int identify_source(struct build *b, struct strbuf *err)
 		ret = 0;
 		goto out;
 	}
+	strbuf_addf(&p, "%s/.git", b->ksrc);
+	if (b->opts->rev || b->opts->incremental) {
+		if (!exists(p.buf)) {
+			strbuf_addf(err, "'%s' is not a git tree (--rev and incremental builds need one)",
+				    ksrc);
+			goto out;
+		}
+		ret = identify_rev(b, err);
+		goto out;
+	}
 	if (kbuild_check_tree(b->ksrc, err) < 0)
 		goto out;
-	strbuf_addf(&p, "%s/.git", b->ksrc);
 	if (exists(p.buf)) {
 		static const char *const head[] = { "rev-parse", "--verify", "-q", "HEAD^{commit}", NULL };
 		static const char *const diff[] = { "diff", "HEAD", "--binary", "--no-color",
@@ -1185,10 +1257,30 @@ static int copy_file(const char *src, const char *dst, struct strbuf *err)
 	return r;
 }
 
+/* Copies the patches into the build directory and applies them to b->src. */
+static int apply_patches(struct build *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+	int r = 0;
+
+	for (size_t i = 0; i < b->opts->patches.nr && !r; i++) {
+		const char *name = base_name(b->opts->patches.v[i]);
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/patches/%04zu-%s", b->tmp.buf, i + 1, name);
+		if (copy_file(b->opts->patches.v[i], p.buf, err) < 0)
+			r = -1;
+		else
+			r = apply_patch(b, p.buf, b->opts->patches.v[i], err);
+	}
+	strbuf_release(&p);
+	return r;
+}
+
 /* Sets b->src: the user's tree, the unpacked tarball, or a private copy. */
 static int prepare_source(struct build *b, struct strbuf *err)
 {
-	struct strbuf pristine = STRBUF_INIT, p = STRBUF_INIT;
+	struct strbuf pristine = STRBUF_INIT;
 	int need_copy = b->opts->patches.nr > 0, r;
 
 	strbuf_addf(&b->src, "%s/src", b->tmp.buf);
@@ -1217,24 +1309,123 @@ static int prepare_source(struct build *b, struct strbuf *err)
 		if (r)
 			goto out;
 	}
-	for (size_t i = 0; i < b->opts->patches.nr; i++) {
-		const char *name = base_name(b->opts->patches.v[i]);
-
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%s/patches/%04zu-%s", b->tmp.buf, i + 1, name);
-		if (copy_file(b->opts->patches.v[i], p.buf, err) < 0) {
-			r = -1;
-			goto out;
-		}
-		r = apply_patch(b, p.buf, b->opts->patches.v[i], err);
-		if (r)
-			goto out;
-	}
-	r = 0;
+	r = apply_patches(b, err);
 out:
 	strbuf_release(&pristine);
+	return r;
+}
+
+/* git in dir, its output into the build log. */
+static int run_git(struct build *b, const char *dir, struct strbuf *err, ...)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT;
+	const char *a;
+	va_list ap;
+	int r;
+
+	strvec_pushl(&cp.args, "git", "-C", dir, NULL);
+	va_start(ap, err);
+	while ((a = va_arg(ap, const char *)))
+		strvec_push(&cp.args, a);
+	va_end(ap);
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, &out, err);
+	if (r != 0 && r != -1)
+		strbuf_addf(err, "git %s in '%s' failed: %.*s", cp.args.v[3], dir,
+			    (int)strcspn(out.buf, "\n"), out.buf);
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	return r == 0 ? 0 : -1;
+}
+
+/* Waits for (and takes) the lock of the work directory. */
+static int lock_work(struct build *b, struct strbuf *err)
+{
+	struct strbuf p = STRBUF_INIT;
+
+	strbuf_addf(&p, "%s.lock", b->work.buf);
+	b->worklockfd = open(p.buf, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (b->worklockfd < 0) {
+		strbuf_addf(err, "cannot open '%s': %s", p.buf, strerror(errno));
+		strbuf_release(&p);
+		return -1;
+	}
+	strbuf_release(&p);
+	if (flock(b->worklockfd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	info("another lab builds in %s; waiting for it", b->work.buf);
+	if (flock(b->worklockfd, LOCK_EX) < 0) {
+		strbuf_addf(err, "cannot lock '%s': %s", b->work.buf, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Incremental: the work directory's clone checked out at the commit (a
+ * checkout rewrites only the files that differ, so make rebuilds what the
+ * commit changed), the patches applied, and the kept object tree.
+ */
+static int prepare_work(struct build *b, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, p = STRBUF_INIT;
+	char hex[65];
+	int r = -1;
+
+	/* one directory per tree, patches, fragments and compiler */
+	strbuf_addf(&text, "work %s\n", b->ksrc);
+	for (size_t i = 0; i < b->in.patches.nr; i++)
+		strbuf_addf(&text, "patch %s\n", b->in.patches.v[i]);
+	strbuf_addf(&text, "compiler %s\nconfig\n%s", b->in.compiler.buf, b->in.config.buf);
+	kbuild_sha256_hex(text.buf, text.len, hex);
+	strbuf_addf(&b->work, "%s/kernels/work/%.*s", cache_dir(), KBUILD_KEY_LEN, hex);
+	if (mkdir_p(b->work.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", b->work.buf, strerror(errno));
+		goto out;
+	}
+	if (lock_work(b, err) < 0)
+		goto out;
+	strbuf_addf(&p, "%s/ksrc", b->work.buf);
+	write_file_atomic(p.buf, text.buf, text.len);
+	strbuf_reset(&b->src);
+	strbuf_addf(&b->src, "%s/src", b->work.buf);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/.git", b->src.buf);
+	if (!exists(p.buf)) {
+		remove_tree(b->src.buf);
+		if (b->opts->progress)
+			fprintf(stderr, "cloning %s (shared) into %s\n", b->ksrc, b->src.buf);
+		/* --shared: the objects stay the user's, read through alternates */
+		if (run_git(b, b->work.buf, err, "clone", "-q", "--shared", "--no-checkout",
+			    b->ksrc, b->src.buf, NULL) < 0)
+			goto out;
+	}
+	if (run_git(b, b->src.buf, err, "checkout", "-q", "-f", "--detach", b->rev, NULL) < 0 ||
+	    run_git(b, b->src.buf, err, "clean", "-q", "-f", "-d", "-x", NULL) < 0)
+		goto out;
+	if (kbuild_check_tree(b->src.buf, err) < 0) {
+		r = KBUILD_BAD_INPUT;
+		goto out;
+	}
+	strbuf_addf(&b->obj, "%s/obj", b->work.buf);
+	if (mkdir_p(b->obj.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", b->obj.buf, strerror(errno));
+		goto out;
+	}
+	r = apply_patches(b, err);
+out:
+	strbuf_release(&text);
 	strbuf_release(&p);
 	return r;
+}
+
+const char *kbuild_ccache_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "%s/ccache", cache_dir());
+	return dir;
 }
 
 static int configure(struct build *b, struct strbuf *err)
@@ -1364,7 +1555,9 @@ static int collect(struct build *b, struct strbuf *err)
 		strbuf_reset(&to);
 		strbuf_addf(&from, "%s/%s", b->obj.buf, items[i].from);
 		strbuf_addf(&to, "%s/%s", b->tmp.buf, items[i].to);
-		if (rename(from.buf, to.buf) < 0 && i < 3) {
+		/* the kept object tree keeps its products: make would redo them */
+		if ((b->opts->incremental ? copy_bytes(from.buf, to.buf, 0644) : rename(from.buf, to.buf)) < 0 &&
+		    i < 3) {
 			strbuf_addf(err, "the build left no '%s': %s", from.buf, strerror(errno));
 			goto out;
 		}
@@ -1453,10 +1646,11 @@ static int do_build(struct build *b, struct strbuf *err)
 	}
 	/* A killed build may have left its directory: start clean. */
 	remove_tree(b->tmp.buf);
-	strbuf_addf(&b->obj, "%s/obj", b->tmp.buf);
+	if (!b->opts->incremental)
+		strbuf_addf(&b->obj, "%s/obj", b->tmp.buf);
 	strbuf_addf(&p, "%s/patches", b->tmp.buf);
-	if (mkdir_p(b->obj.buf, 0755) < 0 || mkdir_p(p.buf, 0755) < 0) {
-		strbuf_addf(err, "cannot create '%s': %s", b->obj.buf, strerror(errno));
+	if ((b->obj.len && mkdir_p(b->obj.buf, 0755) < 0) || mkdir_p(p.buf, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", b->tmp.buf, strerror(errno));
 		r = -1;
 		goto out;
 	}
@@ -1467,7 +1661,12 @@ static int do_build(struct build *b, struct strbuf *err)
 		r = -1;
 		goto out;
 	}
-	r = prepare_source(b, err);
+	if (b->opts->incremental) {
+		b->ccache = in_path("ccache");
+		r = prepare_work(b, err);
+	} else {
+		r = prepare_source(b, err);
+	}
 	if (r)
 		goto out;
 	r = configure(b, err);
@@ -1485,11 +1684,14 @@ static int do_build(struct build *b, struct strbuf *err)
 	r = collect(b, err);
 	if (r)
 		goto out;
-	/* The objects and the private source copy are not needed any more. */
-	remove_tree(b->obj.buf);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/src", b->tmp.buf);
-	remove_tree(p.buf);
+	/* The objects and the private source copy are not needed any more
+	 * (an incremental build keeps both in its work directory). */
+	if (!b->opts->incremental) {
+		remove_tree(b->obj.buf);
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/src", b->tmp.buf);
+		remove_tree(p.buf);
+	}
 	strbuf_reset(&p);
 	strbuf_addf(&p, "%s/build.log", b->tmp.buf);
 	close(b->logfd);
@@ -1519,7 +1721,8 @@ int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 		.opts = opts, .res = res, .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT,
 		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .git_diff = STRBUF_INIT,
 		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
-		.log = STRBUF_INIT, .logfd = -1, .lockfd = -1, .start_ns = now_ns(),
+		.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1,
+		.start_ns = now_ns(),
 	};
 	int r;
 

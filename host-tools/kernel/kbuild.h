@@ -82,6 +82,11 @@ int kbuild_looks_like_key(const char *s);
  */
 int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err);
 
+/* git -C dir args... (NULL-terminated) with a deadline: its stdout in out,
+ * stderr in errout (either may be NULL).  The exit code, CHILD_TIMED_OUT,
+ * or -1 when git could not be started. */
+int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *errout);
+
 /* <lab_cache_dir()>/kernels/built */
 const char *kbuild_cache_root(void);
 
@@ -95,8 +100,13 @@ struct kbuild_opts {
 	int progress;            /* a progress line on stderr (give isatty(2)) */
 	int key_only;            /* compute the key, look in the cache, build nothing */
 	int config_only;         /* stop after the configuration check; cache nothing */
+	const char *rev;         /* a git tree's commit to build (its work tree and
+				  * uncommitted changes are ignored); NULL: HEAD */
+	int incremental;         /* build in the persistent directory of this tree,
+				  * patches and config (see kbuild_work_dir()), with
+				  * ccache when installed; needs a git tree */
 };
-#define KBUILD_OPTS_INIT { NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0, 0 }
+#define KBUILD_OPTS_INIT { NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0, 0, NULL, 0 }
 void kbuild_opts_release(struct kbuild_opts *o);
 
 /* Where a build ended up; plain data. */
@@ -110,6 +120,18 @@ struct kbuild_result {
 	int cached;               /* 1: found in the cache, nothing was built */
 	double seconds;           /* wall time of this call */
 };
+
+/*
+ * Incremental builds (opts.incremental) keep one directory per tree, patches
+ * and fragments, <cache>/kernels/work/<id>/: src/ a shared clone of the
+ * user's repository (objects borrowed through alternates, nothing written
+ * to the user's tree) that is checked out at each commit, so only the files
+ * a commit changes get new mtimes, and obj/ the O= tree kept between builds.
+ * The products are copied (not moved) into the cache entry; ccache, when in
+ * $PATH, keeps its files in <cache>/ccache.  A step of a bisection that
+ * changes a few files then rebuilds those and relinks.
+ */
+const char *kbuild_ccache_dir(void);
 
 /* kbuild_build() failures: the inputs are wrong (not a kernel tree, a patch
  * that does not apply, a fragment option that did not survive, a compile

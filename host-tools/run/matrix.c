@@ -399,6 +399,13 @@ int matrix_state_save(const struct matrix *m, const char *dir)
  * room for the initrd, QEMU's start and the NMI evidence on a hang. */
 #define CHILD_MARGIN_S 120
 
+static int ends_with_ini(const char *s)
+{
+	size_t n = strlen(s);
+
+	return n > 4 && !strcmp(s + n - 4, ".ini");
+}
+
 int lab_run_deadline_s(const char *topo, const char *suite, unsigned *deadline_s,
 		       struct strbuf *err)
 {
@@ -413,7 +420,8 @@ int lab_run_deadline_s(const char *topo, const char *suite, unsigned *deadline_s
 		strbuf_release(&e);
 		return -1;
 	}
-	if (plan_compile_suite(suite, &plan, err) < 0) {
+	if ((ends_with_ini(suite) ? plan_compile_file(suite, &plan, err)
+				  : plan_compile_suite(suite, &plan, err)) < 0) {
 		strbuf_release(&e);
 		return -1;
 	}
@@ -457,7 +465,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		return -1;
 	}
 	child_process_init(&j->cp);
-	strvec_pushl(&j->cp.args, self, "run", "--topo", j->topo, "--suite", j->suite,
+	strvec_pushl(&j->cp.args, self, "run", "--topo", j->topo,
+		     j->scenario ? "--scenario" : "--suite", j->scenario ? j->scenario : j->suite,
 		     "--kernel", j->kernel, "--results", j->results_root, NULL);
 	if (j->label && *j->label)
 		strvec_pushl(&j->cp.args, "--label", j->label, NULL);

@@ -87,6 +87,7 @@ int matrix_state_save(const struct matrix *m, const char *dir);
 struct lab_child_run {
 	/* set by the caller */
 	const char *kernel, *label, *topo, *suite;
+	const char *scenario;		/* --scenario FILE instead of the suite, or NULL */
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int smt_off;
 	const char *sched_feat;		/* --sched-feat, or NULL */
@@ -99,7 +100,8 @@ struct lab_child_run {
 };
 
 /*
- * Seconds a `lab run` of suite on topo may take before we kill it: its own
+ * Seconds a `lab run` of suite (a name, or a scenario file ending in .ini)
+ * on topo may take before we kill it: its own
  * timeout (boot plus the cases' deadlines, after which it reports a HANG
  * itself) plus a margin for the initrd and QEMU's exit.  Validates the
  * topology and the suite on the way: -1 with one line in err.
