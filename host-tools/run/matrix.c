@@ -455,6 +455,11 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		return -1;
 	}
 	self[n] = '\0';
+	/* rebuilt while we run (make replaced the file): the child runs this
+	 * very binary, which the kernel keeps for us, not the path's new one
+	 * or the " (deleted)" name readlink gives */
+	if (n > 10 && !strcmp(self + n - 10, " (deleted)"))
+		snprintf(self, sizeof(self), "/proc/self/exe");
 	if (mkdir_p(j->results_root, 0755) < 0) {
 		strbuf_addf(err, "cannot create '%s'", j->results_root);
 		return -1;
