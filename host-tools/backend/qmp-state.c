@@ -101,6 +101,11 @@ int qmp_wait_incoming(struct qmp *q, int timeout_ms, struct strbuf *err)
 			json_object_put(reply);
 			return 0;
 		}
+		/* saved while stopped, the stream says "paused": run it now */
+		if (!strcmp(st, "paused")) {
+			json_object_put(reply);
+			return qmp_command(q, "cont", NULL, NULL, 5000, err);
+		}
 		if (strcmp(st, "inmigrate")) {
 			strbuf_addf(err, "restored guest is '%s', not running", st);
 			json_object_put(reply);

@@ -61,17 +61,49 @@ void warm_key_text(const struct backend_conf *conf, const char *backend,
 	strbuf_release(&cmd);
 }
 
+/*
+ * A file's part of the key: its SHA-256, or for a file over 16 MiB (a
+ * 64 MiB vmlinux costs half a second to hash on a loaded host, a third
+ * of a warm start) its identity: path, device, inode, size and mtime,
+ * which a rebuilt or replaced kernel changes.
+ */
+static int file_identity(const char *path, struct strbuf *out, struct strbuf *err)
+{
+	struct stat st;
+	char hex[65];
+
+	if (stat(path, &st) < 0) {
+		strbuf_addf(err, "cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_size > (16 << 20)) {
+		strbuf_addf(out, "file %s dev %llu ino %llu size %lld mtime %lld.%09ld\n", path,
+			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		return 0;
+	}
+	if (kbuild_sha256_file(path, hex, err) < 0)
+		return -1;
+	strbuf_addf(out, "sha256 %s\n", hex);
+	return 0;
+}
+
 int warm_key(const struct backend_conf *conf, const char *backend, const char *qemu_version,
 	     char key[WARM_KEY_HEX], struct strbuf *err)
 {
 	struct strbuf text = STRBUF_INIT;
-	char kh[65], ih[65];
 
-	if (kbuild_sha256_file(conf->kernel, kh, err) < 0 ||
-	    (conf->initrd && kbuild_sha256_file(conf->initrd, ih, err) < 0))
-		return -1;
 	warm_key_text(conf, backend, qemu_version, &text);
-	strbuf_addf(&text, "kernel %s\ninitrd %s\n", kh, conf->initrd ? ih : "none");
+	strbuf_addstr(&text, "kernel ");
+	if (file_identity(conf->kernel, &text, err) < 0) {
+		strbuf_release(&text);
+		return -1;
+	}
+	strbuf_addstr(&text, "initrd ");
+	if (conf->initrd && file_identity(conf->initrd, &text, err) < 0) {
+		strbuf_release(&text);
+		return -1;
+	}
 	kbuild_sha256_hex(text.buf, text.len, key);
 	strbuf_release(&text);
 	return 0;

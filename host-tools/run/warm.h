@@ -16,7 +16,8 @@
  * The snapshot key: SHA-256 over the backend name, the QEMU version, the
  * complete QEMU command line conf gives (topology, accelerator, TCG
  * threads, firmware, kernel command line with SMT and sched_feat
- * variants) and the contents of the kernel and initrd files.  lpj=, the
+ * variants) and the kernel and initrd files (contents, or the identity
+ * of a file over 16 MiB: path, inode, size, mtime).  lpj=, the
  * host's TSC rate measured again at each run, is left out: it only
  * steers a boot that a restored guest does not repeat.  -1 with err when
  * a file cannot be read.
