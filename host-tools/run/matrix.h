@@ -89,6 +89,7 @@ struct lab_child_run {
 	const char *kernel, *label, *topo, *suite;
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int smt_off;
+	int warm;			/* lab run --warm */
 	const char *sched_feat;		/* --sched-feat, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */
