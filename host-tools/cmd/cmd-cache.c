@@ -46,7 +46,7 @@ static void print_json(const struct cache_list *l)
 		json_object_object_add(o, "last_use", json_object_new_int64((int64_t)e->last_use));
 		json_object_array_add(a, o);
 	}
-	printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY));
+	printf("%s\n", json_object_to_json_string_ext(a, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(a);
 }
 

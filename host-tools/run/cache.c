@@ -42,8 +42,7 @@ static void measure(const char *path, int depth, uint64_t *bytes, time_t *last)
 			*last = newest(&st);
 		return;
 	}
-	if (st.st_mtime > *last)
-		*last = st.st_mtime;
+	/* a directory's own times say when files came and went, not use */
 	if (depth > 8 || !(d = opendir(path)))
 		return;
 	while ((de = readdir(d))) {
