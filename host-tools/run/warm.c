@@ -196,13 +196,47 @@ int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq)
 	return ps.parked ? 0 : -1;
 }
 
+/*
+ * QEMU 7.2 waits for a readable incoming fd: a stream that ends before
+ * its first byte (a truncated file zstd cannot start on) would leave it
+ * waiting, so the size meta.json recorded is checked first.
+ */
+static int state_intact(const struct warm *w, struct strbuf *err)
+{
+	char *path = xasprintf("%s/meta.json", w->dir.buf);
+	struct json_object *meta = json_read_file(path, NULL, 0, NULL, err), *v;
+	struct stat st;
+	int ret = -1;
+
+	free(path);
+	if (!meta)
+		return -1;
+	path = xasprintf("%s/state.zst", w->dir.buf);
+	if (stat(path, &st) < 0)
+		strbuf_addf(err, "cannot stat '%s': %s", path, strerror(errno));
+	else if (!json_object_object_get_ex(meta, "state_bytes", &v) ||
+		 json_object_get_int64(v) != (int64_t)st.st_size)
+		strbuf_addf(err, "state.zst is %lld bytes, meta.json says %lld",
+			    (long long)st.st_size, v ? (long long)json_object_get_int64(v) : -1LL);
+	else
+		ret = 0;
+	free(path);
+	json_object_put(meta);
+	return ret;
+}
+
 int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf *err)
 {
 	char *path = xasprintf("%s/prefix.bin", w->dir.buf), *state;
 	size_t len;
-	char *buf = read_file(path, &len);
+	char *buf;
 	int pfd[2];
 
+	if (state_intact(w, err) < 0) {
+		free(path);
+		return -1;
+	}
+	buf = read_file(path, &len);
 	free(path);
 	if (!buf) {
 		strbuf_addf(err, "snapshot has no prefix.bin: %s", strerror(errno));
@@ -308,14 +342,19 @@ static void write_meta(const struct warm *w, const char *tmpdir, uint64_t ram_mi
 		       size_t prefix_len)
 {
 	struct json_object *o = json_object_new_object();
-	char *path = xasprintf("%s/meta.json", tmpdir);
+	char *path = xasprintf("%s/state.zst", tmpdir);
 	const char *text;
+	struct stat st;
+	off_t state_bytes = stat(path, &st) ? -1 : st.st_size;
 
+	free(path);
+	path = xasprintf("%s/meta.json", tmpdir);
 	json_object_object_add(o, "key", json_object_new_string(w->key));
 	json_object_object_add(o, "created", json_object_new_int64((int64_t)time(NULL)));
 	json_object_object_add(o, "guest_ram_mib", json_object_new_int64((int64_t)ram_mib));
 	json_object_object_add(o, "prefix_bytes", json_object_new_int64((int64_t)prefix_len));
 	json_object_object_add(o, "save_s", json_object_new_double(w->save_s));
+	json_object_object_add(o, "state_bytes", json_object_new_int64((int64_t)state_bytes));
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	write_file_atomic(path, text, strlen(text));
 	json_object_put(o);
