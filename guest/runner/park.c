@@ -96,20 +96,20 @@ int park_header_parse(const char *payload, size_t len, struct park_header *h,
  * every earlier restore: take the host's fresh ones before any case. */
 static void apply_header(const struct park_header *h)
 {
-	struct {
-		struct rand_pool_info info;
-		uint8_t buf[PARK_SEED_LEN];
-	} rp;
+	struct rand_pool_info *rp = malloc(sizeof(*rp) + PARK_SEED_LEN);
 	struct timespec ts = { .tv_sec = (time_t)h->realtime_s, .tv_nsec = h->realtime_ns };
 	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
 
-	rp.info.entropy_count = PARK_SEED_LEN * 8;
-	rp.info.buf_size = PARK_SEED_LEN;
-	memcpy(rp.buf, h->seed, PARK_SEED_LEN);
 	/* crediting needs CAP_SYS_ADMIN (we are root); mixing in needs nothing */
-	if (fd >= 0 && ioctl(fd, RNDADDENTROPY, &rp) < 0 &&
+	if (rp) {
+		rp->entropy_count = PARK_SEED_LEN * 8;
+		rp->buf_size = PARK_SEED_LEN;
+		memcpy(rp->buf, h->seed, PARK_SEED_LEN);
+	}
+	if (fd >= 0 && (!rp || ioctl(fd, RNDADDENTROPY, rp) < 0) &&
 	    write(fd, h->seed, PARK_SEED_LEN) != PARK_SEED_LEN)
 		runner_error("cannot reseed the RNG: %s", strerror(errno));
+	free(rp);
 	if (fd >= 0)
 		close(fd);
 	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
