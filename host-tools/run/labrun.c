@@ -649,7 +649,7 @@ static void warm_prepare(struct lab_run *r, struct backend_conf *conf, const cha
 	sw->plan_frame_len = r->warm_state.plan_frame.len;
 	if (r->warm_state.restoring)
 		printf("start: warm (snapshot %.12s)\n", r->warm_state.key);
-	else
+	else if (sw->save)
 		printf("start: cold, then saved for warm starts (snapshot %.12s)\n", r->warm_state.key);
 	fflush(stdout);
 	strbuf_release(&err);
