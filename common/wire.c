@@ -77,6 +77,7 @@ const char *wire_type_name(unsigned type)
 		[WIRE_END] = "end",
 		[WIRE_COUNTERS] = "counters",
 		[WIRE_TRACE] = "trace",
+		[WIRE_PLAN] = "plan",
 	};
 
 	if (type >= WIRE_TYPE_MAX || !names[type])

@@ -45,8 +45,13 @@ enum wire_type {
 			    * trace_pipe_raw pages, several records append), stats
 			    * (per_cpu/cpuN/stats), done (run complete), absent
 			    * (run "-": why nothing is traced); guest/runner/schedtrace.h */
+	WIRE_PLAN = 9,     /* host to a parked runner (warm start): "seed=<hex>\n
+			    * realtime=<s>.<ns>\n\n" then the compiled plan */
 	WIRE_TYPE_MAX,
 };
+
+/* The WIRE_LOG a parked runner sends last before it waits for WIRE_PLAN. */
+#define WIRE_LOG_PARKED "parked: waiting for a plan"
 
 const char *wire_type_name(unsigned type);
 

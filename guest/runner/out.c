@@ -26,14 +26,14 @@ void runner_error(const char *fmt, ...)
 }
 
 
-int out_open(struct out *o, const char *path)
+static int open_flags(struct out *o, const char *path, int flags)
 {
 	memset(o, 0, sizeof(*o));
 	o->name = path;
 	if (!strcmp(path, "-")) {
 		o->fd = 1;
 	} else {
-		o->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOCTTY | O_CLOEXEC, 0644);
+		o->fd = open(path, flags | O_NOCTTY | O_CLOEXEC, 0644);
 		if (o->fd < 0) {
 			runner_error("cannot open '%s': %s", path, strerror(errno));
 			return -1;
@@ -54,6 +54,23 @@ int out_open(struct out *o, const char *path)
 			return -1;
 		}
 		o->is_tty = 1;
+	}
+	return 0;
+}
+
+int out_open(struct out *o, const char *path)
+{
+	return open_flags(o, path, O_WRONLY | O_CREAT | O_TRUNC);
+}
+
+int out_open_duplex(struct out *o, const char *path)
+{
+	if (open_flags(o, path, O_RDWR) < 0)
+		return -1;
+	if (!o->is_tty) {
+		runner_error("'%s' is not a tty: nothing can send a plan there", path);
+		out_close(o);
+		return -1;
 	}
 	return 0;
 }

@@ -16,6 +16,9 @@ struct out {
 
 /* "-" is stdout; a tty is switched to raw mode so no byte is rewritten. */
 int out_open(struct out *o, const char *path);
+/* The same for a channel the host also writes to (a parked runner reads
+ * its plan there): opened read-write, and it must be a tty. */
+int out_open_duplex(struct out *o, const char *path);
 /* Frames and writes one record; -1 with a message on stderr on failure. */
 int out_record(struct out *o, uint16_t type, const void *payload, size_t len);
 /* Sends WIRE_END with the count of records so far. */

@@ -636,6 +636,23 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	return send_event(o, "case_end", c->id, extra[0] ? extra : NULL);
 }
 
+/* Every case of p (released here), then END; refused: the variant asked
+ * for could not be set, so nothing is measured. */
+static int run_cases(struct out *o, struct plan *p, int refused, int ret)
+{
+	/* never measure without the variant that was asked for */
+	for (unsigned i = 0; !ret && !refused && !stop_requested && i < p->nr_cases; i++)
+		if (run_case(o, &p->cases[i], i) < 0)
+			ret = -1;
+	plan_release(p);
+	if (stop_requested && !ret &&
+	    send_event(o, "interrupted", "", ", \"error\": \"stopped by a signal\"") < 0)
+		ret = -1;
+	if (!ret)
+		ret = out_end(o);
+	return ret < 0 || refused || stop_requested ? -1 : 0;
+}
+
 int run_plan(struct out *o, const char *path, int with_snapshot)
 {
 	struct plan p = { 0 };
@@ -652,15 +669,18 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)
 		ret = -1;
-	/* never measure without the variant that was asked for */
-	for (unsigned i = 0; !ret && !refused && !stop_requested && i < p.nr_cases; i++)
-		if (run_case(o, &p.cases[i], i) < 0)
-			ret = -1;
-	plan_release(&p);
-	if (stop_requested && !ret &&
-	    send_event(o, "interrupted", "", ", \"error\": \"stopped by a signal\"") < 0)
-		ret = -1;
-	if (!ret)
-		ret = out_end(o);
-	return ret < 0 || refused || stop_requested ? -1 : 0;
+	return run_cases(o, &p, refused, ret);
+}
+
+int run_plan_text(struct out *o, const char *text, size_t len)
+{
+	struct plan p = { 0 };
+	char err[512];
+
+	if (plan_parse(text, len, &p, err, sizeof(err)) < 0) {
+		runner_error("plan from the host: %s", err);
+		return -1;
+	}
+	catch_stop_signals();
+	return run_cases(o, &p, 0, 0);
 }

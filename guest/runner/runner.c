@@ -2,6 +2,7 @@
  * its options and sends its records to the host (or a file, or stdout). */
 #include "direct.h"
 #include "out.h"
+#include "park.h"
 #include "plan-run.h"
 #include "probe.h"
 
@@ -11,6 +12,7 @@
 static const char usage_text[] =
 	"usage: runner --probe-topology --out <path|->\n"
 	"       runner --plan <file> --out <path|-> [--no-snapshot]\n"
+	"       runner --park --out <tty>\n"
 	"       runner --check-plan <file>\n"
 	"       runner --workload NAME [--set key=value]... [--timeout S]\n"
 	"       runner --list-workloads\n"
@@ -18,6 +20,8 @@ static const char usage_text[] =
 	"  --probe-topology  send the kernel's view of CPUs, caches, nodes and\n"
 	"                    scheduling domains as framed records\n"
 	"  --plan <file>     run a compiled plan (the topology snapshot first)\n"
+	"  --park            snapshot, then wait on the --out tty for the plan\n"
+	"                    (warm start: the host saves the guest meanwhile)\n"
 	"  --check-plan      validate a plan's workloads and options, run nothing\n"
 	"  --out <path>      where records go: a serial port (made raw), a file,\n"
 	"                    or - for stdout\n";
@@ -25,7 +29,7 @@ static const char usage_text[] =
 int main(int argc, char **argv)
 {
 	const char *out_path = NULL, *plan = NULL;
-	int probe = 0, snapshot = 1, ret;
+	int probe = 0, park = 0, snapshot = 1, ret;
 	struct out o;
 
 	if (argc > 1 && (!strcmp(argv[1], "--workload") || !strcmp(argv[1], "--list-workloads")))
@@ -35,6 +39,8 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe-topology")) {
 			probe = 1;
+		} else if (!strcmp(argv[i], "--park")) {
+			park = 1;
 		} else if (!strcmp(argv[i], "--no-snapshot")) {
 			snapshot = 0;
 		} else if (!strcmp(argv[i], "--out") || !strcmp(argv[i], "--plan")) {
@@ -54,13 +60,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (probe == !!plan || !out_path) {
+	if (probe + park + !!plan != 1 || !out_path) {
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if (out_open(&o, out_path) < 0)
+	if ((park ? out_open_duplex(&o, out_path) : out_open(&o, out_path)) < 0)
 		return 1;
-	ret = plan ? run_plan(&o, plan, snapshot) : probe_topology(&o);
+	ret = park ? run_parked(&o) : plan ? run_plan(&o, plan, snapshot) : probe_topology(&o);
 	if (out_close(&o) < 0)
 		ret = -1;
 	return ret < 0 ? 1 : 0;

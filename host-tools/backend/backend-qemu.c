@@ -124,7 +124,7 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 {
 	struct qemu_priv *p = xcalloc(1, sizeof(*p));
 	int con[2], rec[2], qmp[2];
-	int keep[3];
+	int keep[4];
 	char *logpath = NULL;
 	int logfd = -1;
 
@@ -142,6 +142,11 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 	keep[2] = qmp[1];
 	p->cp.keep_fds = keep;
 	p->cp.nr_keep_fds = 3;
+	if (conf->restore) {
+		strvec_push(&p->cp.args, "-incoming");
+		strvec_pushf(&p->cp.args, "fd:%d", conf->incoming_fd);
+		keep[p->cp.nr_keep_fds++] = conf->incoming_fd;
+	}
 	p->cp.in = -2;
 	p->cp.out = -2;
 	p->cp.new_pgrp = 1;
@@ -180,6 +185,11 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 		return -1;
 	}
 	p->qmp_ok = 1;
+	/* a stream QEMU cannot load ends it: the caller falls back to a boot */
+	if (conf->restore && qmp_wait_incoming(&p->qmp, 120000, err) < 0) {
+		b->ops->stop(b, 2000);
+		return -1;
+	}
 	snprintf(b->version, sizeof(b->version), "QEMU %.50s", p->qmp.version);
 	return 0;
 }
@@ -225,6 +235,17 @@ static int qemu_qmp(struct backend *b, const char *cmd, struct json_object *args
 		return -1;
 	}
 	return qmp_command(&p->qmp, cmd, args, reply, 10000, err);
+}
+
+static int qemu_save(struct backend *b, int fd, struct strbuf *err)
+{
+	struct qemu_priv *p = b->priv;
+
+	if (!p || !p->qmp_ok) {
+		strbuf_addstr(err, "qmp is not connected");
+		return -1;
+	}
+	return qmp_save_state(&p->qmp, fd, 300000, err);
 }
 
 static int qemu_stop(struct backend *b, int timeout_ms)
@@ -281,6 +302,7 @@ const struct backend_ops backend_qemu = {
 	.nmi = qemu_nmi,
 	.dump_vcpus = qemu_dump_vcpus,
 	.qmp = qemu_qmp,
+	.save = qemu_save,
 	.stop = qemu_stop,
 	.release = qemu_release,
 };

@@ -22,6 +22,9 @@ struct backend_conf {
 	const char *run_dir;   /* results/<run>/; the backend may write qemu.log there */
 	const char *name;      /* unique per run: QEMU -name, libvirt domain name */
 	const char *uri;       /* libvirt connection URI; NULL: libvirt_uri(NULL) */
+	int restore;           /* warm start: load the guest from incoming_fd (a
+	                        * stream save() wrote) instead of booting it */
+	int incoming_fd;
 };
 
 /*
@@ -58,6 +61,9 @@ struct backend_ops {
 	 * idea of the domain stays right.  NULL: QMP device_add/device_del.
 	 * An unplug may return before the guest has ejected the vCPU. */
 	int (*vcpu_set)(struct backend *b, unsigned vcpu, int online, struct strbuf *err);
+	/* Warm start: writes the whole guest (stopped for the while) to fd,
+	 * then lets it run on; NULL where the backend cannot save. */
+	int (*save)(struct backend *b, int fd, struct strbuf *err);
 	/* Graceful end when possible (QMP quit), then kill; always reaps.
 	 * Returns the hypervisor's exit status, or -1. */
 	int (*stop)(struct backend *b, int timeout_ms);

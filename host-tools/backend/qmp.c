@@ -120,8 +120,35 @@ int qmp_handshake(struct qmp *q, int timeout_ms, struct strbuf *err)
 	return qmp_command(q, "qmp_capabilities", NULL, NULL, timeout_ms, err);
 }
 
+/* The request's first byte carries fd (SCM_RIGHTS) for QEMU's getfd. */
+static int send_with_fd(int sock, const char *text, int fd)
+{
+	char ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = (void *)text, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+
+	memset(ctl, 0, sizeof(ctl));
+	c = CMSG_FIRSTHDR(&mh);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	while (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0)
+		if (errno != EINTR)
+			return -1;
+	return send_in_full(sock, text + 1, strlen(text) - 1) < 0 ? -1 : 0;
+}
+
 int qmp_command(struct qmp *q, const char *cmd, struct json_object *args,
 		struct json_object **reply, int timeout_ms, struct strbuf *err)
+{
+	return qmp_command_fd(q, cmd, args, -1, reply, timeout_ms, err);
+}
+
+int qmp_command_fd(struct qmp *q, const char *cmd, struct json_object *args, int fd,
+		   struct json_object **reply, int timeout_ms, struct strbuf *err)
 {
 	struct json_object *req = json_object_new_object();
 	unsigned long id = q->next_id++;
@@ -135,7 +162,7 @@ int qmp_command(struct qmp *q, const char *cmd, struct json_object *args,
 	json_object_object_add(req, "id", json_object_new_int64((int64_t)id));
 	text = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN);
 	/* send(MSG_NOSIGNAL): a QEMU that died is an error here, not SIGPIPE */
-	ret = send_in_full(q->fd, text, strlen(text)) < 0 ||
+	ret = (fd >= 0 ? send_with_fd(q->fd, text, fd) : send_in_full(q->fd, text, strlen(text))) < 0 ||
 	      send_in_full(q->fd, "\r\n", 2) < 0 ? -1 : 0;
 	json_object_put(req);
 	if (ret) {

@@ -34,6 +34,20 @@ int qmp_handshake(struct qmp *q, int timeout_ms, struct strbuf *err);
 int qmp_command(struct qmp *q, const char *cmd, struct json_object *args,
 		struct json_object **reply, int timeout_ms, struct strbuf *err);
 
+/* qmp_command() whose request carries fd (SCM_RIGHTS), for getfd; the
+ * caller still owns and closes its copy of fd. */
+int qmp_command_fd(struct qmp *q, const char *cmd, struct json_object *args, int fd,
+		   struct json_object **reply, int timeout_ms, struct strbuf *err);
+
+/*
+ * Warm start (run/warm.h).  qmp_save_state() stops the guest, writes its
+ * whole state (a migration stream) to fd and waits for the stream to
+ * complete, then lets the guest run on.  qmp_wait_incoming() waits until
+ * a QEMU started with -incoming has loaded its stream and runs.
+ */
+int qmp_save_state(struct qmp *q, int fd, int timeout_ms, struct strbuf *err);
+int qmp_wait_incoming(struct qmp *q, int timeout_ms, struct strbuf *err);
+
 /*
  * Splits one message off the front of buf (QMP messages are JSON objects
  * ended by CRLF).  Returns the parsed object (caller puts it), NULL when

@@ -18,7 +18,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual]";
+	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
@@ -45,6 +45,7 @@ struct ab_boot {
 struct ab {
 	const char *topo, *suite;
 	const char *backend, *uri;	/* passed to every lab run */
+	int warm;			/* lab run --warm: restored guests (docs/warm-start.md) */
 	unsigned rounds, nr_sides;
 	struct ab_side sides[AB_MAX_SIDES];
 	struct ab_boot *boots;
@@ -254,6 +255,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.sched_feat = side->sched_feat;
 	j.backend = ab->backend;
 	j.uri = ab->uri;
+	j.warm = ab->warm;
 	j.results_root = root;
 	j.log_path = log;
 	j.deadline_s = ab->deadline_s;
@@ -383,6 +385,7 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("backend", &ab.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("uri", &ab.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
+		OPT_BOOL("warm", &ab.warm, "restore saved guests instead of booting each run (default cold: boot-to-boot variation belongs in each side's sample)"),
 		OPT_END(),
 	};
 

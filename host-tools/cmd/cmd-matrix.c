@@ -23,7 +23,7 @@
 
 static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--arch A] [--jobs N] [--dir DIR] "
-	"[--backend libvirt --uri URI1 --uri URI2...] (or only --dir DIR: resume a stopped matrix)";
+	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
 #define POLL_MS 250
@@ -40,6 +40,7 @@ struct mx_run {
 	struct matrix m;
 	const char *dir;
 	const char *backend;		/* passed to every lab run */
+	int warm;			/* lab run --warm */
 	unsigned parallel;		/* per host */
 	unsigned max_total;		/* over all hosts; 0: no bound */
 	unsigned running;
@@ -250,6 +251,7 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	c->topo = j->topo;
 	c->suite = j->suite;
 	c->backend = r->backend;
+	c->warm = r->warm;
 	c->uri = r->host[h].uri;
 	r->job_host[i] = h;
 	free(j->uri);
@@ -514,6 +516,7 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
+		OPT_BOOL("warm", &r.warm, "every lab run restores a saved guest of its kernel and topology"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),

@@ -24,7 +24,7 @@
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
 	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] "
-	"[--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
+	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /* A run that ended early says where: the last case it finished, and the
  * one it was in (verdict.json carries both too). */
@@ -51,7 +51,7 @@ int cmd_run(int argc, const char **argv)
 	struct lab_run r;
 	struct plan parsed = { 0 };
 	char perr[256];
-	int nr_pos, ret, bad, quiet = 0;
+	int nr_pos, ret, bad, quiet = 0, warm = 0, cold = 0;
 	const char *resume = NULL;
 	struct run_resume rr = RUN_RESUME_INIT;
 	struct run_progress rp;
@@ -84,6 +84,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
+			OPT_BOOL("warm", &warm, "restore a saved, verified guest of the same kernel, topology and variant (the first run boots and saves it)"),
+			OPT_BOOL("cold", &cold, "boot the guest (the default)"),
 			OPT_END(),
 		};
 
@@ -91,6 +93,9 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (warm && cold)
+		die(LAB_EXIT_USAGE, "give at most one of --warm and --cold");
+	r.warm = warm;
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
 	r.smt_off = smt && !strcmp(smt, "off");

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "run/labrun.h"
 #include "common/io.h"
+#include "common/wire.h"
 #include "backend/backend.h"
 #include "lib/child.h"
 #include "topo/guestview.h"
@@ -36,6 +37,9 @@ void lab_run_init(struct lab_run *r)
 	r->ndiff = -1;
 	session_init(&r->s);
 	image_init(&r->image);
+	warm_init(&r->warm_state, "");
+	r->t_init_ns = now_ns();
+	r->start = "cold";
 }
 
 void lab_run_release(struct lab_run *r)
@@ -53,6 +57,7 @@ void lab_run_release(struct lab_run *r)
 		json_object_put(r->guest);
 	session_release(&r->s);
 	image_release(&r->image);
+	warm_release(&r->warm_state);
 }
 
 static int copy_into(int out, const char *path, struct strbuf *err)
@@ -530,6 +535,30 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		if (image_probe(&r->image, err) < 0)
 			return -1;
 	}
+	if (r->warm && (r->ops != &backend_qemu || r->image_path || !r->plan_text)) {
+		strbuf_addstr(err, r->ops != &backend_qemu ?
+			      "--warm needs the qemu backend (libvirt's save and restore are not wired up)" :
+			      r->image_path ? "--warm cannot restore a guest with a disk image (--image)" :
+			      "--warm needs a plan to send: lab run");
+		return -1;
+	}
+	if (r->warm && r->plan_len + 256 > WIRE_MAX_PAYLOAD) {
+		strbuf_addf(err, "a plan of %zu bytes is too big for --warm (1 MiB with its header)",
+			    r->plan_len);
+		return -1;
+	}
+	/* not tried yet: refused rather than trusted (docs/warm-start.md) */
+	if (r->warm && r->topo.arch != TOPO_ARCH_X86_64) {
+		strbuf_addf(err, "--warm restores x86_64 guests only for now; an %s guest boots cold (--cold)",
+			    topo_arch_info(r->topo.arch)->name);
+		return -1;
+	}
+	if (r->warm && lab_clock_parse(r->clock) > 0) {
+		strbuf_addstr(err, "--warm with --clock virtual is not supported yet: a virtual-time run boots cold");
+		return -1;
+	}
+	if (r->warm)
+		r->mode = "warm";
 	if (r->topo.arch != TOPO_ARCH_X86_64) {
 		/* KVM runs only guests of the host's own architecture */
 		if (r->accel && !strcmp(r->accel, "kvm")) {
@@ -577,7 +606,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	if (r->image_path) {
 		/* r->initrd is set: the plan travels in the image */
-	} else if (r->initrd_extra) {
+	} else if (r->initrd_extra && !r->warm) {
+		/* a warm guest gets its plan over the record channel */
 		r->initrd = join_initrd(base, r->initrd_extra, err);
 		if (!r->initrd)
 			return -1;
@@ -711,8 +741,62 @@ static struct json_object *image_kernel_json(const struct lab_run *r)
 	return o;
 }
 
+static void warm_save_cb(void *ctx, struct backend *b)
+{
+	struct lab_run *r = ctx;
+	struct warm *w = &r->warm_state;
+
+	if (warm_save(w, b, r->s.conf->run_dir, topo_total_mem_mib(&r->topo)) < 0)
+		warning("guest not saved for warm starts: %s", w->why);
+	else if (w->saved && !r->quiet && isatty(STDERR_FILENO))
+		fprintf(stderr, "lab: guest saved as snapshot %.12s in %.1f s\n", w->key, w->save_s);
+}
+
+/* One line, and the snapshot goes: a later run must not trip on it again. */
+static void warm_fallback(struct lab_run *r, struct strbuf *err)
+{
+	printf("start: snapshot %.12s did not restore (%s); deleted, booting cold\n",
+	       r->warm_state.key, err->buf);
+	fflush(stdout);
+	warm_drop(&r->warm_state);
+	r->start = "cold";
+}
+
+/* The saved guest's key (and snapshot, if any) and the plan to send. */
+static void warm_prepare(struct lab_run *r, struct backend_conf *conf, const char *qver,
+			 struct session_warm *sw)
+{
+	struct strbuf err = STRBUF_INIT;
+	char key[WARM_KEY_HEX];
+
+	if (warm_key(conf, r->ops->name, qver, key, &err) < 0) {
+		/* the guest still parks: it gets its plan, nothing is saved */
+		warning("no warm start: %s", err.buf);
+		strbuf_reset(&err);
+	} else {
+		warm_release(&r->warm_state);
+		warm_init(&r->warm_state, key);
+		sw->save = warm_save_cb;
+		sw->ctx = r;
+	}
+	/* lab_run_resolve() checked the size; without a frame the parked
+	 * guest waits for nothing and the run ends a HANG, said here */
+	if (warm_plan_frame(&r->warm_state, r->plan_text, r->plan_len, &err) < 0)
+		error("%s", err.buf);
+	sw->plan_frame = r->warm_state.plan_frame.buf;
+	sw->plan_frame_len = r->warm_state.plan_frame.len;
+	if (r->warm_state.restoring)
+		printf("start: warm (snapshot %.12s)\n", r->warm_state.key);
+	else if (sw->save)
+		printf("start: cold, then saved for warm starts (snapshot %.12s)\n", r->warm_state.key);
+	fflush(stdout);
+	strbuf_release(&err);
+}
+
 int lab_run_start(struct lab_run *r, struct json_object *extra)
 {
+	struct session_warm sw = { 0 };
+	int ret;
 	struct backend_conf conf = { 0 };
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *run;
@@ -812,9 +896,6 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			json_object_object_add(run, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	run_json_write(part, run);
-	json_object_put(run);
-	free(qver);
 
 	r->expected = topo_expected_view_smt(r->expect ? &r->expect_topo : &r->topo, r->smt_off);
 	results_write_json(part, "expected-topology.json", r->expected);
@@ -834,9 +915,27 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.run_dir = part;
 	conf.name = name;
 	conf.uri = r->uri;
+	if (r->warm)
+		warm_prepare(r, &conf, qver, &sw);
+	json_object_object_add(run, "start", json_object_new_string(r->warm_state.restoring ? "warm" : "cold"));
+	if (r->warm)
+		results_add_str(run, "snapshot", r->warm_state.key);
+	run_json_write(part, run);
+	free(qver);
 
 	for (;;) {
-		r->attempts++;
+		int restoring = r->warm && r->warm_state.restoring;
+
+		if (restoring && warm_restore_begin(&r->warm_state, &conf, &err) < 0) {
+			warm_fallback(r, &err);
+			restoring = 0;
+		}
+		sw.restore = restoring;
+		sw.prefix = r->warm_state.prefix.buf;
+		sw.prefix_len = r->warm_state.prefix.len;
+		r->s.warm = r->warm ? &sw : NULL;
+		if (!restoring)
+			r->attempts++;
 		r->s.ops = r->ops;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
@@ -848,7 +947,23 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
 		r->s.end_grace_ms = r->image_path ? 60000 : 0;
-		if (session_run(&r->s, &err) < 0) {
+		ret = session_run(&r->s, &err);
+		if (restoring) {
+			close(conf.incoming_fd);
+			conf.restore = 0;
+			warm_restore_end(&r->warm_state);
+		}
+		if (ret < 0 && restoring) {
+			/* no guest ran: boot one, and save it again */
+			warm_fallback(r, &err);
+			session_release(&r->s);
+			session_init(&r->s);
+			strbuf_reset(&err);
+			continue;
+		}
+		if (restoring)
+			r->start = "warm";
+		if (ret < 0) {
 			error("%s (see %s/qemu.log)", err.buf, r->dir.buf);
 			r->verdict = VERDICT_FAIL;
 			snprintf(r->reason, sizeof(r->reason), "backend did not start: %.400s", err.buf);
@@ -857,7 +972,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			snprintf(r->reason, sizeof(r->reason), "%s", r->s.reason);
 		}
 		r->s.conf = NULL;
-		if (!tcg_boot_stuck(r) || r->attempts > 1)
+		if (!tcg_boot_stuck(r) || r->attempts > 1 || !strcmp(r->start, "warm"))
 			break;
 		/* MTTCG in QEMU 7.2 can leave a vCPU running a stale translation of
 		 * code the kernel live-patched (an int3 it already removed) while
@@ -875,6 +990,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	free(name);
 	strbuf_release(&err);
+	if (strcmp(r->start, json_object_get_string(json_object_object_get(run, "start")))) {
+		/* the snapshot did not restore: the run booted after all */
+		json_object_object_add(run, "start", json_object_new_string(r->start));
+		run_json_write(part, run);
+	}
+	json_object_put(run);
 	if (r->image_path)
 		image_check_results(r);
 	return 0;
@@ -999,6 +1120,12 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 	json_object_object_add(v, "boot_attempts", json_object_new_int(r->attempts));
 	if (r->clock_virtual)
 		json_object_object_add(v, "icount_kicks", json_object_new_int64((int64_t)s->kicks));
+	results_add_str(v, "start", r->start);
+	/* from the command's start: what a warm start saves */
+	json_object_object_add(v, "wall_to_first_case_s", json_object_new_double(
+		s->t_first_case_ns ? (double)(s->t_first_case_ns - r->t_init_ns) / 1e9 : -1));
+	if (r->warm_state.saved)
+		json_object_object_add(v, "snapshot_save_s", json_object_new_double(r->warm_state.save_s));
 	add_timing(v, s, now_ns());
 	if (r->image_path) {
 		results_add_str(v, "image_results", r->image_agree == 0 ? "agree" :

@@ -7,6 +7,7 @@
 #include "kernel/image.h"
 #include "kernel/kernel.h"
 #include "run/session.h"
+#include "run/warm.h"
 #include "topo/topo.h"
 #include "lib/util.h"
 
@@ -58,6 +59,8 @@ struct lab_run {
 	const struct session_watch *watch; /* progress, or NULL */
 	const volatile sig_atomic_t *stop; /* set by a signal handler: the run ends STOPPED */
 	int quiet;                /* nothing on stderr but errors */
+	int warm;                 /* --warm: restore a saved guest, or boot,
+				   * park and save one (run/warm.h) */
 
 	/* resolved */
 	const struct backend_ops *ops;
@@ -82,6 +85,9 @@ struct lab_run {
 	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
 	struct sched_feat_list feat; /* sched_feat parsed; nr 0 without */
+	uint64_t t_init_ns;       /* lab_run_init(): the command's start */
+	struct warm warm_state;   /* with warm */
+	const char *start;        /* "warm" (restored) or "cold" (booted) */
 };
 
 void lab_run_init(struct lab_run *r);

@@ -477,6 +477,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
 	if (j->smt_off)
 		strvec_pushl(&j->cp.args, "--smt", "off", NULL);
+	if (j->warm)
+		strvec_push(&j->cp.args, "--warm");
 	if (j->sched_feat)
 		strvec_pushl(&j->cp.args, "--sched-feat", j->sched_feat, NULL);
 	if (j->backend)

@@ -90,6 +90,7 @@ struct lab_child_run {
 	const char *scenario;		/* --scenario FILE instead of the suite, or NULL */
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int smt_off;
+	int warm;			/* lab run --warm */
 	const char *sched_feat;		/* --sched-feat, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */

@@ -76,7 +76,14 @@ static int on_record(const struct wire_record *rec, void *ctx)
 		s->t_end_record_ns = now_ns();
 		break;
 	case WIRE_EVENT:
+		if (!s->t_first_case_ns && memmem(rec->payload, rec->len, "\"case_start\"", 12))
+			s->t_first_case_ns = now_ns();
 		hostfault_on_event(&s->faults, rec->payload, rec->len);
+		break;
+	case WIRE_LOG:
+		if (!s->parked && rec->len == strlen(WIRE_LOG_PARKED) &&
+		    !memcmp(rec->payload, WIRE_LOG_PARKED, rec->len))
+			s->parked = 1;
 		break;
 	default:
 		break;
@@ -165,6 +172,24 @@ static void kick_vcpus(struct session *s, struct backend *b)
 	strbuf_release(&err);
 }
 
+/* The runner parked: save the booted guest (not a restored one), then
+ * hand it the plan.  A failed send is the run's FAIL, through the END
+ * record that never comes. */
+static void unpark(struct session *s, struct backend *b)
+{
+	const struct session_warm *w = s->warm;
+
+	s->parked = 2;
+	if (!w || b->record_fd < 0)
+		return;
+	if (!w->restore && w->save)
+		w->save(w->ctx, b);
+	progress(s, "plan sent to the parked runner", NULL);
+	s->t_plan_ns = now_ns();
+	if (send_in_full(b->record_fd, w->plan_frame, w->plan_frame_len) < 0)
+		error("cannot send the plan to the guest: %s", strerror(errno));
+}
+
 int session_run(struct session *s, struct strbuf *err)
 {
 	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
@@ -185,7 +210,12 @@ int session_run(struct session *s, struct strbuf *err)
 		return -1;
 	}
 	memcpy(s->hypervisor_version, b.version, sizeof(b.version));
-	progress(s, s->ops->name, "started");
+	progress(s, s->ops->name, s->warm && s->warm->restore ? "restored" : "started");
+	if (s->warm && s->warm->restore) {
+		/* one records.bin, as if this guest had booted in this run */
+		append_raw(rec_raw, s->warm->prefix, s->warm->prefix_len);
+		wire_decoder_feed(&s->wire, s->warm->prefix, s->warm->prefix_len, on_record, s);
+	}
 	deadline = s->t_start_ns + (uint64_t)s->timeout_ms * 1000000ull;
 	hostfault_init(&s->faults, s->plan, s->conf->run_dir, s->t_start_ns);
 	if (s->kick_ms > 0 && b.ops->qmp)
@@ -216,6 +246,8 @@ int session_run(struct session *s, struct strbuf *err)
 			next_kick = now_ns() + (uint64_t)s->kick_ms * 1000000ull;
 			continue;
 		}
+		if (s->parked == 1)
+			unpark(s, &b);
 		if (s->watch && s->watch->tick)
 			s->watch->tick(s->watch->ctx);
 		if (s->stop && *s->stop && !s->stopped) {

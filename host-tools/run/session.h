@@ -31,6 +31,20 @@ struct session_watch {
 	void *ctx;
 };
 
+/* Warm start (run/warm.h): the session's part of it. */
+struct session_warm {
+	int restore;              /* the guest was restored, not booted */
+	const char *prefix;       /* restore: what the guest sent before it was
+				   * saved, replayed into records.bin first */
+	size_t prefix_len;
+	const char *plan_frame;   /* WIRE_PLAN, sent once the runner is parked */
+	size_t plan_frame_len;
+	/* a booted guest parked: save it (before the plan goes); a failed
+	 * save is the callback's to report, the run goes on */
+	void (*save)(void *ctx, struct backend *b);
+	void *ctx;
+};
+
 struct session {
 	/* in */
 	const struct backend_ops *ops;
@@ -47,6 +61,7 @@ struct session {
 	int kick_ms;             /* >0: QMP stop+cont this often (virtual clock, SMP:
 				  * QEMU 7.2's icount round robin starves every vCPU
 				  * but the first without it; docs/tcg.md) */
+	const struct session_warm *warm;   /* may be NULL */
 
 	/* out; session_release() frees */
 	enum verdict verdict;
@@ -63,6 +78,9 @@ struct session {
 	uint64_t t_deadline_ns;  /* when a HANG was declared (the deadline); 0 if not */
 	int stopped;             /* the signal that stopped the run, 0 if none */
 	unsigned long kicks;     /* kick_vcpus() calls made */
+	int parked;              /* 1: the runner waits for its plan, 2: sent */
+	uint64_t t_plan_ns;      /* the plan went to a parked runner; 0 if not */
+	uint64_t t_first_case_ns; /* the first case_start event arrived */
 	int hypervisor_status;
 	char hypervisor_version[64];
 };

@@ -107,6 +107,89 @@ static void test_timeout(void **state)
 	strbuf_release(&err);
 }
 
+/* expect_request() for getfd: the fd rides on the request's first byte;
+ * "saved" is written into it, as QEMU's migration stream would be. */
+static void expect_getfd(int fd)
+{
+	char first, ctl[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { .iov_base = &first, .iov_len = 1 };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = ctl, .msg_controllen = sizeof(ctl) };
+	struct cmsghdr *c;
+	int passed;
+
+	if (recvmsg(fd, &mh, 0) != 1 || first != '{')
+		_exit(5);
+	c = CMSG_FIRSTHDR(&mh);
+	if (!c || c->cmsg_type != SCM_RIGHTS)
+		_exit(6);
+	memcpy(&passed, CMSG_DATA(c), sizeof(int));
+	expect_request(fd, "\"getfd\"");
+	put(passed, "saved");
+	close(passed);
+}
+
+static pid_t fake_qemu_save(int fd)
+{
+	pid_t pid = fork();
+
+	if (pid)
+		return pid;
+	expect_request(fd, "\"stop\"");
+	put(fd, "{\"return\": {}, \"id\": 1}\r\n");
+	expect_request(fd, "\"max-bandwidth\"");
+	put(fd, "{\"return\": {}, \"id\": 2}\r\n");
+	expect_getfd(fd);
+	put(fd, "{\"return\": {}, \"id\": 3}\r\n");
+	expect_request(fd, "\"fd:lab-warm\"");
+	put(fd, "{\"return\": {}, \"id\": 4}\r\n");
+	expect_request(fd, "\"query-migrate\"");
+	put(fd, "{\"return\": {\"status\": \"active\"}, \"id\": 5}\r\n");
+	expect_request(fd, "\"query-migrate\"");
+	put(fd, "{\"return\": {\"status\": \"completed\"}, \"id\": 6}\r\n");
+	expect_request(fd, "\"cont\"");
+	put(fd, "{\"return\": {}, \"id\": 7}\r\n");
+	/* a restore: still loading, then paused as saved, then cont */
+	expect_request(fd, "\"query-status\"");
+	put(fd, "{\"return\": {\"status\": \"inmigrate\"}, \"id\": 8}\r\n");
+	expect_request(fd, "\"query-status\"");
+	put(fd, "{\"return\": {\"status\": \"paused\"}, \"id\": 9}\r\n");
+	expect_request(fd, "\"cont\"");
+	put(fd, "{\"return\": {}, \"id\": 10}\r\n");
+	/* a stream QEMU cannot load: it exits */
+	expect_request(fd, "\"query-status\"");
+	_exit(0);
+}
+
+static void test_save_and_restore(void **state)
+{
+	int sv[2], pfd[2], status;
+	struct qmp q;
+	struct strbuf err = STRBUF_INIT;
+	char buf[16] = "";
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(pipe(pfd), 0);
+	pid = fake_qemu_save(sv[1]);
+	close(sv[1]);
+	qmp_init(&q, sv[0]);
+	assert_int_equal(qmp_save_state(&q, pfd[1], 5000, &err), 0);
+	close(pfd[1]);
+	assert_int_equal(read(pfd[0], buf, sizeof(buf) - 1), 5);
+	assert_string_equal(buf, "saved");
+	assert_int_equal(qmp_wait_incoming(&q, 5000, &err), 0);
+	assert_int_equal(qmp_wait_incoming(&q, 2000, &err), -1);
+	assert_non_null(strstr(err.buf, "closed"));
+	waitpid(pid, &status, 0);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	qmp_release(&q);
+	close(sv[0]);
+	close(pfd[0]);
+	strbuf_release(&err);
+}
+
 static void test_take_message(void **state)
 {
 	struct strbuf b = STRBUF_INIT;
@@ -138,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_session),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_take_message),
+		cmocka_unit_test(test_save_and_restore),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

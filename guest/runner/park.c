@@ -1,0 +1,194 @@
+/* park.c - the runner parked for a warm start: snapshot sent, it waits on
+ * the record channel (read side) for the plan the host sends after a save. */
+#define _GNU_SOURCE
+#include "park.h"
+#include "common/wire.h"
+#include "cpu-online.h"
+#include "plan-run.h"
+#include "probe.h"
+#include "schedfeat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/random.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* One "key=value\n" line at *p (below end); value bounded by 64 bytes. */
+static int take_line(const char **p, const char *end, const char *key, char *val, size_t size)
+{
+	size_t klen = strlen(key), n = 0;
+	const char *q = *p;
+
+	if ((size_t)(end - q) < klen + 1 || memcmp(q, key, klen) || q[klen] != '=')
+		return -1;
+	q += klen + 1;
+	while (q < end && *q != '\n') {
+		if (n + 1 >= size)
+			return -1;
+		val[n++] = *q++;
+	}
+	if (q >= end)
+		return -1;
+	val[n] = '\0';
+	*p = q + 1;
+	return 0;
+}
+
+int park_header_parse(const char *payload, size_t len, struct park_header *h,
+		      char *err, size_t errlen)
+{
+	const char *p = payload, *end = payload + len;
+	char val[80], *dot, *tail;
+	long long s;
+	long ns;
+
+	memset(h, 0, sizeof(*h));
+	if (take_line(&p, end, "seed", val, sizeof(val)) < 0 || strlen(val) != 2 * PARK_SEED_LEN) {
+		snprintf(err, errlen, "plan header: no seed of %d hex digits", 2 * PARK_SEED_LEN);
+		return -1;
+	}
+	for (int i = 0; i < PARK_SEED_LEN; i++) {
+		int hi = hex_nibble(val[2 * i]), lo = hex_nibble(val[2 * i + 1]);
+
+		if (hi < 0 || lo < 0) {
+			snprintf(err, errlen, "plan header: seed is not lowercase hex");
+			return -1;
+		}
+		h->seed[i] = (uint8_t)(hi << 4 | lo);
+	}
+	if (take_line(&p, end, "realtime", val, sizeof(val)) < 0 || !(dot = strchr(val, '.')) ||
+	    dot == val || strlen(dot + 1) != 9 || strspn(val, "0123456789") != (size_t)(dot - val) ||
+	    strspn(dot + 1, "0123456789") != 9 || dot - val > 12) {
+		snprintf(err, errlen, "plan header: realtime is not <seconds>.<9 digits>");
+		return -1;
+	}
+	*dot = '\0';
+	s = strtoll(val, &tail, 10);
+	ns = strtol(dot + 1, &tail, 10);
+	if (p >= end || *p != '\n') {
+		snprintf(err, errlen, "plan header: no blank line before the plan");
+		return -1;
+	}
+	p++;
+	h->realtime_s = s;
+	h->realtime_ns = ns;
+	h->plan = p;
+	h->plan_len = (size_t)(end - p);
+	return 0;
+}
+
+/* The restored guest would replay the saved RNG state and wall clock of
+ * every earlier restore: take the host's fresh ones before any case. */
+static void apply_header(const struct park_header *h)
+{
+	struct rand_pool_info *rp = malloc(sizeof(*rp) + PARK_SEED_LEN);
+	struct timespec ts = { .tv_sec = (time_t)h->realtime_s, .tv_nsec = h->realtime_ns };
+	int fd = open("/dev/urandom", O_WRONLY | O_CLOEXEC);
+
+	/* crediting needs CAP_SYS_ADMIN (we are root); mixing in needs nothing */
+	if (rp) {
+		rp->entropy_count = PARK_SEED_LEN * 8;
+		rp->buf_size = PARK_SEED_LEN;
+		memcpy(rp->buf, h->seed, PARK_SEED_LEN);
+	}
+	if (fd >= 0 && (!rp || ioctl(fd, RNDADDENTROPY, rp) < 0) &&
+	    write(fd, h->seed, PARK_SEED_LEN) != PARK_SEED_LEN)
+		runner_error("cannot reseed the RNG: %s", strerror(errno));
+	free(rp);
+	if (fd >= 0)
+		close(fd);
+	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
+		runner_error("cannot set the clock: %s", strerror(errno));
+}
+
+struct wait_ctx {
+	char *payload;
+	size_t len;
+};
+
+static int on_plan(const struct wire_record *rec, void *ctx)
+{
+	struct wait_ctx *w = ctx;
+
+	if (rec->type != WIRE_PLAN || w->payload)
+		return 0;
+	w->payload = malloc(rec->len + 1);
+	if (!w->payload)
+		return 1;
+	memcpy(w->payload, rec->payload, rec->len);
+	w->payload[rec->len] = '\0';
+	w->len = rec->len;
+	return 1;
+}
+
+/* Blocks until one intact WIRE_PLAN frame arrived; noise is skipped. */
+static char *read_plan_frame(struct out *o, size_t *len)
+{
+	struct wire_decoder d;
+	struct wait_ctx w = { 0 };
+	char buf[4096];
+
+	wire_decoder_init(&d);
+	while (!w.payload) {
+		ssize_t n = read(o->fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			runner_error("record channel closed while parked");
+			break;
+		}
+		wire_decoder_feed(&d, buf, (size_t)n, on_plan, &w);
+	}
+	wire_decoder_release(&d);
+	*len = w.len;
+	return w.payload;
+}
+
+int run_parked(struct out *o)
+{
+	struct park_header h;
+	char err[256], *payload;
+	size_t len;
+	int ret;
+
+	cpu_note_boot();
+	if (sched_feat_apply(o) < 0) {
+		/* never measure without the variant asked for: no park, no save */
+		if (probe_snapshot(o) == 0)
+			out_end(o);
+		return -1;
+	}
+	if (probe_snapshot(o) < 0 || out_record(o, WIRE_LOG, WIRE_LOG_PARKED, strlen(WIRE_LOG_PARKED)) < 0)
+		return -1;
+	if (o->is_tty)
+		while (tcdrain(o->fd) < 0 && errno == EINTR)
+			;
+	payload = read_plan_frame(o, &len);
+	if (!payload)
+		return -1;
+	if (park_header_parse(payload, len, &h, err, sizeof(err)) < 0) {
+		runner_error("%s", err);
+		free(payload);
+		return -1;
+	}
+	apply_header(&h);
+	ret = run_plan_text(o, h.plan, h.plan_len);
+	free(payload);
+	return ret;
+}

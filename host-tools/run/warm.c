@@ -1,0 +1,425 @@
+/* warm.c - warm start: the snapshot key, saving a parked guest into the
+ * cache (zstd-compressed migration stream) and handing it back to QEMU. */
+#define _GNU_SOURCE
+#include "run/warm.h"
+#include "common/io.h"
+#include "common/wire.h"
+#include "kernel/kbuild.h"
+#include "lib/json.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The kernel command line without its lpj= (see warm.h). */
+static void cmdline_without_lpj(const char *cmdline, struct strbuf *out)
+{
+	const char *p = cmdline;
+
+	while (*p) {
+		const char *sp = strchr(p, ' ');
+		size_t n = sp ? (size_t)(sp - p) : strlen(p);
+
+		if (n && strncmp(p, "lpj=", 4)) {
+			if (out->len)
+				strbuf_addch(out, ' ');
+			strbuf_add(out, p, n);
+		}
+		p += n;
+		while (*p == ' ')
+			p++;
+	}
+}
+
+void warm_key_text(const struct backend_conf *conf, const char *backend,
+		   const char *qemu_version, struct strbuf *out)
+{
+	struct backend_conf c = *conf;
+	struct strbuf cmd = STRBUF_INIT;
+	struct strvec argv = STRVEC_INIT;
+
+	/* what differs from run to run without changing the guest */
+	c.name = NULL;
+	c.run_dir = NULL;
+	c.restore = 0;
+	if (conf->cmdline)
+		cmdline_without_lpj(conf->cmdline, &cmd);
+	c.cmdline = cmd.buf;
+	qemu_build_argv(&c, 0, 0, 0, &argv);
+	strbuf_addf(out, "schedlab warm 1\nbackend %s\nqemu %s\n", backend, qemu_version);
+	for (size_t i = 0; i < argv.nr; i++)
+		strbuf_addf(out, "arg %s\n", argv.v[i]);
+	strvec_clear(&argv);
+	strbuf_release(&cmd);
+}
+
+/*
+ * A file's part of the key: its SHA-256, or for a file over 16 MiB (a
+ * 64 MiB vmlinux costs half a second to hash on a loaded host, a third
+ * of a warm start) its identity: path, device, inode, size and mtime,
+ * which a rebuilt or replaced kernel changes.
+ */
+static int file_identity(const char *path, struct strbuf *out, struct strbuf *err)
+{
+	struct stat st;
+	char hex[65];
+
+	if (stat(path, &st) < 0) {
+		strbuf_addf(err, "cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (st.st_size > (16 << 20)) {
+		strbuf_addf(out, "file %s dev %llu ino %llu size %lld mtime %lld.%09ld\n", path,
+			    (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+			    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+		return 0;
+	}
+	if (kbuild_sha256_file(path, hex, err) < 0)
+		return -1;
+	strbuf_addf(out, "sha256 %s\n", hex);
+	return 0;
+}
+
+int warm_key(const struct backend_conf *conf, const char *backend, const char *qemu_version,
+	     char key[WARM_KEY_HEX], struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	warm_key_text(conf, backend, qemu_version, &text);
+	strbuf_addstr(&text, "kernel ");
+	if (file_identity(conf->kernel, &text, err) < 0) {
+		strbuf_release(&text);
+		return -1;
+	}
+	strbuf_addstr(&text, "initrd ");
+	if (conf->initrd && file_identity(conf->initrd, &text, err) < 0) {
+		strbuf_release(&text);
+		return -1;
+	}
+	kbuild_sha256_hex(text.buf, text.len, key);
+	strbuf_release(&text);
+	return 0;
+}
+
+void warm_init(struct warm *w, const char *key)
+{
+	memset(w, 0, sizeof(*w));
+	w->dir.buf = w->prefix.buf = w->plan_frame.buf = strbuf_empty;
+	child_process_init(&w->unzip);
+	snprintf(w->key, sizeof(w->key), "%s", key);
+	strbuf_addf(&w->dir, "%s/snapshots/%s", lab_cache_dir(), key);
+	{
+		char *state = xasprintf("%s/state.zst", w->dir.buf);
+
+		w->restoring = is_file(state);
+		free(state);
+	}
+}
+
+void warm_release(struct warm *w)
+{
+	warm_restore_end(w);
+	child_process_clear(&w->unzip);
+	strbuf_release(&w->dir);
+	strbuf_release(&w->prefix);
+	strbuf_release(&w->plan_frame);
+}
+
+int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf *err)
+{
+	uint8_t seed[32];
+	struct strbuf payload = STRBUF_INIT;
+	struct timespec ts;
+	size_t flen;
+
+	/* the guest would otherwise start every restore from one saved state */
+	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+		strbuf_addf(err, "getrandom: %s", strerror(errno));
+		return -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &ts);
+	strbuf_addstr(&payload, "seed=");
+	for (size_t i = 0; i < sizeof(seed); i++)
+		strbuf_addf(&payload, "%02x", seed[i]);
+	strbuf_addf(&payload, "\nrealtime=%lld.%09ld\n\n", (long long)ts.tv_sec, ts.tv_nsec);
+	strbuf_add(&payload, plan, len);
+	if (payload.len > WIRE_MAX_PAYLOAD) {
+		strbuf_addf(err, "a plan of %zu bytes is too big for a warm start (1 MiB at most)", len);
+		strbuf_release(&payload);
+		return -1;
+	}
+	strbuf_reset(&w->plan_frame);
+	strbuf_grow(&w->plan_frame, WIRE_HDR_LEN + payload.len);
+	flen = wire_encode(0, WIRE_PLAN, payload.buf, (uint32_t)payload.len,
+			   w->plan_frame.buf, WIRE_HDR_LEN + payload.len);
+	w->plan_frame.len = flen;
+	strbuf_release(&payload);
+	return flen ? 0 : -1;
+}
+
+/* The pre-park records end with the WIRE_LOG_PARKED one: its seq + 1 is
+ * the runner's next.  Returns -1 when the prefix has no such record. */
+struct prefix_scan {
+	uint32_t next_seq;
+	int parked;
+};
+
+static int on_prefix(const struct wire_record *rec, void *ctx)
+{
+	struct prefix_scan *ps = ctx;
+
+	if (rec->type == WIRE_LOG && rec->len == strlen(WIRE_LOG_PARKED) &&
+	    !memcmp(rec->payload, WIRE_LOG_PARKED, rec->len)) {
+		ps->parked = 1;
+		ps->next_seq = rec->seq + 1;
+	}
+	return 0;
+}
+
+int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq)
+{
+	struct wire_decoder d;
+	struct prefix_scan ps = { 0 };
+
+	wire_decoder_init(&d);
+	wire_decoder_feed(&d, buf, len, on_prefix, &ps);
+	wire_decoder_release(&d);
+	*seq = ps.next_seq;
+	return ps.parked ? 0 : -1;
+}
+
+/*
+ * QEMU 7.2 waits for a readable incoming fd: a stream that ends before
+ * its first byte (a truncated file zstd cannot start on) would leave it
+ * waiting, so the size meta.json recorded is checked first.
+ */
+static int state_intact(const struct warm *w, struct strbuf *err)
+{
+	char *path = xasprintf("%s/meta.json", w->dir.buf);
+	struct json_object *meta = json_read_file(path, NULL, 0, NULL, err), *v;
+	struct stat st;
+	int ret = -1;
+
+	free(path);
+	if (!meta)
+		return -1;
+	path = xasprintf("%s/state.zst", w->dir.buf);
+	if (stat(path, &st) < 0)
+		strbuf_addf(err, "cannot stat '%s': %s", path, strerror(errno));
+	else if (!json_object_object_get_ex(meta, "state_bytes", &v) ||
+		 json_object_get_int64(v) != (int64_t)st.st_size)
+		strbuf_addf(err, "state.zst is %lld bytes, meta.json says %lld",
+			    (long long)st.st_size, v ? (long long)json_object_get_int64(v) : -1LL);
+	else
+		ret = 0;
+	free(path);
+	json_object_put(meta);
+	return ret;
+}
+
+int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf *err)
+{
+	char *path = xasprintf("%s/prefix.bin", w->dir.buf), *state;
+	size_t len;
+	char *buf;
+	int pfd[2];
+
+	if (state_intact(w, err) < 0) {
+		free(path);
+		return -1;
+	}
+	buf = read_file(path, &len);
+	free(path);
+	if (!buf) {
+		strbuf_addf(err, "snapshot has no prefix.bin: %s", strerror(errno));
+		return -1;
+	}
+	strbuf_reset(&w->prefix);
+	strbuf_add(&w->prefix, buf, len);
+	free(buf);
+	state = xasprintf("%s/state.zst", w->dir.buf);
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		strbuf_addf(err, "pipe: %s", strerror(errno));
+		free(state);
+		return -1;
+	}
+	child_process_clear(&w->unzip);
+	strvec_pushl(&w->unzip.args, "zstd", "-q", "-d", "-c", state, NULL);
+	w->unzip.in = CHILD_DEVNULL;
+	w->unzip.out = pfd[1];
+	w->unzip.err = CHILD_DEVNULL;
+	w->unzip.new_pgrp = 1;
+	w->unzip.die_with_parent = 1;
+	w->unzip.errbuf = err;
+	free(state);
+	if (start_command(&w->unzip) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	close(pfd[1]);
+	conf->restore = 1;
+	conf->incoming_fd = pfd[0];
+	/* last use, for lab cache prune */
+	path = xasprintf("%s/last-use", w->dir.buf);
+	write_file_atomic(path, "", 0);
+	free(path);
+	return 0;
+}
+
+void warm_restore_end(struct warm *w)
+{
+	if (w->unzip.pid > 0) {
+		/* a truncated or foreign stream makes QEMU stop reading */
+		if (finish_command_timeout(&w->unzip, 2000) == -2)
+			child_process_kill(&w->unzip, SIGKILL);
+		w->unzip.pid = 0;
+	}
+}
+
+void warm_drop(struct warm *w)
+{
+	remove_tree(w->dir.buf);
+	w->restoring = 0;
+}
+
+static int save_stream(struct backend *b, const char *tmpdir, struct strbuf *err)
+{
+	struct child_process zip = CHILD_PROCESS_INIT;
+	char *path = xasprintf("%s/state.zst", tmpdir);
+	int out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644), pfd[2];
+	int ret, zret;
+
+	free(path);
+	if (out < 0) {
+		strbuf_addf(err, "cannot create the snapshot: %s", strerror(errno));
+		return -1;
+	}
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		strbuf_addf(err, "pipe: %s", strerror(errno));
+		close(out);
+		return -1;
+	}
+	/* zero pages are already one flag byte in QEMU's stream; zstd takes
+	 * the rest (kernel text, page tables, the initrd's files) */
+	strvec_pushl(&zip.args, "zstd", "-q", "-3", "-T2", "-c", NULL);
+	zip.in = pfd[0];
+	zip.out = out;
+	zip.err = CHILD_DEVNULL;
+	zip.new_pgrp = 1;
+	zip.die_with_parent = 1;
+	zip.errbuf = err;
+	if (start_command(&zip) < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		close(out);
+		child_process_clear(&zip);
+		return -1;
+	}
+	close(pfd[0]);
+	close(out);
+	ret = b->ops->save(b, pfd[1], err);
+	/* QEMU holds its own copy until the stream completes; ours ends zstd's input */
+	close(pfd[1]);
+	zret = finish_command_timeout(&zip, 120000);
+	child_process_clear(&zip);
+	if (!ret && zret) {
+		strbuf_addf(err, "zstd exited with %d", zret);
+		ret = -1;
+	}
+	return ret;
+}
+
+static void write_meta(const struct warm *w, const char *tmpdir, uint64_t ram_mib,
+		       size_t prefix_len)
+{
+	struct json_object *o = json_object_new_object();
+	char *path = xasprintf("%s/state.zst", tmpdir);
+	const char *text;
+	struct stat st;
+	off_t state_bytes = stat(path, &st) ? -1 : st.st_size;
+
+	free(path);
+	path = xasprintf("%s/meta.json", tmpdir);
+	json_object_object_add(o, "key", json_object_new_string(w->key));
+	json_object_object_add(o, "created", json_object_new_int64((int64_t)time(NULL)));
+	json_object_object_add(o, "guest_ram_mib", json_object_new_int64((int64_t)ram_mib));
+	json_object_object_add(o, "prefix_bytes", json_object_new_int64((int64_t)prefix_len));
+	json_object_object_add(o, "save_s", json_object_new_double(w->save_s));
+	json_object_object_add(o, "state_bytes", json_object_new_int64((int64_t)state_bytes));
+	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+	write_file_atomic(path, text, strlen(text));
+	json_object_put(o);
+	free(path);
+}
+
+int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t guest_ram_mib)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *tmpdir, *path, *prefix;
+	size_t plen = 0;
+	uint64_t t0 = now_ns();
+	uint32_t seq;
+	int ret = -1;
+
+	if (!b->ops->save) {
+		snprintf(w->why, sizeof(w->why), "the %s backend cannot save a guest", b->ops->name);
+		return -1;
+	}
+	path = xasprintf("%s/records.bin", run_dir);
+	prefix = read_file(path, &plen);
+	free(path);
+	if (!prefix || warm_prefix_next_seq(prefix, plen, &seq) < 0) {
+		snprintf(w->why, sizeof(w->why), "records.bin holds no parked runner");
+		free(prefix);
+		return -1;
+	}
+	tmpdir = xasprintf("%s/snapshots/.tmp-%s-%ld", lab_cache_dir(), w->key, (long)getpid());
+	remove_tree(tmpdir);
+	if (mkdir_p(tmpdir, 0755) < 0) {
+		snprintf(w->why, sizeof(w->why), "cannot create '%s': %s", tmpdir, strerror(errno));
+		goto out;
+	}
+	if (save_stream(b, tmpdir, &err) < 0) {
+		snprintf(w->why, sizeof(w->why), "%s", err.buf);
+		goto out;
+	}
+	path = xasprintf("%s/prefix.bin", tmpdir);
+	ret = write_file_atomic_err(path, prefix, plen, &err);
+	free(path);
+	if (ret < 0) {
+		snprintf(w->why, sizeof(w->why), "%s", err.buf);
+		goto out;
+	}
+	w->save_s = (double)(now_ns() - t0) / 1e9;
+	write_meta(w, tmpdir, guest_ram_mib, plen);
+	path = xasprintf("%s/last-use", tmpdir);
+	write_file_atomic(path, "", 0);
+	free(path);
+	/* a directory renames only onto nothing (or an empty one): the first
+	 * lab to finish wins, the other's copy goes */
+	if (rename(tmpdir, w->dir.buf) < 0) {
+		if (errno != EEXIST && errno != ENOTEMPTY) {
+			snprintf(w->why, sizeof(w->why), "cannot rename the snapshot into place: %s",
+				 strerror(errno));
+			ret = -1;
+		}
+	} else {
+		w->saved = 1;
+	}
+out:
+	if (!w->saved)
+		remove_tree(tmpdir);
+	free(tmpdir);
+	free(prefix);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,78 @@
+/* warm.h - warm start: a booted, verified guest parked before its plan is
+ * saved once per key in <cache>/snapshots/<key>/ and restored by later runs. */
+#ifndef LAB_WARM_H
+#define LAB_WARM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "lib/child.h"
+#include "lib/util.h"
+
+#define WARM_KEY_HEX 65
+
+/*
+ * The snapshot key: SHA-256 over the backend name, the QEMU version, the
+ * complete QEMU command line conf gives (topology, accelerator, TCG
+ * threads, firmware, kernel command line with SMT and sched_feat
+ * variants) and the kernel and initrd files (contents, or the identity
+ * of a file over 16 MiB: path, inode, size, mtime).  lpj=, the
+ * host's TSC rate measured again at each run, is left out: it only
+ * steers a boot that a restored guest does not repeat.  -1 with err when
+ * a file cannot be read.
+ */
+int warm_key(const struct backend_conf *conf, const char *backend, const char *qemu_version,
+	     char key[WARM_KEY_HEX], struct strbuf *err);
+
+/* The text warm_key() hashes before the file contents (for tests). */
+void warm_key_text(const struct backend_conf *conf, const char *backend,
+		   const char *qemu_version, struct strbuf *out);
+
+/*
+ * One warm start.  warm_init() finds the snapshot of key under
+ * lab_cache_dir()/snapshots; restoring is set when there is one.
+ * Owns every string and the decompressor child; warm_release() frees
+ * them (and removes a half-written snapshot).
+ */
+struct warm {
+	char key[WARM_KEY_HEX];
+	struct strbuf dir;          /* <cache>/snapshots/<key> */
+	int restoring;
+	struct strbuf prefix;       /* restore: records.bin up to the park */
+	struct strbuf plan_frame;   /* WIRE_PLAN frame with seed and clock */
+	struct child_process unzip; /* restore: zstd -d feeding QEMU */
+	int saved;                  /* this run wrote the snapshot */
+	double save_s;              /* how long the save took */
+	char why[256];              /* why a save or restore failed, one line */
+};
+
+void warm_init(struct warm *w, const char *key);
+void warm_release(struct warm *w);
+
+/* The WIRE_PLAN frame into w->plan_frame: a fresh host seed, the wall
+ * clock, the plan.  -1 with err for a plan over the wire's limit. */
+int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf *err);
+
+/* The seq after the WIRE_LOG_PARKED record in buf (records of a parked
+ * runner); -1 when there is none. */
+int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq);
+
+/* Restore: loads prefix.bin and starts the decompressor; conf->incoming_fd
+ * and conf->restore are set.  -1 with err: the snapshot is unusable. */
+int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf *err);
+/* After the backend started (or failed): reaps the decompressor. */
+void warm_restore_end(struct warm *w);
+
+/* Deletes the snapshot (it failed to restore). */
+void warm_drop(struct warm *w);
+
+/*
+ * The parked guest on a boot: saves it through b->ops->save() into a
+ * temporary directory (state.zst, prefix.bin from run_dir/records.bin,
+ * meta.json) renamed into place, so that two labs saving the same key
+ * never leave a half snapshot.  -1 with w->why set; the run goes on.
+ */
+int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t guest_ram_mib);
+
+#endif

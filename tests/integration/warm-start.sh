@@ -1,0 +1,59 @@
+# warm-start - lab run --warm on 1s4c2t: the first run boots, verifies,
+# saves the parked guest; the second restores it ("start": "warm") and its
+# results are valid; a corrupted snapshot is deleted with one line and the
+# run boots cold (and saves a new one).
+. "$(dirname "$0")/lib.sh"
+# a private cache for snapshots; kernels and initrds come from the shared one
+shared=${LAB_CACHE:-$PWD/.cache}
+mkdir -p "$TMP/cache" "$shared/kernels" "$shared/initrd"
+ln -s "$shared/kernels" "$TMP/cache/kernels"
+ln -s "$shared/initrd" "$TMP/cache/initrd"
+export LAB_CACHE=$TMP/cache
+
+warm_run() {
+	local label=$1 rc=0
+	"$LAB" run --topo 1s4c2t --scenario scenarios/smoke-hackbench.ini --accel tcg --warm \
+		>"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	sed "s/^/$label stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "$label: lab run --warm exited $rc"
+	grep -qx 'topology: PASS' "$TMP/out" || fail "$label: topology not verified"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	[ -n "$run" ] && [ -s "$run/cases.json" ] || fail "$label: no results"
+}
+
+warm_run first
+[ "$(json "$run/run.json" 'd["start"]')" = cold ] || fail "first run did not boot"
+key=$(json "$run/run.json" 'd["snapshot"]')
+snap=$TMP/cache/snapshots/$key
+[ -s "$snap/state.zst" ] && [ -s "$snap/prefix.bin" ] || fail "no snapshot saved in $snap"
+ls -la "$snap"
+
+warm_run second
+[ "$(json "$run/run.json" 'd["start"]')" = warm ] || fail "second run was not a warm start"
+[ "$(json "$run/run.json" 'd["snapshot"]')" = "$key" ] || fail "second run names another snapshot"
+[ "$(json "$run/verdict.json" 'd["start"]')" = warm ] || fail "verdict.json does not say warm"
+python3 - "$run/cases.json" <<'PY' || fail "results of the warm run are not valid"
+import json, sys
+cases = {c["case"]: c for c in json.load(open(sys.argv[1]))["cases"]}
+for mode in ("process", "thread"):
+    c = cases["smoke-hackbench/mode=" + mode]
+    assert c["verdict"] == "PASS", c
+    assert c["metrics"]["time"]["n"] == 2 and c["metrics"]["time"]["mean"] > 0, c["metrics"]
+print("warm results valid:", len(cases), "cases")
+PY
+# the guest topology of a warm run is the verified one of its snapshot
+[ -s "$run/guest-topology.json" ] || fail "warm run has no guest topology"
+
+# a truncated stream: deleted, one line, a cold boot, a new snapshot
+truncate -s 4096 "$snap/state.zst"
+warm_run corrupt
+n=$(grep -c 'did not restore' "$TMP/out")
+[ "$n" -eq 1 ] || fail "expected one 'did not restore' line, got $n"
+grep -q "^start: snapshot ${key:0:12} did not restore (.*); deleted, booting cold$" "$TMP/out" ||
+	fail "fallback line not as documented"
+[ "$(json "$run/run.json" 'd["start"]')" = cold ] || fail "fallback run.json does not say cold"
+[ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "fallback run did not pass"
+[ -s "$snap/state.zst" ] && [ "$(stat -c %s "$snap/state.zst")" -gt 4096 ] ||
+	fail "the fallback run did not save a new snapshot"
+echo ok
