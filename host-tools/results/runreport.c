@@ -421,11 +421,11 @@ static struct json_object *vmstat_delta(const char *before, const char *after)
 
 /* The statistic the scenario declared for a metric; NULL when the metric
  * is reported by the workload but not declared (informational). */
-static const char *metric_statistic(const struct plan_case *pc, const char *name)
+static const struct plan_metric *metric_declared(const struct plan_case *pc, const char *name)
 {
 	for (unsigned i = 0; i < pc->nr_metrics; i++)
 		if (!strcmp(pc->metrics[i].name, name))
-			return pc->metrics[i].statistic;
+			return &pc->metrics[i];
 	return NULL;
 }
 
@@ -446,15 +446,24 @@ static struct json_object *metrics_summary(const struct case_data *cd)
 			if (!json_object_object_get_ex(m, "value", &x))
 				continue;
 			if (!json_object_object_get_ex(out, name, &entry)) {
+				const struct plan_metric *decl = metric_declared(cd->pc, name);
 				struct json_object *u, *b;
 
 				entry = json_object_new_object();
-				if (json_object_object_get_ex(m, "unit", &u))
+				/* the scenario's [metric] section says what the
+				 * workload's record may not know (an exec pattern's
+				 * direction): the declaration wins */
+				if (decl && decl->unit[0])
+					json_object_object_add(entry, "unit", json_object_new_string(decl->unit));
+				else if (json_object_object_get_ex(m, "unit", &u))
 					json_object_object_add(entry, "unit", json_object_get(u));
-				if (json_object_object_get_ex(m, "better", &b))
+				if (decl)
+					json_object_object_add(entry, "better", json_object_new_string(
+						decl->higher_is_better ? "higher" : "lower"));
+				else if (json_object_object_get_ex(m, "better", &b))
 					json_object_object_add(entry, "better", json_object_get(b));
 				{
-					const char *stat = metric_statistic(cd->pc, name);
+					const char *stat = decl ? decl->statistic : NULL;
 					struct json_object *own;
 
 					/* the host's own metrics (sched trace) name their

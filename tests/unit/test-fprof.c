@@ -294,6 +294,7 @@ static void test_runreport(void **state)
 	static const char plan[] =
 		"schedlab-plan\t1\ncase\tp\nscenario\tp\nsource\tp.ini:1\nworkload\tnuma\n"
 		"runs\t2\nwarmup\t0\ndeadline\t60\ncounters\tnone\nmetric\ttime\tlower\tamean\ts\n"
+		"metric\trate\thigher\tmedian\tops/s\n"
 		"profile\tmigrate_misplaced_page task_numa_work schedlab_no_such_fn\t"
 		"vmstat:numa_pages_migrated\nend\n";
 	char dir[] = "/tmp/test-fprof-XXXXXX", *p, *jsonl;
@@ -309,10 +310,12 @@ static void test_runreport(void **state)
 	frame(&rec, 0, WIRE_EVENT, "{\"event\": \"case_start\", \"case\": \"p\"}");
 	frame(&rec, 1, WIRE_COUNTERS, r0);
 	frame(&rec, 2, WIRE_RESULT, "{\"case\": \"p\", \"run\": 0, \"warmup\": false, "
-	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}, "
+	      "\"rate\": {\"value\": 5, \"better\": \"lower\", \"unit\": \"x\"}}}");
 	frame(&rec, 3, WIRE_COUNTERS, "p\trun1\tfprof\nfprof\t1\ncpu\t0\n");
 	frame(&rec, 4, WIRE_RESULT, "{\"case\": \"p\", \"run\": 1, \"warmup\": false, "
-	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}}}");
+	      "\"status\": \"ok\", \"metrics\": {\"time\": {\"value\": 1, \"better\": \"lower\"}, "
+	      "\"rate\": {\"value\": 5, \"better\": \"lower\", \"unit\": \"x\"}}}");
 	frame(&rec, 5, WIRE_EVENT, "{\"event\": \"case_end\", \"case\": \"p\"}");
 	frame(&rec, 6, WIRE_END, "6");
 	p = xasprintf("%s/records.bin", dir);
@@ -321,6 +324,20 @@ static void test_runreport(void **state)
 
 	assert_int_equal(run_report_build(dir, &cases, &err), 0);
 	c = json_object_array_get_idx(cases, 0);
+	/* the scenario's [metric rate] declared higher, median, ops/s: that
+	 * wins over what the workload's record said */
+	{
+		struct json_object *ms, *rate;
+
+		assert_true(json_object_object_get_ex(c, "metrics", &ms));
+		assert_true(json_object_object_get_ex(ms, "rate", &rate));
+		assert_string_equal(json_object_get_string(json_object_object_get(rate, "better")),
+				    "higher");
+		assert_string_equal(json_object_get_string(json_object_object_get(rate, "unit")),
+				    "ops/s");
+		assert_string_equal(json_object_get_string(json_object_object_get(rate, "statistic")),
+				    "median");
+	}
 	assert_true(json_object_object_get_ex(c, "fprof", &fp));
 	assert_true(json_object_object_get_ex(fp, "runs", &v));
 	assert_int_equal(json_object_get_int(v), 1);
