@@ -44,6 +44,7 @@ void bisect_release(struct bisect *b)
 	free(b->good);
 	free(b->bad);
 	free(b->topo);
+	free(b->clock);
 	free(b->scenario);
 	free(b->suite);
 	free(b->metric_case);
@@ -114,6 +115,7 @@ struct json_object *bisect_json(const struct bisect *b)
 	json_object_object_add(o, "good", str_or_null(b->good));
 	json_object_object_add(o, "bad", str_or_null(b->bad));
 	json_object_object_add(o, "topology", str_or_null(b->topo));
+	json_object_object_add(o, "clock", str_or_null(b->clock));
 	json_object_object_add(o, "scenario", str_or_null(b->scenario));
 	json_object_object_add(o, "suite", str_or_null(b->suite));
 	json_object_object_add(o, "metric_case", str_or_null(b->metric_case));
@@ -335,6 +337,8 @@ static int parse_object(struct json_object *o, struct bisect *b, const char **wh
 	    get_str(o, "suite", &b->suite) || get_str(o, "metric_case", &b->metric_case) ||
 	    get_str(o, "metric", &b->metric_name) || get_str(o, "message", &b->message) ||
 	    get_strvec(o, "configs", &b->configs) || get_strvec(o, "patches", &b->patches) ||
+	    get_str(o, "clock", &b->clock) ||
+	    (b->clock && strcmp(b->clock, "wall") && strcmp(b->clock, "virtual")) ||
 	    !b->ksrc || !b->topo || !b->metric_case || !b->metric_name || !b->scenario == !b->suite)
 		return -1;
 	*what = "alpha";

@@ -59,6 +59,7 @@ const char *bisect_phase_name(enum bisect_phase p);
 struct bisect {
 	/* the request, as given (resolved revisions in commits[]) */
 	char *ksrc, *good, *bad, *topo, *scenario, *suite, *metric_case, *metric_name;
+	char *clock;     /* "virtual" for QEMU icount runs; NULL: the wall clock */
 	struct strvec configs, patches;
 	double alpha;
 	unsigned max_runs;	/* candidate boots per step; endpoint boots per side */

@@ -10,6 +10,7 @@
 #include "report/compare.h"
 #include "results/results.h"
 #include "results/schedmetrics.h"
+#include "run/labrun.h"
 #include "run/matrix.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
@@ -25,7 +26,7 @@
 static const char bisect_usage[] =
 	"lab bisect --ksrc DIR --good REV --bad REV --topo SPEC (--scenario FILE | --suite NAME) "
 	"--metric CASE:METRIC [--config FRAGMENTS] [--patch P] [--alpha 0.05] [--max-runs N] "
-	"[--dir DIR] [--jobs N] [--json]\n   or: lab bisect --dir DIR [--json]";
+	"[--clock wall|virtual] [--dir DIR] [--jobs N] [--json]\n   or: lab bisect --dir DIR [--json]";
 
 /* Boots a side may fail in a row before the bisection gives up on it. */
 #define MAX_FAILED_BOOTS 3
@@ -665,7 +666,7 @@ static int run_bisect(struct bisect *b, const char *dir, unsigned jobs, int json
 int cmd_bisect(int argc, const char **argv)
 {
 	const char *good = NULL, *bad = NULL, *metric = NULL, *alpha = NULL, *dir = NULL;
-	const char *ksrc = NULL, *topo = NULL, *scenario = NULL, *suite = NULL;
+	const char *ksrc = NULL, *topo = NULL, *scenario = NULL, *suite = NULL, *clock = NULL;
 	struct strvec configs = STRVEC_INIT, patches = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
 	unsigned max_runs = 10, jobs = 0;
@@ -684,6 +685,7 @@ int cmd_bisect(int argc, const char **argv)
 		OPT_STRING("alpha", &alpha, "wrong decisions allowed per step (default 0.05)"),
 		OPT_UINT("max-runs", &max_runs, 2, 100,
 			 "boots of a commit per step, and of each endpoint, before giving up (default 10)"),
+		OPT_STRING("clock", &clock, "wall (default) or virtual: every boot in QEMU icount time (docs/tcg.md)"),
 		OPT_STRING("dir", &dir, "the bisection's directory; alone: resume it"),
 		OPT_UINT("jobs", &jobs, 1, 1024, "make -j for the builds (default: online CPUs)"),
 		OPT_BOOL("json", &json, "print bisect.json instead of the text"),
@@ -697,6 +699,8 @@ int cmd_bisect(int argc, const char **argv)
 	if (dir && !ksrc && !good && !bad && !topo && !scenario && !suite && !metric) {
 		if (bisect_load(dir, &b, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
+		/* every boot of a bisection on the clock it started on */
+		setenv("CLOCK", b.clock ? b.clock : "wall", 1);
 		if (revs_check_tree(b.ksrc, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 		if (b.phase == BISECT_ENDPOINTS || b.phase == BISECT_STEPPING)
@@ -715,6 +719,12 @@ int cmd_bisect(int argc, const char **argv)
 	b.good = xstrdup(good);
 	b.bad = xstrdup(bad);
 	b.topo = xstrdup(topo);
+	if (clock && lab_clock_parse(clock) < 0)
+		die(LAB_EXIT_USAGE, "unknown clock '%s' (wall or virtual)", clock);
+	if (clock && lab_clock_parse(clock) > 0)
+		b.clock = xstrdup("virtual");
+	/* the child runs and their deadlines read it (run/matrix.c) */
+	setenv("CLOCK", b.clock ? b.clock : "wall", 1);
 	if (scenario) {
 		b.scenario = realpath(scenario, NULL);
 		if (!b.scenario)

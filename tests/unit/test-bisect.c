@@ -102,6 +102,7 @@ static void test_roundtrip(void **state)
 	b.commits[1].why = strdup("the build failed");
 	b.phase = BISECT_DONE;
 	b.first_bad = 2;
+	b.clock = strdup("virtual");
 	text = to_text(&b);
 	bisect_init(&back);
 	assert_int_equal(bisect_parse(text, strlen(text), &back, &err), 0);
@@ -116,6 +117,7 @@ static void test_roundtrip(void **state)
 	assert_int_equal(back.first_bad, 2);
 	assert_true(back.commits[1].skipped);
 	assert_string_equal(back.metric_case, "smoke-hackbench/mode=process");
+	assert_string_equal(back.clock, "virtual");
 	/* the log: good and bad, the step, the skip, the verdict */
 	bisect_git_log(&back, &log);
 	assert_non_null(strstr(log.buf, "git bisect start\n"));
