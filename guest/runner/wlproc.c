@@ -147,6 +147,13 @@ static int procs_fork(struct wl_procs *p, wl_pair_task_fn task, void *arg, int r
 		close(close_fd);
 		close(lfd);
 		close(p->done[0]);
+		if (p->comm) {
+			char name[16];
+
+			snprintf(name, sizeof(name), "%.11s-%s", p->comm,
+				 role == WL_SERVER ? "srv" : "cli");
+			wl_name_self(name);
+		}
 		ret = task(arg, role, idx, fd);
 		close(fd);
 		wl_task_done(p->ctx);
@@ -274,6 +281,8 @@ int wl_timed_run(struct wl_timed *t, struct wl_ctx *ctx, unsigned n, uint64_t ru
 			failed = 1;
 			break;
 		}
+		if (t->comm)
+			pthread_setname_np(t->tid[i], t->comm);
 		started++;
 	}
 	if (!failed && wl_gate_wait_ready(&t->gate, n, ctx->deadline_ns) < 0) {

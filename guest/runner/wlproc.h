@@ -38,6 +38,7 @@ struct wl_procs {
 	pid_t *pid;                   /* 2 per pair: server, client */
 	unsigned nr_pid;
 	int done[2];                  /* every child holds done[1] until it exits */
+	const char *comm;             /* the workload's name for its tasks: <comm>-srv, -cli */
 };
 #define WL_PROCS_INIT { .done = { -1, -1 } }
 
@@ -110,8 +111,9 @@ struct wl_timed {
 	struct wl_gate gate;
 	uint64_t stop_ns;             /* set before the gate opens */
 	pthread_t *tid;
+	const char *comm;             /* the threads' name, or NULL */
 };
-#define WL_TIMED_INIT { WL_GATE_INIT, 0, NULL }
+#define WL_TIMED_INIT { WL_GATE_INIT, 0, NULL, NULL }
 
 /* 0, or -1 and ctx->error ("out of memory", "pipe: ...") */
 int wl_timed_init(struct wl_timed *t, struct wl_ctx *ctx, unsigned n);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -157,6 +158,14 @@ int wl_allowed_cpus(int *cpus, int max)
 		return -1;
 	}
 	return n;
+}
+
+void wl_name_self(const char *role)
+{
+	char comm[16];
+
+	snprintf(comm, sizeof(comm), "%s", role);
+	prctl(PR_SET_NAME, (unsigned long)comm, 0, 0, 0);
 }
 
 int wl_pin_self(int cpu)

@@ -67,6 +67,12 @@ int wl_allowed_cpus(int *cpus, int max);
 
 /* Restricts the calling thread to one CPU / to a set of CPUs. */
 int wl_pin_self(int cpu);
+/*
+ * Names the calling task (thread or process) after its workload role,
+ * "hb-send", "tbench-srv", as ps and the sched tracepoints show it (15
+ * characters at most): a trace's timeline colours tasks by that name.
+ */
+void wl_name_self(const char *role);
 int wl_bind_self(const cpu_set_t *set);
 
 /*

@@ -2,6 +2,7 @@
  * fixed-size messages at receivers over socketpairs or pipes; time. */
 #define _GNU_SOURCE
 #include "../workload.h"
+#include "../wlutil.h"
 #include "common/io.h"
 
 #include <errno.h>
@@ -133,6 +134,7 @@ static int hb_task(struct hb_worker *w)
 		hb_task_fail(w->hb, "out of memory");
 		return -1;
 	}
+	wl_name_self(w->sender ? "hb-send" : "hb-recv");
 	ret = w->sender ? hb_sender(w, data) : hb_receiver(w, data);
 	free(data);
 	wl_task_done(w->hb->ctx);

@@ -308,7 +308,7 @@ static int ip_run(struct wl_ctx *ctx)
 		.streams = (unsigned)wl_int(ctx->args, "streams"),
 		.one_per_side = !strcmp(wl_str(ctx->args, "tasks"), "side"),
 		.buffer = (size_t)wl_int(ctx->args, "buffer"),
-		.procs = WL_PROCS_INIT,
+		.procs = { .done = { -1, -1 }, .comm = "iperf" },
 	};
 	int ret;
 

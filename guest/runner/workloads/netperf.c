@@ -162,7 +162,7 @@ static int np_run(struct wl_ctx *ctx)
 		.ctx = ctx,
 		.clients = (unsigned)wl_int(ctx->args, "clients"),
 		.size = (unsigned)wl_int(ctx->args, "size"),
-		.procs = WL_PROCS_INIT,
+		.procs = { .done = { -1, -1 }, .comm = "netperf" },
 	};
 	int ret = -1;
 

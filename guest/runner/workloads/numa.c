@@ -173,6 +173,8 @@ static int numa_start_threads(struct numa_job *j)
 	for (unsigned i = 0; i < j->nr_threads; i++) {
 		int err = pthread_create(&j->threads[i].tid, NULL, numa_worker, &j->threads[i]);
 
+		if (!err)
+			pthread_setname_np(j->threads[i].tid, "numa-worker");
 		if (err) {
 			snprintf(j->sh->error, sizeof(j->sh->error), "cannot start thread %u of %u: %s",
 				 i, j->nr_threads, strerror(err));

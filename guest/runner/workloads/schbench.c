@@ -290,6 +290,8 @@ static int sb_start(struct sb *sb)
 		m->sb = sb;
 		err = pthread_create(&m->tid, &attr, sb_msg_thread, m);
 		m->started = !err;
+		if (!err)
+			pthread_setname_np(m->tid, "sb-msg");
 	}
 	for (size_t i = 0; i < (size_t)sb->nr_msg * sb->nr_per_msg && !err; i++) {
 		struct sb_worker *w = &sb->w[i];
@@ -307,6 +309,8 @@ static int sb_start(struct sb *sb)
 		}
 		__atomic_add_fetch(&w->msg->live, 1, __ATOMIC_SEQ_CST);
 		err = pthread_create(&w->tid, &attr, sb_worker_thread, w);
+		if (!err)
+			pthread_setname_np(w->tid, "sb-worker");
 		if (err)
 			__atomic_sub_fetch(&w->msg->live, 1, __ATOMIC_SEQ_CST);
 		w->started = !err;

@@ -245,6 +245,7 @@ static int stream_start(struct wl_ctx *ctx, struct stream_run *r, unsigned nthre
 		err = pthread_create(&t->tid, NULL, stream_worker, t);
 		if (err)
 			return wl_fail(ctx, "cannot start thread %u of %u: %s", i, nthreads, strerror(err));
+		pthread_setname_np(t->tid, "stream");
 		(*started)++;
 	}
 	ret = wl_gate_wait_ready(&r->gate, nthreads, ctx->deadline_ns);

@@ -73,7 +73,7 @@ static void *sb_worker(void *arg)
 
 static int sb_run(struct wl_ctx *ctx)
 {
-	struct sb_run r = { .ctx = ctx, .timed = WL_TIMED_INIT };
+	struct sb_run r = { .ctx = ctx, .timed = { WL_GATE_INIT, 0, NULL, "sysbench-cpu" } };
 	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads");
 	uint64_t runtime_ns = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t t0, end = 0, events = 0;

@@ -237,7 +237,7 @@ static int tb_run(struct wl_ctx *ctx)
 	struct tb tb = {
 		.ctx = ctx,
 		.clients = (unsigned)wl_int(ctx->args, "clients"),
-		.procs = WL_PROCS_INIT,
+		.procs = { .done = { -1, -1 }, .comm = "tbench" },
 	};
 	int ret;
 

@@ -242,7 +242,7 @@ static int hog_pick_kind(struct wl_ctx *ctx, enum hog_kind *kind)
 
 static int hog_run(struct wl_ctx *ctx)
 {
-	struct hog_run r = { .ctx = ctx, .timed = WL_TIMED_INIT };
+	struct hog_run r = { .ctx = ctx, .timed = { WL_GATE_INIT, 0, NULL, "vector-hog" } };
 	unsigned nthreads = (unsigned)wl_int(ctx->args, "threads");
 	uint64_t runtime_ns = (uint64_t)wl_int(ctx->args, "runtime") * 1000000000ull;
 	uint64_t t0, end = 0, flops = 0;
