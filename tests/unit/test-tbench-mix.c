@@ -227,7 +227,10 @@ static void test_client_accounting(void **state)
 	start_server(sv, &a, &stid);
 	c.fd = sv[0];
 	assert_int_equal(pthread_create(&ctid, NULL, client_thread, &c), 0);
-	nanosleep(&ts, NULL);
+	/* until the client went round the mix once, 20 s at most: a fixed
+	 * 50 ms was too short on a host busy with guests */
+	for (int i = 0; i < 400 && __atomic_load_n(&sh->slot[5].ops, __ATOMIC_RELAXED) <= TB_MIX_LEN; i++)
+		nanosleep(&ts, NULL);
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_RELAXED);
 	pthread_join(ctid, NULL);
 	pthread_join(stid, NULL);
