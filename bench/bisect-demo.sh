@@ -1,43 +1,79 @@
 #!/bin/bash
 # bisect-demo.sh - lab bisect on a real kernel history: Debian's
-# linux-source-6.1 plus 8 commits (bench/bisect-demo-repo.sh), the fifth of
-# which sets the scheduler's migration cost to 0.  Every kernel is built
-# through the lab's cache, incrementally (one kept build directory and
-# ccache), and booted on 1s2c under TCG; the metric is the migration cost
-# the guest reads.  The first build is a full one (6-10 minutes on 2 idle
-# cores, more on a loaded machine); the others rebuild what a commit changed.
+# linux-source-6.1 plus 8 commits (bench/bisect-demo-repo.sh).  Every kernel
+# is built through the lab's cache, incrementally (one kept build directory
+# and ccache), and booted under TCG.  The first build is a full one (6-10
+# minutes on 2 idle cores, more on a loaded machine); the others rebuild what
+# a commit changed.  Two variants:
+#   migration-cost (default): branch master, whose fifth commit sets the
+#     migration cost to 0; the metric is the cost the guest reads (no noise),
+#     on 1s2c;
+#   wa-idle: branch wa-idle (same tree, same base), whose sixth commit turns
+#     WA_IDLE off; the metric is a scheduler decision counted by the kernel,
+#     schedstat's ttwu_move_affine (wakeups wake_affine() pulled to the
+#     waker's CPU) over 5 hackbench runs a boot, noisy under TCG, on 2s2c2t
+#     (the waker's CPU and the previous one share an LLC: 2 cores x 2 threads
+#     a socket).
 #
 #   LAB_CACHE=/work/main/.cache bench/bisect-demo.sh [DEMO_DIR]
-# Prints lab bisect's result and one line: the named commit, builds, boots
-# and wall time.  Exit 0 when the named commit is the demo commit, 1 when
-# not, 2 when it could not run.
+#   VARIANT=wa-idle MAX_RUNS=10 LAB_CACHE=/work/main/.cache bench/bisect-demo.sh [DEMO_DIR]
+#   VARIANT=wa-idle RESUME=DIR bench/bisect-demo.sh [DEMO_DIR]   goes on with a stopped one
+# Prints lab bisect's result, the steps (boots, p values) and one line: the
+# named commit, builds, boots and wall time, with the host's load before and
+# after.  Exit 0 when the named commit is the demo commit, 1 when not, 2 when
+# it could not run.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LAB=${LAB:-./lab}
 DEMO=${1:-${LAB_CACHE:-.cache}/bisect-demo}
 REPO=$DEMO/linux
-OUT=$DEMO/bisect-$(date +%Y%m%d-%H%M%S)
+OUT=${RESUME:-$DEMO/bisect-$(date +%Y%m%d-%H%M%S)}
 
 die() { echo "bisect-demo: $*" >&2; exit 2; }
 mkdir -p "$DEMO" || die "cannot create $DEMO"
-bench/bisect-demo-repo.sh "$REPO" || die "cannot make the demo repository"
-culprit=$(git -C "$REPO" log --format=%H --grep='^sched/fair: migration cost 0' -1)
-[ -n "$culprit" ] || die "the demo repository has no demo commit"
+VARIANT=${VARIANT:-migration-cost}
+case $VARIANT in
+migration-cost)
+	branch=master topo=1s2c scenario=bench/scenarios/bisect-migration-cost.ini
+	metric=bisect-migration-cost:migration_cost_ns grep='^sched/fair: migration cost 0' ;;
+wa-idle)
+	branch=wa-idle topo=2s2c2t scenario=bench/scenarios/bisect-wakeup.ini
+	metric=bisect-wakeup:${METRIC:-ttwu_move_affine} grep='^sched/features: WA_IDLE off' ;;
+*) die "VARIANT is migration-cost or wa-idle, not '$VARIANT'" ;;
+esac
+VARIANT=$VARIANT bench/bisect-demo-repo.sh "$REPO" || die "cannot make the demo repository"
+culprit=$(git -C "$REPO" log --format=%H --grep="$grep" -1 "$branch")
+[ -n "$culprit" ] || die "the demo repository has no demo commit on $branch"
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 start=$(date +%s)
 rc=0
-"$LAB" bisect --ksrc "$REPO" --good HEAD~8 --bad HEAD --topo 1s2c \
-	--scenario bench/scenarios/bisect-migration-cost.ini \
-	--metric bisect-migration-cost:migration_cost_ns --dir "$OUT" --jobs "${JOBS:-2}" || rc=$?
+if [ -n "${RESUME:-}" ]; then
+	[ -s "$OUT/bisect.json" ] || die "no bisection to resume in $OUT"
+	"$LAB" bisect --dir "$OUT" || rc=$?
+else
+	"$LAB" bisect --ksrc "$REPO" --good "$branch~8" --bad "$branch" --topo "$topo" \
+		--scenario "$scenario" --metric "$metric" --max-runs "${MAX_RUNS:-10}" \
+		--dir "$OUT" --jobs "${JOBS:-2}" || rc=$?
+fi
 wall=$(($(date +%s) - start))
+load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 [ -s "$OUT/bisect.json" ] || die "lab bisect exited $rc and left no bisect.json"
-python3 - "$OUT/bisect.json" "$culprit" "$wall" <<'PY'
+python3 - "$OUT/bisect.json" "$culprit" "$wall" "$load_before" "$load_after" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 named = d.get("first_bad") or "nothing"
+subj = {c["sha"]: c.get("subject", "") for c in d["commits"]}
+for i, s in enumerate(d["steps"]):
+    boots = [b for b in d["boots"] if b["step"] == i + 1]
+    print("bisect-demo: step %d %s %s: %s after %d candidate boots (%d in the step), p like good "
+          "%s, like bad %s" % (i + 1, s["sha"][:12], subj.get(s["sha"], ""), s["decision"],
+          s["runs"], len(boots), s["p_like_good"], s["p_like_bad"]))
 print("bisect-demo: named %s (%s), the demo commit is %s: %s; %d builds (%.0f s), %d boots, "
-      "%d steps, wall %s s" % (named[:12], d.get("first_bad_subject") or d.get("message"),
-      sys.argv[2][:12], "right" if named == sys.argv[2] else "WRONG", d["builds"],
-      d["build_seconds"], len(d["boots"]), len(d["steps"]), sys.argv[3]))
+      "%d steps, wall %s s (%.0f s over every run of it), load %s before, %s after" % (named[:12],
+      d.get("first_bad_subject") or d.get("message"), sys.argv[2][:12],
+      "right" if named == sys.argv[2] else "WRONG", d["builds"], d["build_seconds"],
+      len(d["boots"]), len(d["steps"]), sys.argv[3], d.get("wall_seconds", 0), sys.argv[4],
+      sys.argv[5]))
 sys.exit(0 if named == sys.argv[2] else 1)
 PY

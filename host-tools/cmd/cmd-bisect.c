@@ -66,6 +66,26 @@ static void split_metric(const char *arg, struct bisect *b)
 	b->metric_name = xstrdup(colon + 1);
 }
 
+/*
+ * The kernel counters of a case (as lab compare lists them) that a bisection
+ * can follow without tracing, with their direction as the results model
+ * reads placement: a wakeup pulled to the waker's CPU by wake_affine() is
+ * locality, higher (as wake_waker_pct); moves and failures, lower.  A
+ * per-domain counter is summed over the domains.
+ */
+static const struct {
+	const char *name;
+	unsigned needs;		/* PLAN_CNT_* the case must collect */
+	int higher_better;
+} counter_metrics[] = {
+	{ "ttwu_move_affine", PLAN_CNT_SCHEDSTAT, 1 },
+	{ "lb_failed", PLAN_CNT_SCHEDSTAT, 0 },
+	{ "migrations/run", PLAN_CNT_TASKS, 0 },
+	{ "wakeups_migrate/run", PLAN_CNT_TASKS, 0 },
+	{ "invol_switches/run", PLAN_CNT_TASKS, 0 },
+	{ "failed_hot/run", PLAN_CNT_TASKS, 0 },
+};
+
 /* The case and metric named exist in the plan; their direction into b.
  * A case is its id, or a scenario name with exactly one case. */
 static void check_metric(struct bisect *b)
@@ -107,6 +127,20 @@ static void check_metric(struct bisect *b)
 	strbuf_reset(&ids);
 	for (unsigned m = 0; m < found->nr_metrics; m++)
 		strbuf_addf(&ids, "%s%s", m ? ", " : "", found->metrics[m].name);
+	for (size_t k = 0; k < ARRAY_SIZE(counter_metrics); k++) {
+		if (!(found->counters & counter_metrics[k].needs))
+			continue;
+		if (!strcmp(counter_metrics[k].name, b->metric_name)) {
+			b->higher_better = counter_metrics[k].higher_better;
+			free(b->metric_case);
+			b->metric_case = xstrdup(found->id);
+			plan_release(&p);
+			strbuf_release(&plan);
+			strbuf_release(&ids);
+			return;
+		}
+		strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", counter_metrics[k].name);
+	}
 	if (found->counters & PLAN_CNT_SCHEDTRACE) {
 		/* the decision metrics, named and directed as the results model
 		 * writes them (every row present: one wakeup, one unknown level) */
@@ -256,7 +290,8 @@ static double value_of(const struct bisect *b, const char *run)
 {
 	struct cmp_run r;
 	struct strbuf err = STRBUF_INIT;
-	double v = NAN;
+	double v = NAN, sum = 0;
+	int have = 0;
 
 	memset(&r, 0, sizeof(r));
 	if (cmp_run_load(&r, run, &err) == 0) {
@@ -273,6 +308,17 @@ static double value_of(const struct bisect *b, const char *run)
 					s += cm->values[k];
 				v = s / (double)cm->n;
 			}
+			/* a counter (counter_metrics): summed over its domains */
+			for (size_t k = 0; isnan(v) && k < r.cases[i].nr_counters; k++) {
+				const struct cmp_counter *ct = &r.cases[i].counters[k];
+
+				if (strcmp(ct->name, b->metric_name) || !isfinite(ct->value))
+					continue;
+				sum += ct->value;
+				have = 1;
+			}
+			if (have)
+				v = sum;
 		}
 	}
 	cmp_run_release(&r);

@@ -66,6 +66,11 @@ grep -q "no case 'nocase'" "$TMP/err" || fail "the error does not name the case"
 expect_bad "a metric the case lacks" "$LAB" bisect --ksrc "$repo" --good "$good" --bad "$bad" \
 	--topo 1s1c --scenario "$scen" --metric bisect-wa-idle:time
 grep -q "has no metric 'time'" "$TMP/err" || fail "the error does not name the metric"
+# a kernel counter is a metric only of a case that collects it
+expect_bad "a counter the case does not collect" "$LAB" bisect --ksrc "$repo" --good "$good" \
+	--bad "$bad" --topo 1s1c --scenario "$scen" --metric bisect-wa-idle:ttwu_move_affine
+grep -q "has no metric 'ttwu_move_affine' (it has: wa_idle_off)" "$TMP/err" ||
+	fail "the error does not list the case's metrics alone"
 expect_bad "no scenario" "$LAB" bisect --ksrc "$repo" --good "$good" --bad "$bad" --topo 1s1c \
 	--metric bisect-wa-idle:wa_idle_off
 expect_bad "resume of nothing" "$LAB" bisect --dir "$TMP/nothing"
