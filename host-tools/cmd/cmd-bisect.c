@@ -2,6 +2,7 @@
  * statistical decision at every step; `lab bisect --dir DIR` resumes. */
 #define _GNU_SOURCE
 #include "bisect/bisect.h"
+#include "bisect/counter.h"
 #include "bisect/revs.h"
 #include "cmd/lab.h"
 #include "cmd/options.h"
@@ -66,26 +67,6 @@ static void split_metric(const char *arg, struct bisect *b)
 	b->metric_name = xstrdup(colon + 1);
 }
 
-/*
- * The kernel counters of a case (as lab compare lists them) that a bisection
- * can follow without tracing, with their direction as the results model
- * reads placement: a wakeup pulled to the waker's CPU by wake_affine() is
- * locality, higher (as wake_waker_pct); moves and failures, lower.  A
- * per-domain counter is summed over the domains.
- */
-static const struct {
-	const char *name;
-	unsigned needs;		/* PLAN_CNT_* the case must collect */
-	int higher_better;
-} counter_metrics[] = {
-	{ "ttwu_move_affine", PLAN_CNT_SCHEDSTAT, 1 },
-	{ "lb_failed", PLAN_CNT_SCHEDSTAT, 0 },
-	{ "migrations/run", PLAN_CNT_TASKS, 0 },
-	{ "wakeups_migrate/run", PLAN_CNT_TASKS, 0 },
-	{ "invol_switches/run", PLAN_CNT_TASKS, 0 },
-	{ "failed_hot/run", PLAN_CNT_TASKS, 0 },
-};
-
 /* The case and metric named exist in the plan; their direction into b.
  * A case is its id, or a scenario name with exactly one case. */
 static void check_metric(struct bisect *b)
@@ -127,20 +108,15 @@ static void check_metric(struct bisect *b)
 	strbuf_reset(&ids);
 	for (unsigned m = 0; m < found->nr_metrics; m++)
 		strbuf_addf(&ids, "%s%s", m ? ", " : "", found->metrics[m].name);
-	for (size_t k = 0; k < ARRAY_SIZE(counter_metrics); k++) {
-		if (!(found->counters & counter_metrics[k].needs))
-			continue;
-		if (!strcmp(counter_metrics[k].name, b->metric_name)) {
-			b->higher_better = counter_metrics[k].higher_better;
-			free(b->metric_case);
-			b->metric_case = xstrdup(found->id);
-			plan_release(&p);
-			strbuf_release(&plan);
-			strbuf_release(&ids);
-			return;
-		}
-		strbuf_addf(&ids, "%s%s", ids.len ? ", " : "", counter_metrics[k].name);
+	if (bisect_counter_metric(b->metric_name, found->counters, &b->higher_better)) {
+		free(b->metric_case);
+		b->metric_case = xstrdup(found->id);
+		plan_release(&p);
+		strbuf_release(&plan);
+		strbuf_release(&ids);
+		return;
 	}
+	bisect_counter_names(found->counters, &ids);
 	if (found->counters & PLAN_CNT_SCHEDTRACE) {
 		/* the decision metrics, named and directed as the results model
 		 * writes them (every row present: one wakeup, one unknown level) */
@@ -256,10 +232,18 @@ static int kernel_of(struct run_ctx *x, size_t c, const char **spec, const char 
 	}
 	strbuf_release(&dir);
 	strbuf_reset(&err);
-	progress_break(&x->pr);
-	info("building %.12s %s", k->sha, k->subject ? k->subject : "");
 	kbuild_opts_of(x->b, c, x->jobs, &o);
+	/* a kernel already in the cache (built by lab kernel build, or by an
+	 * earlier bisection) is taken as it is: no "building" line for it */
+	o.key_only = 1;
 	r = kbuild_build(&o, &res, &err);
+	o.key_only = 0;
+	if (r < 0 || !res.cached) {
+		strbuf_reset(&err);
+		progress_break(&x->pr);
+		info("building %.12s %s", k->sha, k->subject ? k->subject : "");
+		r = kbuild_build(&o, &res, &err);
+	}
 	kbuild_opts_release(&o);
 	if (r == -1)
 		die(LAB_EXIT_FAIL, "building %.12s: %s", k->sha, err.buf);
@@ -290,8 +274,7 @@ static double value_of(const struct bisect *b, const char *run)
 {
 	struct cmp_run r;
 	struct strbuf err = STRBUF_INIT;
-	double v = NAN, sum = 0;
-	int have = 0;
+	double v = NAN;
 
 	memset(&r, 0, sizeof(r));
 	if (cmp_run_load(&r, run, &err) == 0) {
@@ -308,17 +291,9 @@ static double value_of(const struct bisect *b, const char *run)
 					s += cm->values[k];
 				v = s / (double)cm->n;
 			}
-			/* a counter (counter_metrics): summed over its domains */
-			for (size_t k = 0; isnan(v) && k < r.cases[i].nr_counters; k++) {
-				const struct cmp_counter *ct = &r.cases[i].counters[k];
-
-				if (strcmp(ct->name, b->metric_name) || !isfinite(ct->value))
-					continue;
-				sum += ct->value;
-				have = 1;
-			}
-			if (have)
-				v = sum;
+			/* else a kernel counter (bisect/counter.h) */
+			if (isnan(v))
+				v = bisect_counter_value(&r.cases[i], b->metric_name);
 		}
 	}
 	cmp_run_release(&r);
@@ -351,9 +326,21 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 	log = xasprintf("%s.log", root);
 	/* left by a boot the bisection was killed in: that boot is redone */
 	remove_tree(root);
-	strbuf_addf(&detail, "%s %.12s (%s)", step ? "step" : "endpoints", b->commits[c].sha, role);
 	if (step)
-		strbuf_addf(&detail, ", step %u", step);
+		strbuf_addf(&detail, "step %u: %.12s (%s)", step, b->commits[c].sha, role);
+	else
+		strbuf_addf(&detail, "endpoints: %.12s (%s)", b->commits[c].sha, role);
+	/* what the boot before this one gave: the noise shows as it comes */
+	if (b->nr_boots) {
+		const struct bisect_boot *l = &b->boots[b->nr_boots - 1];
+
+		if (isfinite(l->value))
+			strbuf_addf(&detail, "; the last boot (%.12s) gave %.6g", b->commits[l->commit].sha,
+				    l->value);
+		else
+			strbuf_addf(&detail, "; the last boot (%.12s) ended %s", b->commits[l->commit].sha,
+				    l->verdict);
+	}
 	progress_show(&x->pr, detail.buf, NULL, 0);
 	memset(&j, 0, sizeof(j));
 	j.kernel = spec;
@@ -461,6 +448,10 @@ static void endpoints(struct run_ctx *x)
 		if (e == SEQ_ENDS_DIFFERENT && vg >= b->min_runs && vb >= b->min_runs) {
 			b->phase = BISECT_STEPPING;
 			save(x);
+			progress_break(&x->pr);
+			info("the endpoints differ after %zu boots each (bad/good %.4g, p %.3g): bisecting "
+			     "the %zu commits between them", vg, b->endpoint_ratio, b->endpoint_p,
+			     b->nr_commits - 2);
 			break;
 		}
 		if (e == SEQ_ENDS_REVERSED) {

@@ -1,5 +1,6 @@
 /* test-bisect.c - lab bisect's state: the next commit to test, bisect.json
- * written and read back, damaged files refused, the git bisect log. */
+ * written and read back, damaged files refused, the git bisect log; the
+ * kernel counters a bisection can follow. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -7,6 +8,8 @@
 #include <cmocka.h>
 
 #include "bisect/bisect.h"
+#include "bisect/counter.h"
+#include "common/plan.h"
 
 #include <json-c/json.h>
 #include <math.h>
@@ -194,12 +197,66 @@ static void test_damaged(void **state)
 	bisect_release(&b);
 }
 
+/* A counter is a metric only where its case collects it, with its direction. */
+static void test_counter_metric(void **state)
+{
+	struct strbuf names = STRBUF_INIT;
+	int hb = -1;
+
+	(void)state;
+	assert_int_equal(bisect_counter_metric("ttwu_move_affine", PLAN_CNT_SCHEDSTAT, &hb), 1);
+	assert_int_equal(hb, 1);
+	assert_int_equal(bisect_counter_metric("migrations/run", PLAN_CNT_TASKS, &hb), 1);
+	assert_int_equal(hb, 0);
+	hb = -1;
+	assert_int_equal(bisect_counter_metric("ttwu_move_affine", PLAN_CNT_TASKS, &hb), 0);
+	assert_int_equal(bisect_counter_metric("migrations/run", 0, &hb), 0);
+	assert_int_equal(bisect_counter_metric("ttwu_count", PLAN_CNT_SCHEDSTAT, &hb), 0);
+	assert_int_equal(hb, -1);
+	bisect_counter_names(0, &names);
+	assert_int_equal(names.len, 0);
+	bisect_counter_names(PLAN_CNT_SCHEDSTAT, &names);
+	assert_string_equal(names.buf, "ttwu_move_affine, lb_failed");
+	strbuf_reset(&names);
+	bisect_counter_names(PLAN_CNT_TASKS | PLAN_CNT_VMSTAT, &names);
+	assert_non_null(strstr(names.buf, "migrations/run"));
+	assert_null(strstr(names.buf, "ttwu_move_affine"));
+	strbuf_release(&names);
+}
+
+/* A per-domain counter sums over the domains; none at all is NAN, not 0. */
+static void test_counter_value(void **state)
+{
+	struct cmp_counter k[] = {
+		{ "ttwu_move_affine", 0, 300 },
+		{ "lb_failed", 0, 7 },
+		{ "ttwu_move_affine", 1, 150 },
+		{ "ttwu_move_affine", 2, 0 },
+		{ "migrations/run", -1, 12.5 },
+		{ "lb_failed", 1, NAN },
+	};
+	struct cmp_case c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.counters = k;
+	c.nr_counters = sizeof(k) / sizeof(k[0]);
+	assert_true(bisect_counter_value(&c, "ttwu_move_affine") == 450);
+	assert_true(bisect_counter_value(&c, "migrations/run") == 12.5);
+	assert_true(bisect_counter_value(&c, "lb_failed") == 7);
+	assert_true(isnan(bisect_counter_value(&c, "wakeups_migrate/run")));
+	c.nr_counters = 0;
+	assert_true(isnan(bisect_counter_value(&c, "ttwu_move_affine")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_next),
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_counter_metric),
+		cmocka_unit_test(test_counter_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
