@@ -21,7 +21,7 @@
 # Prints lab bisect's result, the steps (boots, p values) and one line: the
 # named commit, builds, boots and wall time, with the host's load before and
 # after.  Exit 0 when the named commit is the demo commit, 1 when not, 2 when
-# it could not run.
+# it could not run or lab bisect was stopped before the end (RESUME=DIR goes on).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 LAB=${LAB:-./lab}
@@ -63,12 +63,17 @@ python3 - "$OUT/bisect.json" "$culprit" "$wall" "$load_before" "$load_after" <<'
 import json, sys
 d = json.load(open(sys.argv[1]))
 named = d.get("first_bad") or "nothing"
+if d["phase"] in ("endpoints", "stepping"):
+    print("bisect-demo: lab bisect stopped in phase %s after %d boots and %d steps; go on with "
+          "RESUME=%s" % (d["phase"], len(d["boots"]), len(d["steps"]), sys.argv[1].rsplit("/", 1)[0]))
+    sys.exit(2)
 subj = {c["sha"]: c.get("subject", "") for c in d["commits"]}
+nan = lambda v: float("nan") if v is None else v
 for i, s in enumerate(d["steps"]):
     boots = [b for b in d["boots"] if b["step"] == i + 1]
     print("bisect-demo: step %d %s %s: %s after %d candidate boots (%d in the step), p like good "
-          "%s, like bad %s" % (i + 1, s["sha"][:12], subj.get(s["sha"], ""), s["decision"],
-          s["runs"], len(boots), s["p_like_good"], s["p_like_bad"]))
+          "%.3g, like bad %.3g" % (i + 1, s["sha"][:12], subj.get(s["sha"], ""), s["decision"],
+          s["runs"], len(boots), nan(s["p_like_good"]), nan(s["p_like_bad"])))
 print("bisect-demo: named %s (%s), the demo commit is %s: %s; %d builds (%.0f s), %d boots, "
       "%d steps, wall %s s (%.0f s over every run of it), load %s before, %s after" % (named[:12],
       d.get("first_bad_subject") or d.get("message"), sys.argv[2][:12],

@@ -741,8 +741,9 @@ int cmd_bisect(int argc, const char **argv)
 		if (revs_check_tree(b.ksrc, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 		if (b.phase == BISECT_ENDPOINTS || b.phase == BISECT_STEPPING)
-			info("resuming the bisection in %s (%zu boots, %zu steps so far)", dir, b.nr_boots,
-			     b.nr_steps);
+			info("resuming the bisection in %s (%s; %zu boot%s and %zu step%s so far)", dir,
+			     b.phase == BISECT_ENDPOINTS ? "measuring the endpoints" : "stepping",
+			     b.nr_boots, b.nr_boots == 1 ? "" : "s", b.nr_steps, b.nr_steps == 1 ? "" : "s");
 		ret = run_bisect(&b, dir, jobs, json);
 		bisect_release(&b);
 		return ret;
