@@ -98,24 +98,13 @@ static void check_metric(struct bisect *b)
 	for (unsigned m = 0; m < found->nr_metrics; m++)
 		if (!strcmp(found->metrics[m].name, b->metric_name)) {
 			b->higher_better = found->metrics[m].higher_is_better;
-			free(b->metric_case);
-			b->metric_case = xstrdup(found->id);
-			plan_release(&p);
-			strbuf_release(&plan);
-			strbuf_release(&ids);
-			return;
+			goto take;
 		}
 	strbuf_reset(&ids);
 	for (unsigned m = 0; m < found->nr_metrics; m++)
 		strbuf_addf(&ids, "%s%s", m ? ", " : "", found->metrics[m].name);
-	if (bisect_counter_metric(b->metric_name, found->counters, &b->higher_better)) {
-		free(b->metric_case);
-		b->metric_case = xstrdup(found->id);
-		plan_release(&p);
-		strbuf_release(&plan);
-		strbuf_release(&ids);
-		return;
-	}
+	if (bisect_counter_metric(b->metric_name, found->counters, &b->higher_better))
+		goto take;
 	bisect_counter_names(found->counters, &ids);
 	if (found->counters & PLAN_CNT_SCHEDTRACE) {
 		/* the decision metrics, named and directed as the results model
@@ -130,13 +119,8 @@ static void check_metric(struct bisect *b)
 		if (json_object_object_get_ex(rows, b->metric_name, &row) &&
 		    json_object_object_get_ex(row, "better", &better)) {
 			b->higher_better = !strcmp(json_object_get_string(better), "higher");
-			free(b->metric_case);
-			b->metric_case = xstrdup(found->id);
 			json_object_put(rows);
-			plan_release(&p);
-			strbuf_release(&plan);
-			strbuf_release(&ids);
-			return;
+			goto take;
 		}
 		json_object_object_foreach(rows, name, val) {
 			(void)val;
@@ -146,6 +130,13 @@ static void check_metric(struct bisect *b)
 	}
 	die(LAB_EXIT_USAGE, "--metric: case '%s' has no metric '%s' (it has: %s)", found->id,
 	    b->metric_name, ids.len ? ids.buf : "none");
+take:
+	/* the metric's case by its id from here on */
+	free(b->metric_case);
+	b->metric_case = xstrdup(found->id);
+	plan_release(&p);
+	strbuf_release(&plan);
+	strbuf_release(&ids);
 }
 
 static void kbuild_opts_of(const struct bisect *b, size_t c, unsigned jobs, struct kbuild_opts *o)
