@@ -1,4 +1,4 @@
-/* counter.c - kernel counters as a bisection's metric (counter.h). */
+/* counter.c - the value a bisection takes from a case (counter.h). */
 #include "bisect/counter.h"
 #include "common/plan.h"
 
@@ -47,4 +47,21 @@ double bisect_counter_value(const struct cmp_case *c, const char *name)
 		have = 1;
 	}
 	return have ? sum : NAN;
+}
+
+double bisect_case_value(const struct cmp_case *c, const char *metric)
+{
+	if (!c->verdict || strcmp(c->verdict, "PASS"))
+		return NAN;
+	for (size_t m = 0; m < c->nr_metrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		double s = 0;
+
+		if (strcmp(cm->name, metric) || !cm->n)
+			continue;
+		for (size_t k = 0; k < cm->n; k++)
+			s += cm->values[k];
+		return s / (double)cm->n;
+	}
+	return bisect_counter_value(c, metric);
 }

@@ -1,5 +1,6 @@
-/* counter.h - the kernel counters of a case (as lab compare lists them) that
- * a bisection can follow as its metric, without tracing. */
+/* counter.h - the value a bisection takes from one boot's case: a metric's
+ * mean, or one of the kernel counters of the case (as lab compare lists
+ * them) that a bisection can follow without tracing. */
 #ifndef LAB_BISECT_COUNTER_H
 #define LAB_BISECT_COUNTER_H
 
@@ -19,5 +20,12 @@ void bisect_counter_names(unsigned counters, struct strbuf *sb);
 /* The counter's value in one case, summed over the scheduling domains it
  * has one for; NAN when the case has none. */
 double bisect_counter_value(const struct cmp_case *c, const char *name);
+/*
+ * The value of `metric` in one boot's case: the mean of its runs, else the
+ * counter of that name; NAN when the case did not pass (a stalled or
+ * crashed guest's numbers are not the kernel's, and lab compare leaves
+ * them out too) or has neither.
+ */
+double bisect_case_value(const struct cmp_case *c, const char *metric);
 
 #endif

@@ -260,7 +260,7 @@ static int kernel_of(struct run_ctx *x, size_t c, const char **spec, const char 
 	return 0;
 }
 
-/* The metric's mean in one run directory, NAN when it has none. */
+/* The metric's value in one run directory, NAN when it has none. */
 static double value_of(const struct bisect *b, const char *run)
 {
 	struct cmp_run r;
@@ -269,23 +269,9 @@ static double value_of(const struct bisect *b, const char *run)
 
 	memset(&r, 0, sizeof(r));
 	if (cmp_run_load(&r, run, &err) == 0) {
-		for (size_t i = 0; i < r.nr_cases; i++) {
-			if (strcmp(r.cases[i].id, b->metric_case))
-				continue;
-			for (size_t m = 0; m < r.cases[i].nr_metrics; m++) {
-				const struct cmp_metric *cm = &r.cases[i].metrics[m];
-				double s = 0;
-
-				if (strcmp(cm->name, b->metric_name) || !cm->n)
-					continue;
-				for (size_t k = 0; k < cm->n; k++)
-					s += cm->values[k];
-				v = s / (double)cm->n;
-			}
-			/* else a kernel counter (bisect/counter.h) */
-			if (isnan(v))
-				v = bisect_counter_value(&r.cases[i], b->metric_name);
-		}
+		for (size_t i = 0; i < r.nr_cases; i++)
+			if (!strcmp(r.cases[i].id, b->metric_case))
+				v = bisect_case_value(&r.cases[i], b->metric_name);
 	}
 	cmp_run_release(&r);
 	strbuf_release(&err);

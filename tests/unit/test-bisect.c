@@ -249,6 +249,43 @@ static void test_counter_value(void **state)
 	assert_true(isnan(bisect_counter_value(&c, "ttwu_move_affine")));
 }
 
+/* A metric's mean before a counter of the same case; nothing from a case
+ * that did not pass, as lab compare pools only passing cases. */
+static void test_case_value(void **state)
+{
+	double runs[] = { 2, 4, 9 };
+	struct cmp_metric m[] = {
+		{ .name = "time", .values = runs, .n = 3 },
+		{ .name = "empty", .values = runs, .n = 0 },
+	};
+	struct cmp_counter k[] = {
+		{ "migrations/run", -1, 12.5 },
+		{ "ttwu_move_affine", 0, 40 },
+		{ "ttwu_move_affine", 2, 2 },
+	};
+	struct cmp_case c;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.verdict = "PASS";
+	c.metrics = m;
+	c.nr_metrics = 2;
+	c.counters = k;
+	c.nr_counters = 3;
+	assert_true(bisect_case_value(&c, "time") == 5);
+	assert_true(bisect_case_value(&c, "ttwu_move_affine") == 42);
+	assert_true(bisect_case_value(&c, "migrations/run") == 12.5);
+	assert_true(isnan(bisect_case_value(&c, "empty")));
+	assert_true(isnan(bisect_case_value(&c, "nothing")));
+	c.verdict = "FAIL"; /* an RCU stall splat during the case */
+	assert_true(isnan(bisect_case_value(&c, "time")));
+	assert_true(isnan(bisect_case_value(&c, "ttwu_move_affine")));
+	c.verdict = "HANG";
+	assert_true(isnan(bisect_case_value(&c, "migrations/run")));
+	c.verdict = NULL;
+	assert_true(isnan(bisect_case_value(&c, "time")));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_counter_metric),
 		cmocka_unit_test(test_counter_value),
+		cmocka_unit_test(test_case_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
