@@ -485,6 +485,20 @@ size_t bisect_ref_values(const struct bisect *b, size_t c, double *out, size_t m
 	return n;
 }
 
+size_t bisect_failed_in_a_row(const struct bisect *b, size_t c, unsigned step)
+{
+	size_t n = 0;
+
+	for (size_t i = b->nr_boots; i-- > 0;) {
+		if (b->boots[i].commit != c || b->boots[i].step != step)
+			continue;
+		if (isfinite(b->boots[i].value))
+			break;
+		n++;
+	}
+	return n;
+}
+
 int bisect_next(const struct bisect *b, size_t *next, size_t *lo, size_t *hi)
 {
 	size_t last = b->nr_commits - 1, nr = 0, pick = 0;

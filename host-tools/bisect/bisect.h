@@ -97,6 +97,9 @@ size_t bisect_values(const struct bisect *b, size_t c, unsigned step, double *ou
 /* The reference values the steps judge by: the endpoint's boots taken
  * after the endpoint phase (step >= 1), see seqtest.h for why. */
 size_t bisect_ref_values(const struct bisect *b, size_t c, double *out, size_t max);
+/* How many of commit c's last boots in step `step` gave no value, in a row
+ * (a boot with a value ends the run of failures). */
+size_t bisect_failed_in_a_row(const struct bisect *b, size_t c, unsigned step);
 
 /*
  * The next commit to test: the middle of the untested, unskipped commits

@@ -411,6 +411,8 @@ static void endpoints(struct run_ctx *x)
 
 		ng = boots_of(b, 0, 0, &fg);
 		nb = boots_of(b, last, 0, &fb);
+		fg = bisect_failed_in_a_row(b, 0, 0);
+		fb = bisect_failed_in_a_row(b, last, 0);
 		if (b->commits[0].build == BISECT_BUILD_FAILED || b->commits[last].build == BISECT_BUILD_FAILED) {
 			stop(x, "the %s endpoint does not build: %s",
 			     b->commits[0].build == BISECT_BUILD_FAILED ? "good" : "bad",
@@ -418,17 +420,22 @@ static void endpoints(struct run_ctx *x)
 			break;
 		}
 		if (fg >= MAX_FAILED_BOOTS || fb >= MAX_FAILED_BOOTS) {
-			stop(x, "the %s endpoint gave no value of %s:%s in %zu boots", fg >= MAX_FAILED_BOOTS ?
-			     "good" : "bad", b->metric_case, b->metric_name, fg >= MAX_FAILED_BOOTS ? ng : nb);
+			stop(x, "the %s endpoint gave no value of %s:%s in %zu boots in a row (%zu boots)",
+			     fg >= MAX_FAILED_BOOTS ? "good" : "bad", b->metric_case, b->metric_name,
+			     fg >= MAX_FAILED_BOOTS ? fg : fb, fg >= MAX_FAILED_BOOTS ? ng : nb);
 			break;
 		}
 		if (e == SEQ_ENDS_DIFFERENT && vg >= b->min_runs && vb >= b->min_runs) {
 			b->phase = BISECT_STEPPING;
 			save(x);
 			progress_break(&x->pr);
-			info("the endpoints differ after %zu boots each (bad/good %.4g, p %.3g): bisecting "
-			     "the %zu commits between them", vg, b->endpoint_ratio, b->endpoint_p,
-			     b->nr_commits - 2);
+			if (isfinite(b->endpoint_ratio))
+				info("the endpoints differ after %zu boots each (bad/good %.4g, p %.3g): "
+				     "bisecting the %zu commits between them", vg, b->endpoint_ratio,
+				     b->endpoint_p, b->nr_commits - 2);
+			else /* good's mean is 0 */
+				info("the endpoints differ after %zu boots each (p %.3g): bisecting the %zu "
+				     "commits between them", vg, b->endpoint_p, b->nr_commits - 2);
 			break;
 		}
 		if (e == SEQ_ENDS_REVERSED) {
@@ -441,9 +448,11 @@ static void endpoints(struct run_ctx *x)
 			     "%.4g, p %.3g): nothing to bisect", vg, b->endpoint_ratio, b->endpoint_p);
 			break;
 		}
-		/* A B B A ...: the side with fewer boots next, good first on a tie
-		 * in even rounds, bad first in odd ones */
-		if (ng < nb || (ng == nb && (ng % 2) == 0))
+		/* A B B A ...: the side with fewer values next, good first on a
+		 * tie in even rounds, bad first in odd ones; by values, not boots:
+		 * a boot without a value is taken again, and the test looks only
+		 * when both sides have as many values */
+		if (vg < vb || (vg == vb && (vg % 2) == 0))
 			boot(x, 0, 0, "good");
 		else
 			boot(x, last, 0, "bad");
@@ -482,6 +491,8 @@ static void step(struct run_ctx *x, size_t c)
 		kc = boots_of(b, c, s, &fc);
 		kg = boots_of(b, 0, s, &fg);
 		kb = boots_of(b, last, s, &fb);
+		fg = bisect_failed_in_a_row(b, 0, s);
+		fb = bisect_failed_in_a_row(b, last, s);
 		if (nc >= b->max_runs) {
 			k->skipped = 1;
 			free(k->why);
@@ -497,7 +508,7 @@ static void step(struct run_ctx *x, size_t c)
 			break;
 		}
 		if (fg >= MAX_FAILED_BOOTS || fb >= MAX_FAILED_BOOTS) {
-			stop(x, "the %s endpoint stopped giving values (%zu failed boots in step %u)",
+			stop(x, "the %s endpoint stopped giving values (%zu failed boots in a row in step %u)",
 			     fg >= MAX_FAILED_BOOTS ? "good" : "bad", fg >= MAX_FAILED_BOOTS ? fg : fb, s);
 			goto out;
 		}

@@ -286,6 +286,36 @@ static void test_case_value(void **state)
 	assert_true(isnan(bisect_case_value(&c, "time")));
 }
 
+/* Failures in a row: counted back from the commit's last boot of the step,
+ * up to its last boot with a value; other commits and steps do not count. */
+static void test_failed_in_a_row(void **state)
+{
+	/* commit, step, value (NAN: the boot gave none) */
+	static const struct { size_t c; unsigned s; double v; } seq[] = {
+		{ 0, 0, NAN }, { 0, 0, 5 }, { 0, 0, NAN }, { 2, 0, NAN }, { 0, 0, NAN },
+		{ 0, 1, NAN }, { 2, 0, 3 },
+	};
+	struct bisect b;
+
+	(void)state;
+	make(&b, 3);
+	b.boots = calloc(sizeof(seq) / sizeof(seq[0]), sizeof(*b.boots));
+	assert_non_null(b.boots);
+	assert_int_equal(bisect_failed_in_a_row(&b, 0, 0), 0);
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		b.boots[i].commit = seq[i].c;
+		b.boots[i].step = seq[i].s;
+		b.boots[i].value = seq[i].v;
+		b.boots[i].run = strdup("");
+		b.nr_boots++;
+	}
+	assert_int_equal(bisect_failed_in_a_row(&b, 0, 0), 2);
+	assert_int_equal(bisect_failed_in_a_row(&b, 0, 1), 1);
+	assert_int_equal(bisect_failed_in_a_row(&b, 2, 0), 0);
+	assert_int_equal(bisect_failed_in_a_row(&b, 1, 0), 0);
+	bisect_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +325,7 @@ int main(void)
 		cmocka_unit_test(test_counter_metric),
 		cmocka_unit_test(test_counter_value),
 		cmocka_unit_test(test_case_value),
+		cmocka_unit_test(test_failed_in_a_row),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
