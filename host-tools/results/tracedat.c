@@ -59,6 +59,22 @@ static int is_event(const char *name)
 	return !strncmp(name, "sched_", 6);
 }
 
+/* The trace_clock option as tracefs prints it, the runner's clock in
+ * brackets; traces from runners before the record were on "global". */
+static void clock_line(const struct strbuf *rec, struct strbuf *out)
+{
+	static const char *const ns_clocks[] = { "local", "global", "mono" };
+	const char *used = "global";
+
+	for (size_t i = 0; rec && i < sizeof(ns_clocks) / sizeof(ns_clocks[0]); i++)
+		if (rec->len == strlen(ns_clocks[i]) && !memcmp(rec->buf, ns_clocks[i], rec->len))
+			used = ns_clocks[i];
+	for (size_t i = 0; i < sizeof(ns_clocks) / sizeof(ns_clocks[0]); i++)
+		strbuf_addf(out, i == 0 ? "%s%s%s" : " %s%s%s", ns_clocks[i] == used ? "[" : "",
+			    ns_clocks[i], ns_clocks[i] == used ? "]" : "");
+	strbuf_addch(out, '\n');
+}
+
 int tracedat_head(const struct schedtrace_formats *f, unsigned nr_cpus, const uint64_t *sizes,
 		  const char *cmdlines, const struct strbuf *stats, struct strbuf *out,
 		  struct strbuf *err)
@@ -66,6 +82,7 @@ int tracedat_head(const struct schedtrace_formats *f, unsigned nr_cpus, const ui
 	const struct strbuf *hp = fmt(f, "header_page"), *he = fmt(f, "header_event");
 	unsigned ps = f->page_size ? f->page_size : 4096, events = 0;
 	size_t fly, cl = strlen(cmdlines);
+	struct strbuf opt = STRBUF_INIT;
 	uint64_t off;
 
 	if (!hp || !he) {
@@ -102,10 +119,13 @@ int tracedat_head(const struct schedtrace_formats *f, unsigned nr_cpus, const ui
 	strbuf_add(out, cmdlines, cl);
 	le32(out, nr_cpus);
 	strbuf_add(out, "options  ", 10);
-	/* the runner sets trace_clock to global while tracing: nanoseconds */
+	/* the runner traces on "global", or "local"/"mono" where those agree
+	 * across CPUs (its trace_clock record): nanoseconds all three */
+	clock_line(fmt(f, "trace_clock"), &opt);
 	le16(out, OPT_TRACECLOCK);
-	le32(out, (uint32_t)sizeof("local [global]\n"));
-	strbuf_add(out, "local [global]\n", sizeof("local [global]\n"));
+	le32(out, (uint32_t)opt.len + 1);
+	strbuf_add(out, opt.buf, opt.len + 1);
+	strbuf_release(&opt);
 	for (unsigned c = 0; stats && c < nr_cpus; c++) {
 		struct strbuf s = STRBUF_INIT;
 
