@@ -10,6 +10,8 @@
 #           around each measured run on trace_clock "local" (TCG), the
 #           saved-cmdlines cache off; one TCG thread per vCPU as well
 #   global  the same on trace_clock "global" (what lab run used before)
+#   cmd     the same with the saved-cmdlines cache on (trace_options=
+#           record-cmd: what lab run had before, the clock local)
 #   single  the same traced plan on single-threaded TCG (what traced plans
 #           had before the events were enabled at boot)
 #   armed   the untraced scenario in a guest booted with the events on
@@ -61,9 +63,10 @@ run_mode() { # MODE ROUND CLOCK
 	off) a+=(--scenario "$TMP/off.ini") ;;
 	traced) a+=(--scenario "$TMP/traced.ini") ;;
 	global) a+=(--scenario "$TMP/traced.ini" --append "trace_clock=global") ;;
+	cmd) a+=(--scenario "$TMP/traced.ini" --append "trace_options=record-cmd") ;;
 	single) a+=(--scenario "$TMP/traced.ini" --tcg-threads single) ;;
-	armed) a+=(--scenario "$TMP/off.ini" --append "trace_event=$events lab.schedtrace=boot") ;;
-	*) die "unknown mode '$1' (off, traced, global, single, armed)" ;;
+	armed) a+=(--scenario "$TMP/off.ini" --append "trace_event=$events trace_clock=local trace_options=norecord-cmd lab.schedtrace=boot") ;;
+	*) die "unknown mode '$1' (off, traced, global, cmd, single, armed)" ;;
 	esac
 	local rc=0 t0=$SECONDS run
 	"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?

@@ -212,10 +212,14 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 			return -1;
 	}
 	/* comms come with sched_switch and sched_wakeup: the saved-cmdlines
-	 * cache is a global trylock and a copy on every switch, for nothing */
-	read_word(t, "options/record-cmd", t->saved_record_cmd, sizeof(t->saved_record_cmd));
-	if (t->saved_record_cmd[0] && strcmp(t->saved_record_cmd, "0"))
-		write_str(t, "options/record-cmd", "0", "");
+	 * cache is a global trylock and a copy on every switch, for nothing.
+	 * A lab guest's command line already said (trace_options=). */
+	if (!events_on_from_boot()) {
+		read_word(t, "options/record-cmd", t->saved_record_cmd,
+			  sizeof(t->saved_record_cmd));
+		if (t->saved_record_cmd[0] && strcmp(t->saved_record_cmd, "0"))
+			write_str(t, "options/record-cmd", "0", "");
+	}
 	for (size_t i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++) {
 		snprintf(rel, sizeof(rel), "events/sched/%s/enable", plan_schedtrace_events[i]);
 		read_word(t, rel, t->saved_enable[i], sizeof(t->saved_enable[i]));

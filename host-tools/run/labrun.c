@@ -335,7 +335,10 @@ static void tcg_cmdline(struct lab_run *r)
  * here agrees across CPUs (the host orders the CPUs' events by time).
  * Under TCG every vCPU's TSC is one host clock (the instruction count under
  * --clock virtual), so "local" (sched_clock) agrees and costs no global
- * cmpxchg per event; elsewhere "global". */
+ * cmpxchg per event; elsewhere "global".  norecord-cmd: enabling
+ * sched_switch would otherwise add a second probe that copies comms into
+ * the saved-cmdlines cache on every switch, tracing_on or not; the comms
+ * come with the events. */
 static void schedtrace_cmdline(struct lab_run *r)
 {
 	const char *clock = r->accel_kind == ACCEL_TCG ? "local" : "global";
@@ -345,7 +348,8 @@ static void schedtrace_cmdline(struct lab_run *r)
 	strbuf_addstr(&r->cmdline, " trace_event=");
 	for (unsigned i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++)
 		strbuf_addf(&r->cmdline, "%ssched:%s", i ? "," : "", plan_schedtrace_events[i]);
-	strbuf_addf(&r->cmdline, " trace_clock=%s lab.schedtrace=boot", clock);
+	strbuf_addf(&r->cmdline, " trace_clock=%s trace_options=norecord-cmd lab.schedtrace=boot",
+		    clock);
 }
 
 /* --kernel image: the image's own kernel and initramfs (labrun.h). */
