@@ -15,8 +15,9 @@
 #   single  the same traced plan on single-threaded TCG (what traced plans
 #           had before the events were enabled at boot)
 #   armed   the untraced scenario in a guest booted with the events on
-#           (as a traced plan's) but tracing_on off: the tracepoints' own
-#           cost, without writing the ring buffer
+#           as a traced plan's is (local clock, norecord-cmd) but
+#           tracing_on off: the tracepoints' own cost, without writing
+#           the ring buffer
 # Clocks (CLOCKS, default "wall virtual"): every round boots every mode on
 # each clock; the virtual clock (QEMU icount, one TCG thread) counts
 # instructions, so its ratio is the tracer's cost without the host's load.
@@ -24,7 +25,10 @@
 # CV, the ratio to "off", the trace volume of the traced modes (raw page
 # bytes per second of measured run), and boots that did not pass (a busy
 # host gives RCU stall splats under TCG: their times are still used).
-# Exit 0 when every traced ratio is at most 1.05, 1 otherwise.
+# A flight recorder (issue 15) would pay the "traced" mode's cost inside
+# each run: the ring buffer already overwrites, only the shipping after the
+# run would change.  Exit 0 when every traced ratio is at most 1.05, 1
+# otherwise.
 #
 #   bench/trace-overhead.sh                    3 rounds on 2s4c2t
 #   ROUNDS=5 TOPO=2s8c2t bench/trace-overhead.sh
@@ -141,8 +145,7 @@ for mode, rows in sorted(by.items()):
         statistics.mean(means), cv(means))
     if base and mode[1] != "off":
         ratio = statistics.mean(means) / base
-        # the flight recorder's bound is issue 15's, full tracing issue 14's
-        bad += ratio > (1.03 if mode[1] == "flight" else 1.05)
+        bad += ratio > 1.05
         line += "  ratio %.3f" % ratio
     if vols:
         line += "  trace %.0f KiB/s" % (statistics.mean(vols) / 1024)
