@@ -22,7 +22,7 @@
 # each clock; the virtual clock (QEMU icount, one TCG thread) counts
 # instructions, so its ratio is the tracer's cost without the host's load.
 # Prints per mode the mean of the per-boot means of hackbench's time, their
-# CV, the ratio to "off", the trace volume of the traced modes (raw page
+# CV, the ratio to "off", the median of the per-boot medians and its ratio, the trace volume of the traced modes (raw page
 # bytes per second of measured run), and boots that did not pass (a busy
 # host gives RCU stall splats under TCG: their times are still used).
 # A flight recorder (issue 15) would pay the "traced" mode's cost inside
@@ -34,6 +34,7 @@
 #   ROUNDS=5 TOPO=2s8c2t bench/trace-overhead.sh
 #   TRACE_MODES="off traced single" bench/trace-overhead.sh
 #   CLOCKS=virtual TOPO=1s4c bench/trace-overhead.sh
+#   SUMMARY=/tmp/trace-overhead.XXXXXX bench/trace-overhead.sh   (a KEEP=1 run)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -95,6 +96,11 @@ run_mode() { # MODE ROUND CLOCK
 read -r -a modes <<<"$MODES"
 read -r -a clocks <<<"$CLOCKS"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+# SUMMARY=<a KEEP=1 run's directory>: the summary of its boots again
+if [ -n "${SUMMARY:-}" ]; then
+	cp "$SUMMARY/runs" "$TMP/runs" || die "no boots listed in '$SUMMARY/runs'"
+	ROUNDS=0
+fi
 for ((r = 1; r <= ROUNDS; r++)); do
 	n=${#modes[@]}
 	for clock in "${clocks[@]}"; do
@@ -129,7 +135,7 @@ for line in open(sys.argv[1]):
         if t:
             vol.append(st["bytes"] / t)
     tcg = json.load(open(run + "/run.json")).get("tcg_threads", "?")
-    by.setdefault(mode, []).append((statistics.mean(times), vol, tcg))
+    by.setdefault(mode, []).append((statistics.mean(times), vol, tcg, statistics.median(times)))
 def cv(xs):
     return 100 * statistics.stdev(xs) / statistics.mean(xs) if len(xs) > 1 else float("nan")
 print("trace overhead: hackbench process 1 group 20 loops, %s, %s rounds, load after %s" %
@@ -147,6 +153,12 @@ for mode, rows in sorted(by.items()):
         ratio = statistics.mean(means) / base
         bad += ratio > 1.05
         line += "  ratio %.3f" % ratio
+    # a run on a stalled guest clock (RCU stall splats) can take minutes:
+    # the median of the per-boot medians does not follow it
+    med = statistics.median(r[3] for r in rows)
+    line += "  median %.4f s" % med
+    if off and mode[1] != "off":
+        line += " (%.3f)" % (med / statistics.median(r[3] for r in off))
     if vols:
         line += "  trace %.0f KiB/s" % (statistics.mean(vols) / 1024)
     print(line)
