@@ -40,6 +40,7 @@ enum plan_seen {
 	SEEN_ALL = (1u << 7) - 1,
 	SEEN_TRACE_KB = 1u << 7, /* optional: not in SEEN_ALL */
 	SEEN_WC_GRACE = 1u << 8, /* optional */
+	SEEN_TRACE_KEEP = 1u << 9, /* optional */
 };
 
 struct field {
@@ -463,7 +464,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
 		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
-		{ "wc_grace_ms", 2 },
+		{ "wc_grace_ms", 2 }, { "trace_keep_mb", 2 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -535,6 +536,10 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		c->wc_grace_set = 1;
 		return once(ps, SEEN_WC_GRACE, "wc_grace_ms") ||
 		       parse_number(ps, &f[1], 0, PLAN_MAX_WC_GRACE_MS, "wc_grace_ms", &c->wc_grace_ms);
+	case 20:
+		return once(ps, SEEN_TRACE_KEEP, "trace_keep_mb") ||
+		       parse_number(ps, &f[1], 1, PLAN_MAX_TRACE_KEEP_MB, "trace_keep_mb",
+				    &c->trace_keep_mb);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -897,6 +902,12 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 
 		snprintf(ms, sizeof(ms), "%u", c->wc_grace_ms);
 		emit_record(emit, ctx, "wc_grace_ms", ms, NULL, NULL, NULL);
+	}
+	if (c->trace_keep_mb) {
+		char mb[16];
+
+		snprintf(mb, sizeof(mb), "%u", c->trace_keep_mb);
+		emit_record(emit, ctx, "trace_keep_mb", mb, NULL, NULL, NULL);
 	}
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;

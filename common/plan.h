@@ -36,6 +36,11 @@
  *   wc_grace_ms	<ms>			work-conservation grace period of the
  *						schedtrace metrics (absent: 1 ms); read
  *						by the host only
+ *   trace_keep_mb	<mb>			the case's budget of kept schedtrace
+ *						runs: lab run keeps the failed,
+ *						faulted, outlying, slowest and
+ *						fastest within it (absent: every
+ *						run); read by the host only
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -64,6 +69,8 @@
 #define PLAN_MAX_TRACE_KB (1024u * 1024)
 /* grace of a work-conservation episode: 0 ms to 10 s */
 #define PLAN_MAX_WC_GRACE_MS 10000u
+/* a case's budget of kept traces: 1 MiB to 64 GiB */
+#define PLAN_MAX_TRACE_KEEP_MB 65536u
 
 struct plan_param {
 	char key[64];
@@ -185,6 +192,7 @@ struct plan_case {
 	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
 	unsigned wc_grace_ms;        /* work-conservation grace, when wc_grace_set */
 	int wc_grace_set;            /* 0: the host's default (0 ms is a grace too) */
+	unsigned trace_keep_mb;      /* budget of kept traced runs; 0: keep every run */
 };
 
 struct plan {

@@ -19,6 +19,7 @@
 #define PAGES_CHUNK (256u * 1024)
 
 static int formats_sent; /* once per boot: the format files do not change */
+static int clock_sent;   /* the trace clock: set by the first case, kept */
 
 static int path_of(const struct schedtrace *t, const char *name, char *buf, size_t len)
 {
@@ -77,6 +78,30 @@ static void read_clock(struct schedtrace *t)
 	if ((b = strchr(text, '[')))
 		snprintf(t->saved_clock, sizeof(t->saved_clock), "%.*s", (int)strcspn(b + 1, "]"), b + 1);
 	free(text);
+}
+
+/* lab.schedtrace=boot on the kernel command line: the host enabled the
+ * events with trace_event= (no static key flips while cases run). */
+static int events_on_from_boot(void)
+{
+	char *text = wl_slurp("/proc/cmdline", NULL, 1u << 16);
+	int on = 0;
+
+	for (char *p = text; p && (p = strstr(p, "lab.schedtrace=boot")); p++)
+		if (p == text || p[-1] == ' ') {
+			on = 1;
+			break;
+		}
+	free(text);
+	return on;
+}
+
+/* Clocks in nanoseconds that agree across CPUs where the TSC is one clock
+ * for all (TCG, and any machine with a stable TSC): the host needs no
+ * conversion, and "local" costs no global cmpxchg per event. */
+static int clock_agrees(const char *clock)
+{
+	return !strcmp(clock, "global") || !strcmp(clock, "local") || !strcmp(clock, "mono");
 }
 
 static int send(struct out *o, const char *case_id, const char *run, const char *kind,
@@ -171,10 +196,30 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 		return send(o, case_id, "-", "absent", "-", t->absent, strlen(t->absent));
 	}
 	/* the host orders the CPUs' events by time: "local" clocks need not
-	 * agree across CPUs, "global" does; a kernel without it keeps its own */
+	 * agree across CPUs, "global" does; a kernel without it keeps its own.
+	 * A lab guest's command line may pick a cheaper clock it knows to agree
+	 * (lab.schedtrace=boot: under TCG every vCPU's TSC is one host clock). */
 	read_clock(t);
-	if (t->saved_clock[0] && strcmp(t->saved_clock, "global"))
-		write_str(t, "trace_clock", "global", t->saved_clock);
+	snprintf(t->clock, sizeof(t->clock), "%s", t->saved_clock);
+	if (t->saved_clock[0] && strcmp(t->saved_clock, "global") &&
+	    !(events_on_from_boot() && clock_agrees(t->saved_clock)) &&
+	    !write_str(t, "trace_clock", "global", t->saved_clock))
+		snprintf(t->clock, sizeof(t->clock), "global");
+	/* once per boot, as the formats: the host writes it into trace.dat */
+	if (t->clock[0] && !clock_sent) {
+		clock_sent = 1;
+		if (send(o, "", "-", "format", "trace_clock", t->clock, strlen(t->clock)) < 0)
+			return -1;
+	}
+	/* comms come with sched_switch and sched_wakeup: the saved-cmdlines
+	 * cache is a global trylock and a copy on every switch, for nothing.
+	 * A lab guest's command line already said (trace_options=). */
+	if (!events_on_from_boot()) {
+		read_word(t, "options/record-cmd", t->saved_record_cmd,
+			  sizeof(t->saved_record_cmd));
+		if (t->saved_record_cmd[0] && strcmp(t->saved_record_cmd, "0"))
+			write_str(t, "options/record-cmd", "0", "");
+	}
 	for (size_t i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++) {
 		snprintf(rel, sizeof(rel), "events/sched/%s/enable", plan_schedtrace_events[i]);
 		read_word(t, rel, t->saved_enable[i], sizeof(t->saved_enable[i]));
@@ -272,30 +317,17 @@ int schedtrace_release(struct schedtrace *t)
 	}
 	if (t->saved_kb[0] && write_str(t, "buffer_size_kb", t->saved_kb, NULL) < 0)
 		ret = -1;
-	if (t->saved_clock[0] && strcmp(t->saved_clock, "global") &&
+	if (t->saved_clock[0] && strcmp(t->saved_clock, t->clock) &&
 	    write_str(t, "trace_clock", t->saved_clock, NULL) < 0)
+		ret = -1;
+	if (t->saved_record_cmd[0] && strcmp(t->saved_record_cmd, "0") &&
+	    write_str(t, "options/record-cmd", t->saved_record_cmd, NULL) < 0)
 		ret = -1;
 	write_str(t, "trace", "", NULL); /* our pages are shipped: leave no 4 MB per CPU behind */
 	if (t->saved_on[0] && write_str(t, "tracing_on", t->saved_on, NULL) < 0)
 		ret = -1;
 	t->dir[0] = '\0';
 	return ret;
-}
-
-/* lab.schedtrace=boot on the kernel command line: the host enabled the
- * events with trace_event= (no static key flips while cases run). */
-static int events_on_from_boot(void)
-{
-	char *text = wl_slurp("/proc/cmdline", NULL, 1u << 16);
-	int on = 0;
-
-	for (char *p = text; p && (p = strstr(p, "lab.schedtrace=boot")); p++)
-		if (p == text || p[-1] == ' ') {
-			on = 1;
-			break;
-		}
-	free(text);
-	return on;
 }
 
 void schedtrace_boot_quiet(void)

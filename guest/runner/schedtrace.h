@@ -14,7 +14,8 @@ struct schedtrace {
 	unsigned buffer_kb;
 	int started;
 	/* what we changed, put back by schedtrace_release() */
-	char saved_on[8], saved_kb[32], saved_clock[32];
+	char saved_on[8], saved_kb[32], saved_clock[32], saved_record_cmd[4];
+	char clock[32];        /* the clock of the shipped pages */
 	char saved_enable[8][4];
 };
 

@@ -4,6 +4,7 @@
 #include "cmd/options.h"
 #include "report/htmlreport.h"
 #include "report/timeline.h"
+#include "run/tracekeep-run.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
 #include "results/tracedat.h"
@@ -19,42 +20,6 @@
 static const char trace_usage[] =
 	"lab trace [--case CASE] [--run N] [--top N] [--keep [--budget-mb N]] RUN_DIR";
 
-/* The run's fault actions of one case and run, as the timeline marks them. */
-static size_t marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
-		       const struct fault_mark **out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < fm->nr && n < max; i++) {
-		char *d;
-
-		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
-			continue;
-		d = schedtrace_case_dir(fm->v[i].case_id);
-		if (!strcmp(d, case_dir))
-			out[n++] = &fm->v[i];
-		free(d);
-	}
-	return n;
-}
-
-static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
-{
-	uint64_t sum = 0;
-
-	for (unsigned c = 0; c < SCHEDTRACE_MAX_CPUS; c++) {
-		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c);
-		struct stat st;
-		int ok = !stat(path, &st);
-
-		free(path);
-		if (!ok)
-			break;
-		sum += (uint64_t)st.st_size;
-	}
-	return sum;
-}
-
 /*
  * --keep: the case's traced runs that explain it (failed, faulted, outliers,
  * slowest, fastest) within the budget; the others' pages are removed and
@@ -63,63 +28,21 @@ static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
 static int keep_case(const char *dir, const char *case_dir, const struct fault_marks *fm,
 		     unsigned budget_mb)
 {
-	struct strbuf err = STRBUF_INIT;
-	char *path = xasprintf("%s/results.jsonl", dir), *text;
-	struct tk_run *all = NULL, *r;
-	unsigned *on_disk = NULL, bad = 0;
-	size_t len = 0, nr_all = 0, nr_disk = 0, n = 0, dropped;
-	uint64_t dropped_bytes, budget = (uint64_t)budget_mb << 20;
-	int higher = 0, missing = 0, ret = 0;
+	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
+	struct tk_case kc = TK_CASE_INIT;
+	int ret = 0;
 
-	text = json_read_bounded(path, RUNFILE_MAX, &len, &missing, &err);
-	free(path);
-	if (!text) {
-		error("%s", err.buf);
-		strbuf_release(&err);
-		return 1;
-	}
-	trace_keep_parse_results(text, len, case_dir, &all, &nr_all, &higher, &bad);
-	free(text);
-	if (trace_list_runs(dir, case_dir, &on_disk, &nr_disk, &err) < 0) {
-		error("%s", err.buf);
-		ret = 1;
-		goto out;
-	}
-	r = xcalloc(nr_disk ? nr_disk : 1, sizeof(*r));
-	for (size_t k = 0; k < nr_disk; k++) {
-		const struct fault_mark *m[1];
-
-		r[n] = (struct tk_run){ .run = on_disk[k] };
-		for (size_t i = 0; i < nr_all; i++)
-			if (all[i].run == on_disk[k])
-				r[n] = all[i];
-		r[n].bytes = run_bytes(dir, case_dir, on_disk[k]);
-		r[n].faults = marks_of(fm, case_dir, on_disk[k], m, 1) > 0;
-		n++;
-	}
-	dropped = trace_keep_choose(r, n, higher, budget, &dropped_bytes);
-	if (trace_keep_apply(dir, case_dir, r, n, budget, &err) < 0) {
+	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, run_fault_faulted, (void *)fm, &kc,
+			    &err) < 0) {
 		error("%s", err.buf);
 		ret = 1;
 	}
-	printf("%s: kept", case_dir);
-	for (size_t i = 0; i < n; i++) {
-		char why[80];
-
-		if (!r[i].keep)
-			continue;
-		trace_keep_why(r[i].why, why, sizeof(why));
-		if (r[i].why & TK_OUTLIER)
-			printf(" run%u (%s, z %.1f)", r[i].run, why, r[i].z);
-		else
-			printf(" run%u (%s)", r[i].run, why[0] ? why : "-");
+	if (kc.r) {
+		trace_keep_summary(case_dir, &kc, &line);
+		fputs(line.buf, stdout);
 	}
-	printf("; dropped %zu run%s, %.1f MiB (budget %u MiB)\n", dropped, dropped == 1 ? "" : "s",
-	       (double)dropped_bytes / (1 << 20), budget_mb);
-	free(r);
-out:
-	free(all);
-	free(on_disk);
+	tk_case_release(&kc);
+	strbuf_release(&line);
 	strbuf_release(&err);
 	return ret;
 }
@@ -167,7 +90,7 @@ static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned
 	struct trace_run t = TRACE_RUN_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const struct fault_mark *marks[256];
-	size_t nm = marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
+	size_t nm = run_fault_marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
 	char *title = xasprintf("%s run%u", case_dir, run);
 	int bad;
 

@@ -59,13 +59,45 @@ static int is_event(const char *name)
 	return !strncmp(name, "sched_", 6);
 }
 
+/* The trace_clock option as tracefs prints it, the runner's clock in
+ * brackets; traces from runners before its record were on "global". */
+static void clock_line(const char *clock, size_t len, struct strbuf *out)
+{
+	static const char *const ns_clocks[] = { "local", "global", "mono" };
+	const char *used = "global";
+
+	for (size_t i = 0; i < ARRAY_SIZE(ns_clocks); i++)
+		if (len == strlen(ns_clocks[i]) && !memcmp(clock, ns_clocks[i], len))
+			used = ns_clocks[i];
+	/* mono only when used: trace-cmd reads the bracketed one */
+	for (size_t i = 0; i < ARRAY_SIZE(ns_clocks); i++)
+		if (i < 2 || ns_clocks[i] == used)
+			strbuf_addf(out, i == 0 ? "%s%s%s" : " %s%s%s",
+				    ns_clocks[i] == used ? "[" : "", ns_clocks[i],
+				    ns_clocks[i] == used ? "]" : "");
+	strbuf_addch(out, '\n');
+}
+
+static int head_with_clock(const struct schedtrace_formats *f, const struct strbuf *clock,
+			   unsigned nr_cpus, const uint64_t *sizes, const char *cmdlines,
+			   const struct strbuf *stats, struct strbuf *out, struct strbuf *err);
+
 int tracedat_head(const struct schedtrace_formats *f, unsigned nr_cpus, const uint64_t *sizes,
 		  const char *cmdlines, const struct strbuf *stats, struct strbuf *out,
 		  struct strbuf *err)
 {
+	return head_with_clock(f, fmt(f, "trace_clock"), nr_cpus, sizes, cmdlines, stats, out,
+			       err);
+}
+
+static int head_with_clock(const struct schedtrace_formats *f, const struct strbuf *clock,
+			   unsigned nr_cpus, const uint64_t *sizes, const char *cmdlines,
+			   const struct strbuf *stats, struct strbuf *out, struct strbuf *err)
+{
 	const struct strbuf *hp = fmt(f, "header_page"), *he = fmt(f, "header_event");
 	unsigned ps = f->page_size ? f->page_size : 4096, events = 0;
 	size_t fly, cl = strlen(cmdlines);
+	struct strbuf opt = STRBUF_INIT;
 	uint64_t off;
 
 	if (!hp || !he) {
@@ -102,10 +134,13 @@ int tracedat_head(const struct schedtrace_formats *f, unsigned nr_cpus, const ui
 	strbuf_add(out, cmdlines, cl);
 	le32(out, nr_cpus);
 	strbuf_add(out, "options  ", 10);
-	/* the runner sets trace_clock to global while tracing: nanoseconds */
+	/* the runner traces on "global", or "local"/"mono" where those agree
+	 * across CPUs (its trace_clock record): nanoseconds all three */
+	clock_line(clock ? clock->buf : "", clock ? clock->len : 0, &opt);
 	le16(out, OPT_TRACECLOCK);
-	le32(out, (uint32_t)sizeof("local [global]\n"));
-	strbuf_add(out, "local [global]\n", sizeof("local [global]\n"));
+	le32(out, (uint32_t)opt.len + 1);
+	strbuf_add(out, opt.buf, opt.len + 1);
+	strbuf_release(&opt);
 	for (unsigned c = 0; stats && c < nr_cpus; c++) {
 		struct strbuf s = STRBUF_INIT;
 
@@ -196,9 +231,34 @@ static int stats_text(const struct trace_run *t, struct strbuf *stats)
 	return any;
 }
 
+/* The boot's trace_clock record: the host keeps it in trace/format/ beside
+ * the event formats, two levels above the run's pages. */
+static void run_clock(const struct trace_run *t, struct strbuf *out)
+{
+	const struct strbuf *f = fmt(&t->formats, "trace_clock");
+	char *path, *text;
+	size_t len = 0;
+	int missing = 0;
+	struct strbuf e = STRBUF_INIT;
+
+	if (f) {
+		strbuf_add(out, f->buf, f->len);
+		return;
+	}
+	if (!t->dir)
+		return;
+	path = xasprintf("%s/../../format/trace_clock", t->dir);
+	text = json_read_bounded(path, 64, &len, &missing, &e);
+	if (text)
+		strbuf_add(out, text, len);
+	free(text);
+	free(path);
+	strbuf_release(&e);
+}
+
 int tracedat_write(const struct trace_run *t, const char *path, struct strbuf *err)
 {
-	struct strbuf head = STRBUF_INIT, cmd = STRBUF_INIT;
+	struct strbuf head = STRBUF_INIT, cmd = STRBUF_INIT, clock = STRBUF_INIT;
 	struct strbuf *stats = xcalloc(t->nr_cpus ? t->nr_cpus : 1, sizeof(*stats));
 	uint64_t *sizes = xcalloc(t->nr_cpus ? t->nr_cpus : 1, sizeof(*sizes));
 	char *tmp = xasprintf("%s.tmp", path);
@@ -209,8 +269,9 @@ int tracedat_write(const struct trace_run *t, const char *path, struct strbuf *e
 		sizes[c] = t->pages[c].len;
 	tracedat_cmdlines(t, &cmd);
 	any_stats = stats_text(t, stats);
-	if (tracedat_head(&t->formats, t->nr_cpus, sizes, cmd.buf ? cmd.buf : "",
-			  any_stats ? stats : NULL, &head, err) < 0)
+	run_clock(t, &clock);
+	if (head_with_clock(&t->formats, &clock, t->nr_cpus, sizes, cmd.buf ? cmd.buf : "",
+			    any_stats ? stats : NULL, &head, err) < 0)
 		goto out;
 	if (!(f = fopen(tmp, "w"))) {
 		strbuf_addf(err, "cannot create '%s': %s", tmp, strerror(errno));
@@ -240,5 +301,6 @@ out:
 	free(tmp);
 	strbuf_release(&head);
 	strbuf_release(&cmd);
+	strbuf_release(&clock);
 	return ret;
 }

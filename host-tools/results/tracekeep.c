@@ -8,8 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
 #include "lib/json.h"
+#include "results/runfiles.h"
 #include "results/schedtrace.h"
+#include "results/tracerun.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -282,4 +286,84 @@ size_t trace_keep_outliers(const char *run_dir, const char *case_id, struct tk_r
 	free(cdir);
 	strbuf_release(&err);
 	return n;
+}
+
+void tk_case_release(struct tk_case *kc)
+{
+	free(kc->r);
+	*kc = (struct tk_case)TK_CASE_INIT;
+}
+
+/* The raw pages of one kept run: cpu0.raw, cpu1.raw, ... up to the first gap. */
+static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
+{
+	uint64_t sum = 0;
+
+	for (unsigned c = 0; c < SCHEDTRACE_MAX_CPUS; c++) {
+		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c);
+		struct stat st;
+		int ok = !stat(path, &st);
+
+		free(path);
+		if (!ok)
+			break;
+		sum += (uint64_t)st.st_size;
+	}
+	return sum;
+}
+
+int trace_keep_case(const char *run_dir, const char *case_dir, uint64_t budget,
+		    tk_faulted_fn faulted, void *ctx, struct tk_case *kc, struct strbuf *err)
+{
+	char *path = xasprintf("%s/results.jsonl", run_dir), *text;
+	struct tk_run *all = NULL;
+	unsigned *on_disk = NULL, bad = 0;
+	size_t len = 0, nr_all = 0, nr_disk = 0;
+	int higher = 0, missing = 0, ret = -1;
+
+	kc->budget = budget;
+	text = json_read_bounded(path, RUNFILE_MAX, &len, &missing, err);
+	free(path);
+	if (!text)
+		return -1;
+	trace_keep_parse_results(text, len, case_dir, &all, &nr_all, &higher, &bad);
+	free(text);
+	if (trace_list_runs(run_dir, case_dir, &on_disk, &nr_disk, err) < 0)
+		goto out;
+	kc->r = xcalloc(nr_disk ? nr_disk : 1, sizeof(*kc->r));
+	for (size_t k = 0; k < nr_disk; k++) {
+		struct tk_run *r = &kc->r[kc->n++];
+
+		*r = (struct tk_run){ .run = on_disk[k] };
+		for (size_t i = 0; i < nr_all; i++)
+			if (all[i].run == on_disk[k])
+				*r = all[i];
+		r->bytes = run_bytes(run_dir, case_dir, on_disk[k]);
+		r->faults = faulted && faulted(ctx, case_dir, on_disk[k]);
+	}
+	kc->dropped = trace_keep_choose(kc->r, kc->n, higher, budget, &kc->dropped_bytes);
+	ret = trace_keep_apply(run_dir, case_dir, kc->r, kc->n, budget, err);
+out:
+	free(all);
+	free(on_disk);
+	return ret;
+}
+
+void trace_keep_summary(const char *case_dir, const struct tk_case *kc, struct strbuf *out)
+{
+	strbuf_addf(out, "%s: kept", case_dir);
+	for (size_t i = 0; i < kc->n; i++) {
+		char why[80];
+
+		if (!kc->r[i].keep)
+			continue;
+		trace_keep_why(kc->r[i].why, why, sizeof(why));
+		if (kc->r[i].why & TK_OUTLIER)
+			strbuf_addf(out, " run%u (%s, z %.1f)", kc->r[i].run, why, kc->r[i].z);
+		else
+			strbuf_addf(out, " run%u (%s)", kc->r[i].run, why[0] ? why : "-");
+	}
+	strbuf_addf(out, "; dropped %zu run%s, %.1f MiB (budget %llu MiB)\n", kc->dropped,
+		    kc->dropped == 1 ? "" : "s", (double)kc->dropped_bytes / (1 << 20),
+		    (unsigned long long)(kc->budget >> 20));
 }

@@ -53,6 +53,33 @@ void trace_keep_why(unsigned why, char *buf, size_t len);
 int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_run *r, size_t n,
 		     uint64_t budget, struct strbuf *err);
 
+/* One case's keep, as trace_keep_case() leaves it. */
+struct tk_case {
+	struct tk_run *r;        /* the case's traced runs on disk, malloc'ed */
+	size_t n;
+	size_t dropped;          /* runs whose pages were removed */
+	uint64_t dropped_bytes;
+	uint64_t budget;
+};
+#define TK_CASE_INIT { NULL, 0, 0, 0, 0 }
+void tk_case_release(struct tk_case *kc);
+
+/* Whether a fault action was taken during a run of the case (ctx: the caller's marks). */
+typedef int (*tk_faulted_fn)(void *ctx, const char *case_dir, unsigned run);
+
+/*
+ * The whole keep of one case of run_dir: the traced runs on disk and their
+ * bytes, each one's primary metric and status from results.jsonl, faulted
+ * (may be NULL) for fault actions; chooses within budget bytes and prunes
+ * (trace_keep_apply).  -1 with err, kc then holds what was chosen so far.
+ */
+int trace_keep_case(const char *run_dir, const char *case_dir, uint64_t budget,
+		    tk_faulted_fn faulted, void *ctx, struct tk_case *kc, struct strbuf *err);
+
+/* "CASE: kept run3 (slowest) run0 (outlier, z 4.1); dropped 2 runs, 1.5 MiB
+ * (budget 8 MiB)" with a newline, appended to out. */
+void trace_keep_summary(const char *case_dir, const struct tk_case *kc, struct strbuf *out);
+
 /*
  * The outliers that trace/<case>/kept.json of run_dir says were kept (run,
  * z, why), at most max; 0 when the case was not pruned or had none.

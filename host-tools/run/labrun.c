@@ -331,16 +331,25 @@ static void tcg_cmdline(struct lab_run *r)
 }
 
 /* trace_event= enables the events while the kernel boots on one CPU;
- * trace_clock=global is what the runner would switch to (the host orders
- * the CPUs' events by time); lab.schedtrace=boot tells the runner so. */
+ * lab.schedtrace=boot tells the runner so, and that the trace_clock= given
+ * here agrees across CPUs (the host orders the CPUs' events by time).
+ * Under TCG every vCPU's TSC is one host clock (the instruction count under
+ * --clock virtual), so "local" (sched_clock) agrees and costs no global
+ * cmpxchg per event; elsewhere "global".  norecord-cmd: enabling
+ * sched_switch would otherwise add a second probe that copies comms into
+ * the saved-cmdlines cache on every switch, tracing_on or not; the comms
+ * come with the events. */
 static void schedtrace_cmdline(struct lab_run *r)
 {
+	const char *clock = r->accel_kind == ACCEL_TCG ? "local" : "global";
+
 	if (!plan_has_schedtrace(r->plan))
 		return;
 	strbuf_addstr(&r->cmdline, " trace_event=");
 	for (unsigned i = 0; i < PLAN_NR_SCHEDTRACE_EVENTS; i++)
 		strbuf_addf(&r->cmdline, "%ssched:%s", i ? "," : "", plan_schedtrace_events[i]);
-	strbuf_addstr(&r->cmdline, " trace_clock=global lab.schedtrace=boot");
+	strbuf_addf(&r->cmdline, " trace_clock=%s trace_options=norecord-cmd lab.schedtrace=boot",
+		    clock);
 }
 
 /* --kernel image: the image's own kernel and initramfs (labrun.h). */

@@ -59,6 +59,7 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->trace_kb = s->trace_kb;
 		c->wc_grace_ms = s->wc_grace_ms;
 		c->wc_grace_set = s->wc_grace_set;
+		c->trace_keep_mb = s->trace_keep_mb;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

@@ -13,6 +13,7 @@
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
 	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
+	"trace_keep_mb",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -200,7 +201,7 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per, trace_buffer_kb or wc_grace_ms)",
+			       "profile_per, trace_buffer_kb, wc_grace_ms or trace_keep_mb)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -239,6 +240,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	case KEY_WC_GRACE_MS:
 		s->wc_grace_set = 1;
 		return set_number(l, name, value, 0, PLAN_MAX_WC_GRACE_MS, &s->wc_grace_ms);
+	case KEY_TRACE_KEEP_MB:
+		return set_number(l, name, value, 1, PLAN_MAX_TRACE_KEEP_MB, &s->trace_keep_mb);
 	default:
 		return set_counters(l, value);
 	}

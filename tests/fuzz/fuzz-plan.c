@@ -20,7 +20,9 @@ static void check_case(const struct plan_case *c)
 	    c->nr_params > PLAN_MAX_PARAMS || c->nr_metrics > PLAN_MAX_METRICS ||
 	    c->runs < 1 || c->runs > 1000 || c->warmup > 100 ||
 	    c->deadline_s < 1 || c->deadline_s > 86400 ||
-	    (c->counters & ~(unsigned)(PLAN_CNT_SCHEDSTAT | PLAN_CNT_VMSTAT | PLAN_CNT_TASKS)))
+	    (c->counters & ~(unsigned)(PLAN_CNT_SCHEDSTAT | PLAN_CNT_VMSTAT | PLAN_CNT_TASKS |
+				       PLAN_CNT_SCHEDTRACE)) ||
+	    c->trace_keep_mb > PLAN_MAX_TRACE_KEEP_MB)
 		abort();
 	for (unsigned i = 0; i < c->nr_params; i++)
 		if (strnlen(c->params[i].value, PLAN_MAX_FIELD) == PLAN_MAX_FIELD ||

@@ -1,18 +1,23 @@
 # trace-outputs - a small sched-trace run, then `lab trace`: its trace.dat is
 # opened by Debian's trace-cmd report with the same events and CPU count as
 # our reader decoded, trace.json is Chrome trace event JSON, timeline.html
-# an SVG page without script; --keep keeps the slowest run; bad arguments
-# are one line and exit 2.
+# an SVG page without script; --keep keeps the slowest run, and so does
+# lab run itself with trace_keep_mb; the TCG guest traced on the local
+# clock, which trace.dat says; bad arguments are one line and exit 2.
 . "$(dirname "$0")/lib.sh"
 command -v trace-cmd >/dev/null || skip "trace-cmd is not installed (make deps-check)"
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/; s/^name = smoke-hackbench/name = tr-out/;
      s/^mode = .*/mode = process/; s/^runs = .*/runs = 1/' scenarios/smoke-hackbench.ini >"$TMP/trace.ini"
+sed -i 's/^counters = .*/&\ntrace_keep_mb = 8/' "$TMP/trace.ini"
 rc=0
 "$LAB" run --topo 2s2c2t --kernel debian --scenario "$TMP/trace.ini" --accel tcg \
 	>"$TMP/out" 2>"$TMP/err" || rc=$?
 cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
 run=$(sed -n 's/^results: //p' "$TMP/out")
 [ "$rc" -eq 0 ] || fail "lab run exited $rc"
+grep -q "^trace: tr-out: kept run0 (slowest); dropped 0 runs, 0.0 MiB (budget 8 MiB)$" "$TMP/out" ||
+	fail "lab run did not keep its traces (trace_keep_mb)"
+[ -s "$run/trace/tr-out/kept.json" ] || fail "lab run wrote no kept.json"
 
 rc=0
 "$LAB" trace "$run" >"$TMP/trace" 2>"$TMP/terr" || rc=$?
@@ -23,6 +28,7 @@ for f in trace.dat trace.json timeline.html; do
 	[ -s "$dir/$f" ] || fail "lab trace wrote no $f"
 	grep -q "  $f *$dir/$f\$" "$TMP/trace" || fail "lab trace does not say where $f is"
 done
+grep -aq "\[local\] global" "$dir/trace.dat" || fail "trace.dat does not say the local clock"
 for s in "busiest CPUs: cpu" "longest runnable waits" "top migrations:"; do
 	grep -q "$s" "$TMP/trace" || fail "the digest has no '$s'"
 done

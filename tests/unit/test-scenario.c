@@ -372,8 +372,8 @@ static void test_errors(void **state)
 		  "t.ini:1: no [metric NAME] section: say which metrics matter and which way is better" },
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
-		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb or "
-		  "wc_grace_ms)" },
+		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb, "
+		  "wc_grace_ms or trace_keep_mb)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
@@ -384,6 +384,10 @@ static void test_errors(void **state)
 		  "better = lower\n", "t.ini:4: 'wc_grace_ms' without 'schedtrace' in counters" },
 		{ "[scenario]\nwc_grace_ms = 10001\n",
 		  "t.ini:2: bad value '10001' for 'wc_grace_ms' (a number 0..10000)" },
+		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_keep_mb = 8\n[metric t]\n"
+		  "better = lower\n", "t.ini:4: 'trace_keep_mb' without 'schedtrace' in counters" },
+		{ "[scenario]\ntrace_keep_mb = 0\n",
+		  "t.ini:2: bad value '0' for 'trace_keep_mb' (a number 1..65536)" },
 		{ "[scenario]\nprofile = a b c d e f g h i\n",
 		  "t.ini:2: more than 8 functions in 'profile'" },
 		{ "[scenario]\nprofile = ,\n", "t.ini:2: 'profile' names no function" },
@@ -932,6 +936,33 @@ static void test_wc_grace_ms(void **state)
 	strbuf_release(&out);
 }
 
+/* The keep budget travels to the host in the plan; without the key lab run
+ * keeps every traced run (no record). */
+static void test_trace_keep_mb(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct plan p = { 0 }, back = { 0 };
+
+	(void)state;
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "trace_keep_mb = 4\n[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_int_equal(p.cases[0].trace_keep_mb, 4);
+	assert_non_null(strstr(out.buf, "trace_keep_mb\t4\n"));
+	assert_int_equal(back.cases[0].trace_keep_mb, 4);
+	plan_release(&back);
+	plan_release(&p);
+
+	strbuf_reset(&out);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_int_equal(p.cases[0].trace_keep_mb, 0);
+	assert_null(strstr(out.buf, "trace_keep_mb"));
+	assert_int_equal(back.cases[0].trace_keep_mb, 0);
+	plan_release(&back);
+	plan_release(&p);
+	strbuf_release(&out);
+}
+
 static void test_smoke_covers_every_workload(void **state)
 {
 	static const char *const names[] = {
@@ -1141,6 +1172,7 @@ int main(void)
 		cmocka_unit_test(test_profile),
 		cmocka_unit_test(test_trace_buffer_kb),
 		cmocka_unit_test(test_wc_grace_ms),
+		cmocka_unit_test(test_trace_keep_mb),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),

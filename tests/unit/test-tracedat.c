@@ -277,6 +277,21 @@ static void test_tracedat(void **state)
 	assert_int_equal(len, le(fly + 26, 8) + 4096);
 	assert_memory_equal(data + le(fly + 26, 8), t.pages[1].buf, 4096);
 	free(data);
+	/* the runner's trace_clock record beside the formats: a TCG guest's
+	 * local clock, and a clock we do not know read as global */
+	put("trace/format/trace_clock", "local", 5);
+	assert_int_equal(tracedat_write(&t, path, &err), 0);
+	data = read_file(path, &len);
+	assert_non_null(memmem(data, len, "[local] global\n", 15));
+	free(data);
+	put("trace/format/trace_clock", "x86-tsc", 7);
+	assert_int_equal(tracedat_write(&t, path, &err), 0);
+	data = read_file(path, &len);
+	assert_non_null(memmem(data, len, "local [global]\n", 15));
+	free(data);
+	free(path);
+	path = xasprintf("%s/trace/format/trace_clock", dir);
+	assert_int_equal(unlink(path), 0);
 	free(path);
 	strbuf_reset(&err);
 	/* no header format, no file */

@@ -12,6 +12,7 @@
 
 #include "lib/json.h"
 #include "results/tracekeep.h"
+#include "run/tracekeep-run.h"
 
 static void runs_of(struct tk_run *r, const double *v, size_t n, uint64_t bytes)
 {
@@ -138,6 +139,111 @@ static void test_apply(void **state)
 	strbuf_release(&err);
 }
 
+/* A run directory with case `id` (its trace dir `cdir`): a result line and
+ * a cpu0.raw of `bytes` per value; failed[i] gives the run status "timeout". */
+static void fake_case(const char *dir, const char *id, const char *cdir, const double *v,
+		      const int *failed, size_t n, size_t bytes)
+{
+	char *path = xasprintf("%s/results.jsonl", dir), *raw = xcalloc(1, bytes);
+	FILE *f = fopen(path, "a");
+
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++) {
+		char *run = xasprintf("%s/trace/%s/run%zu", dir, cdir, i), *cpu;
+
+		fprintf(f, "{\"case\":\"%s\",\"run\":%zu,\"status\":\"%s\",\"metrics\":"
+			"{\"time\":{\"value\":%g,\"better\":\"lower\"}}}\n", id, i,
+			failed && failed[i] ? "timeout" : "ok", v[i]);
+		assert_int_equal(mkdir_p(run, 0755), 0);
+		cpu = xasprintf("%s/cpu0.raw", run);
+		assert_int_equal(write_file_atomic(cpu, raw, bytes), 0);
+		free(cpu);
+		free(run);
+	}
+	fclose(f);
+	free(path);
+	free(raw);
+}
+
+static int run_there(const char *dir, const char *cdir, unsigned run)
+{
+	char *path = xasprintf("%s/trace/%s/run%u", dir, cdir, run);
+	int there = is_dir(path);
+
+	free(path);
+	return there;
+}
+
+/* run 3 had a fault action */
+static int faulted_three(void *ctx, const char *case_dir, unsigned run)
+{
+	(void)ctx;
+	(void)case_dir;
+	return run == 3;
+}
+
+/* The whole keep of a case from its files: failed, faulted, the outlier
+ * (also the slowest) and the fastest fit the budget, the rest go. */
+static void test_keep_case(void **state)
+{
+	static const double v[] = { 1.00, 1.01, 1.02, 0.99, 1.03, 5.0, 1.02 };
+	static const int failed[] = { 0, 0, 1, 0, 0, 0, 0 };
+	char dir[] = "/tmp/test-tracekeep-XXXXXX";
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct tk_case kc = TK_CASE_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	fake_case(dir, "hb", "hb", v, failed, 7, 1024);
+	assert_int_equal(trace_keep_case(dir, "hb", 3072, faulted_three, NULL, &kc, &err), 0);
+	assert_int_equal(kc.n, 7);
+	assert_int_equal(kc.dropped, 4);
+	assert_int_equal(kc.dropped_bytes, 4096);
+	for (unsigned i = 0; i < 7; i++)
+		assert_int_equal(run_there(dir, "hb", i), i == 2 || i == 3 || i == 5);
+	trace_keep_summary("hb", &kc, &out);
+	assert_string_equal(out.buf, "hb: kept run2 (failed) run3 (fault,fastest) run5 "
+			    "(outlier,slowest, z 268.5); dropped 4 runs, 0.0 MiB (budget 0 MiB)\n");
+	tk_case_release(&kc);
+	/* a case without a trace directory is an error, and keeps nothing */
+	assert_int_equal(trace_keep_case(dir, "none", 3072, NULL, NULL, &kc, &err), -1);
+	assert_true(err.len > 0);
+	tk_case_release(&kc);
+	assert_int_equal(remove_tree(dir), 0);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/* lab run's keep: only the cases whose plan has trace_keep_mb are pruned. */
+static void test_run_keep(void **state)
+{
+	static const double v[] = { 1.0, 1.1, 1.2, 1.3 };
+	char dir[] = "/tmp/test-tracekeep-XXXXXX";
+	struct plan_case c[3] = {
+		{ .id = "kept", .counters = PLAN_CNT_SCHEDTRACE, .trace_keep_mb = 1 },
+		{ .id = "all", .counters = PLAN_CNT_SCHEDTRACE },
+		{ .id = "gone", .counters = PLAN_CNT_SCHEDTRACE, .trace_keep_mb = 1 },
+	};
+	struct plan p = { .cases = c, .nr_cases = 3 };
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	/* 512 KiB a run: the slowest and the fastest fill the MiB */
+	fake_case(dir, "kept", "kept", v, NULL, 4, 512 << 10);
+	fake_case(dir, "all", "all", v, NULL, 4, 1024);
+	assert_int_equal(run_keep_traces(dir, &p, &out, &err), 0);
+	assert_string_equal(out.buf, "trace: kept: kept run0 (fastest) run3 (slowest); dropped 2 "
+			    "runs, 1.0 MiB (budget 1 MiB)\n");
+	for (unsigned i = 0; i < 4; i++) {
+		assert_int_equal(run_there(dir, "kept", i), i == 0 || i == 3);
+		assert_true(run_there(dir, "all", i));
+	}
+	assert_int_equal(remove_tree(dir), 0);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +251,8 @@ int main(void)
 		cmocka_unit_test(test_budget_and_faults),
 		cmocka_unit_test(test_parse_results),
 		cmocka_unit_test(test_apply),
+		cmocka_unit_test(test_keep_case),
+		cmocka_unit_test(test_run_keep),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

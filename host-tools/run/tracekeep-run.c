@@ -1,0 +1,85 @@
+/* tracekeep-run.c - lab run keeps, per case with trace_keep_mb, only the
+ * traced runs that explain it, and says what it dropped. */
+#include "run/tracekeep-run.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/schedtrace.h"
+#include "results/tracekeep.h"
+#include "results/tracerun.h"
+
+size_t run_fault_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
+			  const struct fault_mark **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < fm->nr && n < max; i++) {
+		char *d;
+
+		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
+			continue;
+		d = schedtrace_case_dir(fm->v[i].case_id);
+		if (!strcmp(d, case_dir))
+			out[n++] = &fm->v[i];
+		free(d);
+	}
+	return n;
+}
+
+int run_fault_faulted(void *ctx, const char *case_dir, unsigned run)
+{
+	const struct fault_mark *m[1];
+
+	return run_fault_marks_of(ctx, case_dir, run, m, 1) > 0;
+}
+
+int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *out,
+		    struct strbuf *err)
+{
+	struct fault_marks fm = FAULT_MARKS_INIT;
+	struct strbuf why = STRBUF_INIT;
+	int ret = 0, loaded = 0;
+
+	for (unsigned i = 0; i < p->nr_cases; i++) {
+		const struct plan_case *c = &p->cases[i];
+		struct tk_case kc = TK_CASE_INIT;
+		char *case_dir, *dir;
+
+		if (!c->trace_keep_mb || !(c->counters & PLAN_CNT_SCHEDTRACE))
+			continue;
+		case_dir = schedtrace_case_dir(c->id);
+		dir = xasprintf("%s/trace/%s", run_dir, case_dir);
+		/* no trace of the case (tracing absent, or not reached) */
+		if (!is_dir(dir)) {
+			free(dir);
+			free(case_dir);
+			continue;
+		}
+		free(dir);
+		/* marks are a nicety, as in lab trace: without them faulted runs
+		 * are kept only as ends or outliers */
+		if (!loaded) {
+			loaded = 1;
+			if (fault_marks_load(&fm, run_dir, &why) < 0)
+				strbuf_reset(&why);
+		}
+		if (trace_keep_case(run_dir, case_dir, (uint64_t)c->trace_keep_mb << 20,
+				    run_fault_faulted, &fm, &kc, &why) < 0) {
+			if (!ret)
+				strbuf_addf(err, "case '%s': %s", c->id, why.buf);
+			strbuf_reset(&why);
+			ret = -1;
+		}
+		if (kc.r) {
+			strbuf_addstr(out, "trace: ");
+			trace_keep_summary(case_dir, &kc, out);
+		}
+		tk_case_release(&kc);
+		free(case_dir);
+	}
+	fault_marks_release(&fm);
+	strbuf_release(&why);
+	return ret;
+}

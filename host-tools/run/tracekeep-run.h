@@ -1,0 +1,29 @@
+/* tracekeep-run.h - lab run's own keep of traced runs: a case with
+ * trace_keep_mb keeps its failed, faulted, outlying, slowest and fastest
+ * runs within that budget, as `lab trace --keep` does after the fact. */
+#ifndef LAB_RUN_TRACEKEEP_RUN_H
+#define LAB_RUN_TRACEKEEP_RUN_H
+
+#include <stddef.h>
+
+#include "common/plan.h"
+#include "lib/util.h"
+#include "report/htmlreport.h"
+
+/* The fault actions (not the run-end marks) of one case's run, at most max into out. */
+size_t run_fault_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
+			  const struct fault_mark **out, size_t max);
+/* tk_faulted_fn over a struct fault_marks (ctx). */
+int run_fault_faulted(void *ctx, const char *case_dir, unsigned run);
+
+/*
+ * Prunes the traces of run_dir's cases whose plan case has trace_keep_mb
+ * (the cases of one matrix share a trace directory only when their ids do,
+ * which they do not).  One summary line per pruned case is appended to out,
+ * "trace: CASE: kept ...".  -1 with err when a case could not be pruned;
+ * the others still are.
+ */
+int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *out,
+		    struct strbuf *err);
+
+#endif
