@@ -15,6 +15,8 @@
 #   TOPO=2s4c,nps=1 BOOTS=3 bench/virtual-clock.sh
 #   FEATURE=NO_SIS_UTIL SMOKE=0 HOG=0 KEEP=1 ...
 #   CLOCKS=virtual VARIANT_BOOTS=0 LAB_ICOUNT_KICK_MS=5 ...   another kick period
+#   LAB_ICOUNT_KICK=always ...      kick through the runs, not only at boot
+#   TOPO=2s4c,llc=2,arch=arm64 CLOCKS=virtual ...   arm64 virt, no kicks
 # Needs LAB_CACHE (kernel and initrd) like every boot; 40-60 minutes on 2
 # busy cores.
 set -u
@@ -77,7 +79,8 @@ for i in $(seq 1 "$BOOTS"); do
 	fi
 done
 
-echo "== A/A on $TOPO, $BOOTS boots per clock, host CPU hog: $([ -n "$HOG_PID" ] && echo on || echo off)"
+echo "== A/A on $TOPO, $BOOTS boots per clock, host CPU hog: $([ -n "$HOG_PID" ] && echo on || echo off)," \
+	"kicks: ${LAB_ICOUNT_KICK:-default}; $(uptime | sed 's/.*load/load/')"
 python3 - "${#WALL[@]}" ${WALL[@]+"${WALL[@]}"} ${VIRT[@]+"${VIRT[@]}"} <<'EOF'
 import json, statistics, sys
 n = int(sys.argv[1])

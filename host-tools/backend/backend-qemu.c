@@ -81,6 +81,11 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	if (conf->icount) {
 		strvec_push(argv, "-icount");
 		strvec_pushf(argv, "shift=%u,sleep=off", conf->icount_shift);
+		/* the same guest inputs every boot: RDRAND/RNDR and virtio-rng
+		 * from one seed, and an RTC that starts at one date and runs
+		 * on the virtual clock (the host's date seeds the kernel's RNG) */
+		strvec_pushl(argv, "-seed", LAB_ICOUNT_SEED, NULL);
+		strvec_pushl(argv, "-rtc", "base=" LAB_ICOUNT_RTC_BASE ",clock=vm", NULL);
 	}
 	if (conf->kernel)
 		strvec_pushl(argv, "-kernel", conf->kernel, NULL);

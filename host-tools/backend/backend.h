@@ -8,6 +8,11 @@
 
 struct json_object;
 
+/* With icount every boot gets the same random seed and RTC date, so two
+ * boots of one kernel and plan see the same inputs (docs/tcg.md). */
+#define LAB_ICOUNT_SEED "20261201"
+#define LAB_ICOUNT_RTC_BASE "2026-01-01T00:00:00"
+
 struct backend_conf {
 	const struct topo *topo;
 	enum lab_accel accel;

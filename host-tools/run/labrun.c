@@ -242,6 +242,34 @@ static int plan_has_host_faults(const struct plan *p)
 }
 
 /*
+ * The kicks an SMP guest needs under icount (labrun.h): how often, in
+ * host ms, and until when; $LAB_ICOUNT_KICK=never sends none.
+ */
+static int kick_resolve(struct lab_run *r, struct strbuf *err)
+{
+	const char *env = getenv("LAB_ICOUNT_KICK_MS");
+	const char *when = getenv("LAB_ICOUNT_KICK");
+	char *end;
+	long ms = env && *env ? strtol(env, &end, 10) : LAB_ICOUNT_KICK_MS;
+
+	if (env && *env && (*end || ms < 1 || ms > 1000)) {
+		strbuf_addf(err, "LAB_ICOUNT_KICK_MS must be 1-1000 (host ms), not '%s'", env);
+		return -1;
+	}
+	if (!when || !*when)
+		when = LAB_ICOUNT_KICK;
+	if (strcmp(when, "boot") && strcmp(when, "always") && strcmp(when, "never")) {
+		strbuf_addf(err, "LAB_ICOUNT_KICK must be boot, always or never, not '%s'", when);
+		return -1;
+	}
+	if (!strcmp(when, "never"))
+		return 0;
+	r->kick_ms = (int)ms;
+	r->kick_always = !strcmp(when, "always") || plan_has_faults(r->plan);
+	return 0;
+}
+
+/*
  * --clock virtual: QEMU's icount, which counts TCG instructions on its one
  * TCG thread; every combination that cannot have that is refused here,
  * after the accelerator and the TCG threading are known.
@@ -252,6 +280,7 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 
 	r->clock_virtual = 0;
 	r->kick_ms = 0;
+	r->kick_always = 0;
 	if (v < 0) {
 		strbuf_addf(err, "unknown clock '%s' (wall or virtual)", r->clock);
 		return -1;
@@ -280,17 +309,8 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	r->clock_virtual = 1;
 	r->icount_shift = LAB_ICOUNT_SHIFT;
-	if (topo_boot_cpus(&r->topo) > 1) {
-		const char *env = getenv("LAB_ICOUNT_KICK_MS");
-		char *end;
-		long ms = env && *env ? strtol(env, &end, 10) : LAB_ICOUNT_KICK_MS;
-
-		if (env && *env && (*end || ms < 1 || ms > 1000)) {
-			strbuf_addf(err, "LAB_ICOUNT_KICK_MS must be 1-1000 (host ms), not '%s'", env);
-			return -1;
-		}
-		r->kick_ms = (int)ms;
-	}
+	if (topo_boot_cpus(&r->topo) > 1 && kick_resolve(r, err) < 0)
+		return -1;
 	r->tcg_single = 1;
 	r->tcg_why = "virtual clock: icount has one TCG thread";
 	return 0;
@@ -871,8 +891,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
 	if (r->clock_virtual) {
 		json_object_object_add(run, "icount_shift", json_object_new_int((int)r->icount_shift));
-		if (r->kick_ms)
+		if (r->kick_ms) {
 			json_object_object_add(run, "icount_kick_ms", json_object_new_int(r->kick_ms));
+			results_add_str(run, "icount_kick", r->kick_always ? "always" : "boot");
+		}
 	}
 	results_add_str(run, "qemu", qver);
 	if (r->ops == &backend_qemu) {
@@ -952,6 +974,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.stop = r->stop;
 		r->s.quiet = r->quiet;
 		r->s.kick_ms = r->kick_ms;
+		r->s.kick_until_ready = !r->kick_always;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */

@@ -19,6 +19,12 @@ struct json_object;
 /* Host ms between the kicks an SMP guest needs under icount (session.h);
  * $LAB_ICOUNT_KICK_MS (1-1000) overrides it. */
 #define LAB_ICOUNT_KICK_MS 20
+/* The kicks are timed by the host, so they stop once the runner's first
+ * record arrives (the APs are up by then): the rest of the run depends on
+ * instructions alone.  A plan with faults keeps them (a CPU it brings back
+ * online starves like an AP at boot).  $LAB_ICOUNT_KICK=always keeps them
+ * for every plan, =boot is the default. */
+#define LAB_ICOUNT_KICK "boot"
 /* Virtual time passes slower than the host's when several vCPUs are busy
  * (they share one instruction count): deadlines in host time stretch. */
 #define LAB_VIRTUAL_TIMEOUT_FACTOR 3
@@ -70,6 +76,7 @@ struct lab_run {
 	const char *tcg_why;      /* why (static text), for the setup line */
 	int clock_virtual;        /* resolved --clock virtual */
 	int kick_ms;              /* with clock_virtual and SMP, else 0 */
+	int kick_always;          /* with kick_ms: through the run, not until ready */
 	unsigned icount_shift;    /* with clock_virtual */
 	struct kernel_paths kp;
 	char *initrd;             /* base initrd (+ extra), owned */

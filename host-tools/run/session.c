@@ -241,6 +241,11 @@ int session_run(struct session *s, struct strbuf *err)
 			hostfault_tick(&s->faults, &b, now);
 			continue;
 		}
+		if (next_kick && s->kick_until_ready && s->t_first_record_ns) {
+			/* the APs are up: the rest runs on the virtual clock alone */
+			next_kick = 0;
+			continue;
+		}
 		if (next_kick && next_kick <= now && !hang_at && !crash_at) {
 			kick_vcpus(s, &b);
 			next_kick = now_ns() + (uint64_t)s->kick_ms * 1000000ull;

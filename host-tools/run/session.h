@@ -61,6 +61,7 @@ struct session {
 	int kick_ms;             /* >0: QMP stop+cont this often (virtual clock, SMP:
 				  * QEMU 7.2's icount round robin starves every vCPU
 				  * but the first without it; docs/tcg.md) */
+	int kick_until_ready;    /* stop kicking at the runner's first record */
 	const struct session_warm *warm;   /* may be NULL */
 
 	/* out; session_release() frees */

@@ -17,6 +17,9 @@ grep -q "host-side faults" "$TMP/err" || fail "the error does not say why"
 expect_bad "virtual with libvirt" "$LAB" run --topo 1s2c --scenario $scen --clock virtual --accel tcg \
 	--backend libvirt
 grep -q "needs the qemu backend" "$TMP/err" || fail "the error does not say why"
+expect_bad "an unknown kick mode" env LAB_ICOUNT_KICK=sometimes "$LAB" run --topo 1s2c --scenario $scen \
+	--clock virtual --accel tcg
+grep -q "LAB_ICOUNT_KICK must be boot, always or never" "$TMP/err" || fail "the error does not say what is known"
 expect_bad "lab ab with an unknown clock" "$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny \
 	--clock cpu
 
@@ -33,6 +36,7 @@ v=${runs[0]}
 [ "$(json "$v/run.json" 'd["clock"]')" = virtual ] || fail "run.json has no clock virtual"
 [ "$(json "$v/run.json" 'd["icount_shift"]')" = 2 ] || fail "run.json has no icount_shift"
 [ "$(json "$v/run.json" 'd["icount_kick_ms"]')" = 20 ] || fail "an SMP guest must be kicked"
+[ "$(json "$v/run.json" 'd["icount_kick"]')" = boot ] || fail "the kicks do not stop once the guest is up"
 [ "$(json "$v/run.json" 'd["tcg_threads"]')" = single ] || fail "icount needs one TCG thread"
 # the guest's TSC counts virtual nanoseconds: 1 GHz, lpj = 10^9 / HZ
 json "$v/run.json" 'd["cmdline"]' | grep -Eq 'lpj=(1000000|4000000|3333333|10000000)( |$)' ||
