@@ -13,7 +13,8 @@
 static const char kernel_usage[] =
 	"usage: lab kernel [debian|PATH|KEY] [--json]\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
-	"                        [--rev REV] [-j N] [--key-only|--config-only] [--json]\n"
+	"                        [--arch x86_64|arm64|ppc64le] [--rev REV] [-j N]\n"
+	"                        [--key-only|--config-only] [--json]\n"
 	"\n"
 	"   debian   Debian's default amd64 kernel, downloaded once into the cache (default)\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
@@ -30,7 +31,12 @@ static const char kernel_usage[] =
 	"   --config NAME|FILE  a Kconfig fragment from kernel-configs/ (lab-base, sched-debug,\n"
 	"                       faults, core-sched, lockdep, kasan, numa-balancing, image) or a\n"
 	"                       file; repeat, or give a comma/space list; lab-base is always\n"
-	"                       merged first, on top of 'make tinyconfig', then olddefconfig\n"
+	"                       merged first, then arch/<arch>, on top of 'make tinyconfig',\n"
+	"                       then olddefconfig\n"
+	"   --arch ARCH         the guest arch (default x86_64): arm64 and ppc64le are cross-\n"
+	"                       built (gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu) into\n"
+	"                       an Image or a vmlinux; a requested option only other arches\n"
+	"                       have is left out with one line, not an error\n"
 	"   --rev REV           a commit of a git tree, built incrementally: one kept build\n"
 	"                       directory per tree and config, ccache when installed\n"
 	"   -j N                parallel jobs for make (default: online CPUs)\n"
@@ -89,6 +95,8 @@ static void print_build_json(const struct kbuild_result *res, int built)
 	json_object_object_add(o, "cached", json_object_new_boolean(res->cached));
 	json_object_object_add(o, "built", json_object_new_boolean(built));
 	json_object_object_add(o, "dir", json_path_or_null(res->dir));
+	json_object_object_add(o, "arch", json_object_new_string(topo_arch_info(res->arch)->name));
+	json_object_object_add(o, "image", json_path_or_null(res->image));
 	json_object_object_add(o, "bzimage", json_path_or_null(res->bzimage));
 	json_object_object_add(o, "vmlinux", json_path_or_null(res->vmlinux));
 	json_object_object_add(o, "config", json_path_or_null(res->config));
@@ -97,6 +105,17 @@ static void print_build_json(const struct kbuild_result *res, int built)
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
+}
+
+/* x86_64's "bzImage: PATH" as before --arch; "arch:" and the image for others */
+static void print_image(const struct kbuild_result *res)
+{
+	if (res->arch == TOPO_ARCH_X86_64) {
+		printf("bzImage: %s\n", res->bzimage);
+		return;
+	}
+	printf("arch: %s\n", topo_arch_info(res->arch)->name);
+	printf("%s: %s\n", kbuild_arch(res->arch)->image, res->image);
 }
 
 static int need_value(int argc, const char **argv, int i)
@@ -137,7 +156,7 @@ static int cmd_kernel_build(int argc, const char **argv)
 				goto out;
 			}
 		} else if (!strcmp(a, "--ksrc") || !strcmp(a, "--patch") || !strcmp(a, "--config") ||
-			   !strcmp(a, "--rev") || !strcmp(a, "-j")) {
+			   !strcmp(a, "--rev") || !strcmp(a, "-j") || !strcmp(a, "--arch")) {
 			if (need_value(argc, argv, i) < 0) {
 				ret = LAB_EXIT_USAGE;
 				goto out;
@@ -158,6 +177,12 @@ static int cmd_kernel_build(int argc, const char **argv)
 			} else if (!strcmp(a, "--rev")) {
 				opts.rev = v;
 				opts.incremental = 1;
+			} else if (!strcmp(a, "--arch")) {
+				if (topo_arch_parse(v, &opts.arch, &err) < 0) {
+					error("%s", err.buf);
+					ret = LAB_EXIT_USAGE;
+					goto out;
+				}
 			} else if (parse_uint(v, 1, 1024, &opts.jobs) < 0) {
 				error("-j wants a number of jobs from 1 to 1024, not '%s'", v);
 				ret = LAB_EXIT_USAGE;
@@ -188,11 +213,12 @@ static int cmd_kernel_build(int argc, const char **argv)
 	} else if (opts.key_only) {
 		printf("key: %s\ncached: %s\n", res.key, res.cached ? "yes" : "no");
 		if (res.cached)
-			printf("bzImage: %s\n", res.bzimage);
+			print_image(&res);
 	} else {
 		printf("key: %s\n", res.key);
-		printf("bzImage: %s\n", res.bzimage);
-		printf("vmlinux: %s\n", *res.vmlinux ? res.vmlinux : "none");
+		print_image(&res);
+		if (strcmp(kbuild_arch(res.arch)->image, "vmlinux"))
+			printf("vmlinux: %s\n", *res.vmlinux ? res.vmlinux : "none");
 		printf("config: %s\n", res.config);
 	}
 	if (!opts.key_only && !(opts.config_only && !res.cached)) {
