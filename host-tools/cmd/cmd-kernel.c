@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 static const char kernel_usage[] =
-	"usage: lab kernel [debian|PATH|KEY] [--json]\n"
+	"usage: lab kernel [debian|PATH|KEY] [--arch ARCH] [--json]\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
 	"                        [--arch x86_64|arm64|ppc64le] [--rev REV] [-j N]\n"
 	"                        [--key-only|--config-only] [--json]\n"
@@ -19,6 +19,8 @@ static const char kernel_usage[] =
 	"   debian   Debian's default amd64 kernel, downloaded once into the cache (default)\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
 	"   KEY      a kernel built by 'lab kernel build' (its key, or 8+ digits of it)\n"
+	"   --arch   the guest arch the kernel is for (default x86_64): Debian's kernel\n"
+	"            of that arch, or a built kernel or image refused when of another\n"
 	"   --json   print the paths as one JSON object\n"
 	"\n"
 	"lab kernel build (also: lab kernel --ksrc ...) builds a kernel the lab can boot:\n"
@@ -241,6 +243,7 @@ int cmd_kernel(int argc, const char **argv)
 	struct kernel_paths kp;
 	struct strbuf err = STRBUF_INIT;
 	const char *spec = NULL;
+	enum topo_arch arch = TOPO_ARCH_X86_64;
 	int json = 0, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "build"))
@@ -254,6 +257,14 @@ int cmd_kernel(int argc, const char **argv)
 			return LAB_EXIT_PASS;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--arch")) {
+			if (need_value(argc, argv, i) < 0)
+				return LAB_EXIT_USAGE;
+			if (topo_arch_parse(argv[++i], &arch, &err) < 0) {
+				error("%s", err.buf);
+				strbuf_release(&err);
+				return LAB_EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			error("unknown option '%s' (see 'lab kernel --help')", argv[i]);
 			return LAB_EXIT_USAGE;
@@ -265,7 +276,7 @@ int cmd_kernel(int argc, const char **argv)
 		}
 	}
 
-	if (kernel_resolve(spec, &kp, &err) < 0) {
+	if (kernel_resolve_arch(spec, arch, &kp, &err) < 0) {
 		error("%s", err.buf);
 		/* A path is the user's input; a failed download is not. */
 		ret = spec && *spec && strcmp(spec, "debian") ? LAB_EXIT_USAGE : LAB_EXIT_FAIL;

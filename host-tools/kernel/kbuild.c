@@ -1693,7 +1693,7 @@ static int collect_cross(struct build *b, struct strbuf *err)
 	strbuf_addf(&p, "%s/%s", b->tmp.buf, b->arch->image);
 	got = kernel_image_arch(p.buf);
 	if (!got || strcmp(got, want)) {
-		strbuf_addf(err, "the build's '%s' is not an %s kernel image (%s)", b->arch->image_path,
+		strbuf_addf(err, "the build's '%s' is not a kernel image for %s (%s)", b->arch->image_path,
 			    want, got ? got : "unknown format");
 		goto out;
 	}
