@@ -11,13 +11,16 @@
 #include <unistd.h>
 
 static const char kernel_usage[] =
-	"usage: lab kernel [debian|PATH|KEY] [--json]\n"
+	"usage: lab kernel [debian|PATH|KEY] [--arch ARCH] [--json]\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
-	"                        [--rev REV] [-j N] [--key-only|--config-only] [--json]\n"
+	"                        [--arch x86_64|arm64|ppc64le] [--rev REV] [-j N]\n"
+	"                        [--key-only|--config-only] [--json]\n"
 	"\n"
 	"   debian   Debian's default amd64 kernel, downloaded once into the cache (default)\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
 	"   KEY      a kernel built by 'lab kernel build' (its key, or 8+ digits of it)\n"
+	"   --arch   the guest arch the kernel is for (default x86_64): Debian's kernel\n"
+	"            of that arch, or a built kernel or image refused when of another\n"
 	"   --json   print the paths as one JSON object\n"
 	"\n"
 	"lab kernel build (also: lab kernel --ksrc ...) builds a kernel the lab can boot:\n"
@@ -30,7 +33,12 @@ static const char kernel_usage[] =
 	"   --config NAME|FILE  a Kconfig fragment from kernel-configs/ (lab-base, sched-debug,\n"
 	"                       faults, core-sched, lockdep, kasan, numa-balancing, image) or a\n"
 	"                       file; repeat, or give a comma/space list; lab-base is always\n"
-	"                       merged first, on top of 'make tinyconfig', then olddefconfig\n"
+	"                       merged first, then arch/<arch>, on top of 'make tinyconfig',\n"
+	"                       then olddefconfig\n"
+	"   --arch ARCH         the guest arch (default x86_64): arm64 and ppc64le are cross-\n"
+	"                       built (gcc-aarch64-linux-gnu, gcc-powerpc64le-linux-gnu) into\n"
+	"                       an Image or a vmlinux; a requested option only other arches\n"
+	"                       have is left out with one line, not an error\n"
 	"   --rev REV           a commit of a git tree, built incrementally: one kept build\n"
 	"                       directory per tree and config, ccache when installed\n"
 	"   -j N                parallel jobs for make (default: online CPUs)\n"
@@ -89,6 +97,8 @@ static void print_build_json(const struct kbuild_result *res, int built)
 	json_object_object_add(o, "cached", json_object_new_boolean(res->cached));
 	json_object_object_add(o, "built", json_object_new_boolean(built));
 	json_object_object_add(o, "dir", json_path_or_null(res->dir));
+	json_object_object_add(o, "arch", json_object_new_string(topo_arch_info(res->arch)->name));
+	json_object_object_add(o, "image", json_path_or_null(res->image));
 	json_object_object_add(o, "bzimage", json_path_or_null(res->bzimage));
 	json_object_object_add(o, "vmlinux", json_path_or_null(res->vmlinux));
 	json_object_object_add(o, "config", json_path_or_null(res->config));
@@ -97,6 +107,17 @@ static void print_build_json(const struct kbuild_result *res, int built)
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
+}
+
+/* x86_64's "bzImage: PATH" as before --arch; "arch:" and the image for others */
+static void print_image(const struct kbuild_result *res)
+{
+	if (res->arch == TOPO_ARCH_X86_64) {
+		printf("bzImage: %s\n", res->bzimage);
+		return;
+	}
+	printf("arch: %s\n", topo_arch_info(res->arch)->name);
+	printf("%s: %s\n", kbuild_arch(res->arch)->image, res->image);
 }
 
 static int need_value(int argc, const char **argv, int i)
@@ -137,7 +158,7 @@ static int cmd_kernel_build(int argc, const char **argv)
 				goto out;
 			}
 		} else if (!strcmp(a, "--ksrc") || !strcmp(a, "--patch") || !strcmp(a, "--config") ||
-			   !strcmp(a, "--rev") || !strcmp(a, "-j")) {
+			   !strcmp(a, "--rev") || !strcmp(a, "-j") || !strcmp(a, "--arch")) {
 			if (need_value(argc, argv, i) < 0) {
 				ret = LAB_EXIT_USAGE;
 				goto out;
@@ -158,6 +179,12 @@ static int cmd_kernel_build(int argc, const char **argv)
 			} else if (!strcmp(a, "--rev")) {
 				opts.rev = v;
 				opts.incremental = 1;
+			} else if (!strcmp(a, "--arch")) {
+				if (topo_arch_parse(v, &opts.arch, &err) < 0) {
+					error("%s", err.buf);
+					ret = LAB_EXIT_USAGE;
+					goto out;
+				}
 			} else if (parse_uint(v, 1, 1024, &opts.jobs) < 0) {
 				error("-j wants a number of jobs from 1 to 1024, not '%s'", v);
 				ret = LAB_EXIT_USAGE;
@@ -188,11 +215,12 @@ static int cmd_kernel_build(int argc, const char **argv)
 	} else if (opts.key_only) {
 		printf("key: %s\ncached: %s\n", res.key, res.cached ? "yes" : "no");
 		if (res.cached)
-			printf("bzImage: %s\n", res.bzimage);
+			print_image(&res);
 	} else {
 		printf("key: %s\n", res.key);
-		printf("bzImage: %s\n", res.bzimage);
-		printf("vmlinux: %s\n", *res.vmlinux ? res.vmlinux : "none");
+		print_image(&res);
+		if (strcmp(kbuild_arch(res.arch)->image, "vmlinux"))
+			printf("vmlinux: %s\n", *res.vmlinux ? res.vmlinux : "none");
 		printf("config: %s\n", res.config);
 	}
 	if (!opts.key_only && !(opts.config_only && !res.cached)) {
@@ -215,6 +243,7 @@ int cmd_kernel(int argc, const char **argv)
 	struct kernel_paths kp;
 	struct strbuf err = STRBUF_INIT;
 	const char *spec = NULL;
+	enum topo_arch arch = TOPO_ARCH_X86_64;
 	int json = 0, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "build"))
@@ -228,6 +257,14 @@ int cmd_kernel(int argc, const char **argv)
 			return LAB_EXIT_PASS;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--arch")) {
+			if (need_value(argc, argv, i) < 0)
+				return LAB_EXIT_USAGE;
+			if (topo_arch_parse(argv[++i], &arch, &err) < 0) {
+				error("%s", err.buf);
+				strbuf_release(&err);
+				return LAB_EXIT_USAGE;
+			}
 		} else if (argv[i][0] == '-' && argv[i][1]) {
 			error("unknown option '%s' (see 'lab kernel --help')", argv[i]);
 			return LAB_EXIT_USAGE;
@@ -239,7 +276,7 @@ int cmd_kernel(int argc, const char **argv)
 		}
 	}
 
-	if (kernel_resolve(spec, &kp, &err) < 0) {
+	if (kernel_resolve_arch(spec, arch, &kp, &err) < 0) {
 		error("%s", err.buf);
 		/* A path is the user's input; a failed download is not. */
 		ret = spec && *spec && strcmp(spec, "debian") ? LAB_EXIT_USAGE : LAB_EXIT_FAIL;

@@ -23,9 +23,48 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Bumped whenever the recipe changes (base config, make targets, ARCH), so
- * kernels built by an older recipe are not mistaken for new ones. */
-#define KBUILD_RECIPE "schedlab-kbuild 1 x86_64 tinyconfig+merge_config+olddefconfig bzImage"
+/*
+ * A recipe is bumped whenever it changes (base config, make targets, ARCH),
+ * so kernels built by an older recipe are not mistaken for new ones.  The
+ * x86_64 line is the one from before other arches, so x86 keys stayed.
+ */
+static const struct kbuild_arch arches[TOPO_ARCH_NR] = {
+	[TOPO_ARCH_X86_64] = {
+		.arch = TOPO_ARCH_X86_64,
+		.recipe = "schedlab-kbuild 1 x86_64 tinyconfig+merge_config+olddefconfig bzImage",
+		.make_arch = "x86_64", .cross_compile = "", .srcarch = "x86",
+		.target = "bzImage", .image_path = "arch/x86/boot/bzImage", .image = "bzImage",
+		.cc = "gcc", .fragment = "arch/x86_64",
+	},
+	[TOPO_ARCH_ARM64] = {
+		.arch = TOPO_ARCH_ARM64,
+		.recipe = "schedlab-kbuild 1 arm64 tinyconfig+merge_config+olddefconfig Image",
+		.make_arch = "arm64", .cross_compile = "aarch64-linux-gnu-", .srcarch = "arm64",
+		.target = "Image", .image_path = "arch/arm64/boot/Image", .image = "Image",
+		.cc = "aarch64-linux-gnu-gcc", .fragment = "arch/arm64",
+	},
+	[TOPO_ARCH_PPC64LE] = {
+		.arch = TOPO_ARCH_PPC64LE,
+		.recipe = "schedlab-kbuild 1 ppc64le tinyconfig+merge_config+olddefconfig vmlinux",
+		.make_arch = "powerpc", .cross_compile = "powerpc64le-linux-gnu-", .srcarch = "powerpc",
+		.target = "vmlinux", .image_path = "vmlinux", .image = "vmlinux",
+		.cc = "powerpc64le-linux-gnu-gcc", .fragment = "arch/ppc64le",
+	},
+};
+
+const struct kbuild_arch *kbuild_arch(enum topo_arch arch)
+{
+	return &arches[arch < TOPO_ARCH_NR ? arch : TOPO_ARCH_X86_64];
+}
+
+void kbuild_arch_make_args(const struct kbuild_arch *a, int ccache, struct strvec *argv)
+{
+	strvec_pushf(argv, "ARCH=%s", a->make_arch);
+	if (*a->cross_compile)
+		strvec_pushf(argv, "CROSS_COMPILE=%s", a->cross_compile);
+	if (ccache)
+		strvec_pushf(argv, "CC=ccache %s", a->cc);
+}
 
 /* Deadlines: configuring takes seconds; a KASAN build on 2 cores takes hours. */
 #define STEP_TIMEOUT_MS (20 * 60 * 1000)
@@ -257,7 +296,7 @@ void kbuild_inputs_release(struct kbuild_inputs *in)
 
 void kbuild_key_text(const struct kbuild_inputs *in, struct strbuf *out)
 {
-	strbuf_addf(out, "recipe %s\n", KBUILD_RECIPE);
+	strbuf_addf(out, "recipe %s\n", kbuild_arch(in->arch)->recipe);
 	strbuf_addf(out, "source %s\n", in->source.buf);
 	for (size_t i = 0; i < in->patches.nr; i++)
 		strbuf_addf(out, "patch %s\n", in->patches.v[i]);
@@ -313,7 +352,24 @@ const char *kbuild_cache_root(void)
 	return root;
 }
 
-/* A finished build: its directory holds info.json (written last). */
+enum topo_arch kbuild_entry_arch(const char *dir)
+{
+	char *path = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(path), *v;
+	enum topo_arch arch = TOPO_ARCH_X86_64;
+
+	if (o && json_object_object_get_ex(o, "arch", &v) && json_object_is_type(v, json_type_string)) {
+		for (int a = 0; a < TOPO_ARCH_NR; a++)
+			if (!strcmp(json_object_get_string(v), topo_arch_info((enum topo_arch)a)->name))
+				arch = (enum topo_arch)a;
+	}
+	json_object_put(o);
+	free(path);
+	return arch;
+}
+
+/* A finished build: its directory holds info.json (written last) and the
+ * image of its arch. */
 static int is_complete(const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
@@ -321,9 +377,11 @@ static int is_complete(const char *dir)
 
 	strbuf_addf(&p, "%s/info.json", dir);
 	ok = is_file(p.buf);
-	strbuf_reset(&p);
-	strbuf_addf(&p, "%s/bzImage", dir);
-	ok = ok && is_file(p.buf);
+	if (ok) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/%s", dir, kbuild_arch(kbuild_entry_arch(dir))->image);
+		ok = is_file(p.buf);
+	}
 	strbuf_release(&p);
 	return ok;
 }
@@ -374,6 +432,7 @@ void kbuild_opts_release(struct kbuild_opts *o)
 /* Everything one kbuild_build() call works with. */
 struct build {
 	const struct kbuild_opts *opts;
+	const struct kbuild_arch *arch;
 	struct kbuild_result *res;
 	enum kbuild_source_kind kind;
 	char *ksrc;                 /* absolute */
@@ -381,6 +440,7 @@ struct build {
 	struct kconfig_frags cfg;
 	struct strvec frag_paths;   /* fragment files as given or found */
 	struct strvec frag_names;
+	struct strvec left_out;     /* other arches' options, one line each */
 	struct strbuf git_diff;     /* uncommitted changes of a git tree */
 	char key[KBUILD_KEY_LEN + 1];
 	struct strbuf tmp;          /* <root>/<key>.tmp */
@@ -404,6 +464,7 @@ static void build_release(struct build *b)
 	kconfig_frags_release(&b->cfg);
 	strvec_clear(&b->frag_paths);
 	strvec_clear(&b->frag_names);
+	strvec_clear(&b->left_out);
 	strbuf_release(&b->git_diff);
 	strbuf_release(&b->tmp);
 	strbuf_release(&b->final);
@@ -625,11 +686,11 @@ static void push_make(struct build *b, struct child_process *cp, const char *tar
 {
 	strvec_pushl(&cp->args, "make", "-C", b->src.buf, NULL);
 	strvec_pushf(&cp->args, "O=%s", b->obj.buf);
-	strvec_pushl(&cp->args, "ARCH=x86_64", target, NULL);
 	/* The same CC for every step: Kconfig records the compiler's version
 	 * text, and a changed one would reconfigure the kept tree. */
+	kbuild_arch_make_args(b->arch, b->ccache, &cp->args);
+	strvec_push(&cp->args, target);
 	if (b->ccache) {
-		strvec_push(&cp->args, "CC=ccache gcc");
 		strvec_pushf(&cp->env, "CCACHE_DIR=%s", kbuild_ccache_dir());
 		/* one object tree path per work directory: hash it as it is */
 		strvec_push(&cp->env, "CCACHE_NOHASHDIR=1");
@@ -644,7 +705,7 @@ static int make_step(struct build *b, const char *target, int timeout_ms, int pr
 	int r;
 
 	push_make(b, &cp, target);
-	if (!strcmp(target, "bzImage")) {
+	if (!strcmp(target, b->arch->target)) {
 		strvec_pushf(&cp.args, "-j%u", b->opts->jobs ? b->opts->jobs
 				: (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	}
@@ -660,26 +721,38 @@ static int make_step(struct build *b, const char *target, int timeout_ms, int pr
 	return KBUILD_BAD_INPUT;
 }
 
-/* Resolves fragment names (kernel-configs/NAME) or paths; lab-base first. */
+/*
+ * Resolves fragment names (kernel-configs/NAME) or paths: lab-base first,
+ * the arch's fragment right after it (both added when not named).
+ */
 static int find_fragments(struct build *b, struct strbuf *err)
 {
 	struct strvec want = STRVEC_INIT;
-	int has_base = 0, ret = 0;
+	int has_base = 0, has_arch = 0, ret = 0;
 
-	for (size_t i = 0; i < b->opts->configs.nr; i++)
+	for (size_t i = 0; i < b->opts->configs.nr; i++) {
 		if (!strcmp(b->opts->configs.v[i], "lab-base"))
 			has_base = 1;
-	if (!has_base)
+		if (!strcmp(b->opts->configs.v[i], b->arch->fragment))
+			has_arch = 1;
+	}
+	if (!has_base) {
 		strvec_push(&want, "lab-base");
-	for (size_t i = 0; i < b->opts->configs.nr; i++)
+		if (!has_arch)
+			strvec_push(&want, b->arch->fragment);
+	}
+	for (size_t i = 0; i < b->opts->configs.nr; i++) {
 		strvec_push(&want, b->opts->configs.v[i]);
+		if (has_base && !has_arch && !strcmp(b->opts->configs.v[i], "lab-base"))
+			strvec_push(&want, b->arch->fragment);
+	}
 
 	for (size_t i = 0; i < want.nr && !ret; i++) {
 		const char *c = want.v[i];
 		struct strbuf path = STRBUF_INIT;
 		char *text;
 
-		if (strchr(c, '/') || is_file(c))
+		if (strncmp(c, "arch/", 5) && (strchr(c, '/') || is_file(c)))
 			strbuf_addstr(&path, c);
 		else
 			strbuf_addf(&path, "%s/kernel-configs/%s", lab_root(), c);
@@ -902,16 +975,27 @@ static int in_path(const char *prog)
 
 /* What kbuild needs besides a compiler, checked before the first step so a
  * missing package is named rather than found in a failed make. */
-static int check_tools(struct strbuf *err)
+static int check_tools(const struct kbuild_arch *a, struct strbuf *err)
 {
 	static const char *const tools[] = {
 		"make", "gcc", "ld", "flex", "bison", "bc", "perl", "patch", "tar", "xz", "cp",
 	};
-	struct strbuf missing = STRBUF_INIT;
+	struct strbuf missing = STRBUF_INIT, p = STRBUF_INIT;
 
 	for (size_t i = 0; i < ARRAY_SIZE(tools); i++)
 		if (!in_path(tools[i]))
 			strbuf_addf(&missing, " %s", tools[i]);
+	/* a cross build: the cross compiler and binutils (gcc-<triplet> pulls both) */
+	strbuf_addf(&p, "%sld", a->cross_compile);
+	if (*a->cross_compile && (!in_path(a->cc) || !in_path(p.buf))) {
+		strbuf_addf(err, "no cross compiler for %s: '%s' is not installed (on Debian: "
+			    "apt-get install gcc-%.*s)", topo_arch_info(a->arch)->name, a->cc,
+			    (int)strlen(a->cross_compile) - 1, a->cross_compile);
+		strbuf_release(&missing);
+		strbuf_release(&p);
+		return KBUILD_BAD_INPUT;
+	}
+	strbuf_release(&p);
 	/* objtool (x86-64 builds run it) needs libelf's headers. */
 	if (!is_file("/usr/include/gelf.h") && !is_file("/usr/local/include/gelf.h"))
 		strbuf_addstr(&missing, " libelf-dev");
@@ -928,10 +1012,17 @@ static int check_tools(struct strbuf *err)
 
 static int compiler_version(struct build *b, struct strbuf *err)
 {
-	const char *argv[] = { "gcc", "--version", NULL };
+	const char *argv[] = { b->arch->cc, "--version", NULL };
 	struct strbuf out = STRBUF_INIT;
 	int r = run_command_capture(argv, GIT_TIMEOUT_MS, &out, NULL);
 
+	if (r != 0 && *b->arch->cross_compile) {
+		strbuf_release(&out);
+		strbuf_addf(err, "cannot run '%s --version': no cross compiler for %s (on Debian: "
+			    "apt-get install gcc-%.*s)", b->arch->cc, topo_arch_info(b->arch->arch)->name,
+			    (int)strlen(b->arch->cross_compile) - 1, b->arch->cross_compile);
+		return KBUILD_BAD_INPUT;
+	}
 	if (r != 0) {
 		strbuf_release(&out);
 		strbuf_addstr(err, "cannot run 'gcc --version': is gcc installed?");
@@ -948,7 +1039,10 @@ static int fill_result(struct build *b, const char *dir)
 	struct strbuf p = STRBUF_INIT;
 
 	snprintf(r->dir, sizeof(r->dir), "%s", dir);
-	snprintf(r->bzimage, sizeof(r->bzimage), "%s/bzImage", dir);
+	r->arch = b->arch->arch;
+	snprintf(r->image, sizeof(r->image), "%s/%s", dir, b->arch->image);
+	if (b->arch->arch == TOPO_ARCH_X86_64)
+		snprintf(r->bzimage, sizeof(r->bzimage), "%s/bzImage", dir);
 	snprintf(r->config, sizeof(r->config), "%s/config", dir);
 	snprintf(r->log, sizeof(r->log), "%s/build.log", dir);
 	strbuf_addf(&p, "%s/vmlinux", dir);
@@ -1436,8 +1530,17 @@ static int configure(struct build *b, struct strbuf *err)
 	char *dotconfig = NULL;
 	int r;
 
+	strbuf_addf(&p, "%s/arch/%s/Kconfig", b->src.buf, b->arch->srcarch);
+	if (!is_file(p.buf)) {
+		strbuf_addf(err, "'%s' has no arch/%s/Kconfig: it cannot build a kernel for %s",
+			    b->opts->ksrc, b->arch->srcarch, topo_arch_info(b->arch->arch)->name);
+		r = KBUILD_BAD_INPUT;
+		goto out;
+	}
+	strbuf_reset(&p);
 	if (b->opts->progress)
-		fprintf(stderr, "configuring: tinyconfig + %zu fragment%s\n", b->frag_paths.nr,
+		fprintf(stderr, "configuring for %s: tinyconfig + %zu fragment%s\n",
+			topo_arch_info(b->arch->arch)->name, b->frag_paths.nr,
 			b->frag_paths.nr == 1 ? "" : "s");
 	r = make_step(b, "tinyconfig", STEP_TIMEOUT_MS, 0, err);
 	if (r)
@@ -1474,7 +1577,14 @@ static int configure(struct build *b, struct strbuf *err)
 		r = -1;
 		goto out;
 	}
-	if (kconfig_check(&b->cfg, dotconfig, b->src.buf, &problems)) {
+	kconfig_check_arch(&b->cfg, dotconfig, b->src.buf, b->arch->srcarch, &problems,
+			   &b->left_out);
+	/* "where the options exist on that arch": said, not failed */
+	for (size_t i = 0; i < b->left_out.nr; i++) {
+		log_printf(b, "lab: %s\n", b->left_out.v[i]);
+		info("%s", b->left_out.v[i]);
+	}
+	if (problems.nr) {
 		for (size_t i = 0; i < problems.nr; i++) {
 			log_printf(b, "lab: %s\n", problems.v[i]);
 			if (problems.nr > 1)
@@ -1505,6 +1615,8 @@ static void write_info(struct build *b, const char *release, double build_s)
 	const char *s;
 
 	json_object_object_add(o, "key", json_object_new_string(b->key));
+	json_object_object_add(o, "arch", json_object_new_string(topo_arch_info(b->arch->arch)->name));
+	json_object_object_add(o, "image", json_object_new_string(b->arch->image));
 	json_object_object_add(o, "release", json_object_new_string(release));
 	json_object_object_add(o, "source_kind", json_object_new_string(kbuild_source_kind_name(b->kind)));
 	json_object_object_add(o, "ksrc", json_object_new_string(b->ksrc));
@@ -1522,6 +1634,10 @@ static void write_info(struct build *b, const char *release, double build_s)
 	for (size_t i = 0; i < b->frag_names.nr; i++)
 		json_object_array_add(a, json_object_new_string(b->frag_names.v[i]));
 	json_object_object_add(o, "configs", a);
+	a = json_object_new_array();
+	for (size_t i = 0; i < b->left_out.nr; i++)
+		json_object_array_add(a, json_object_new_string(b->left_out.v[i]));
+	json_object_object_add(o, "left_out", a);
 	json_object_object_add(o, "compiler", json_object_new_string(b->in.compiler.buf));
 	json_object_object_add(o, "build_seconds", json_object_new_double(build_s));
 	json_object_object_add(o, "built_at", json_object_new_int64((int64_t)time(NULL)));
@@ -1537,6 +1653,58 @@ static void write_info(struct build *b, const char *release, double build_s)
 	strbuf_release(&text);
 }
 
+/* Moves (copies, for a kept object tree) one product into the cache entry. */
+static int keep_product(struct build *b, const char *from_rel, const char *to_name,
+			int required, struct strbuf *err)
+{
+	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	int r;
+
+	strbuf_addf(&from, "%s/%s", b->obj.buf, from_rel);
+	strbuf_addf(&to, "%s/%s", b->tmp.buf, to_name);
+	/* the kept object tree keeps its products: make would redo them */
+	r = b->opts->incremental ? copy_bytes(from.buf, to.buf, 0644) : rename(from.buf, to.buf);
+	if (r < 0 && required)
+		strbuf_addf(err, "the build left no '%s': %s", from.buf, strerror(errno));
+	strbuf_release(&from);
+	strbuf_release(&to);
+	return r < 0 && required ? -1 : 0;
+}
+
+/*
+ * Another arch's products: its image (arm64 Image, ppc64le vmlinux), the
+ * vmlinux, config and System.map; the image must be of that arch.
+ */
+static int collect_cross(struct build *b, struct strbuf *err)
+{
+	const char *want = topo_arch_info(b->arch->arch)->name, *got;
+	struct strbuf p = STRBUF_INIT;
+	char *release;
+	int ret = -1;
+
+	strbuf_addf(&p, "%s/include/config/kernel.release", b->obj.buf);
+	release = read_file(p.buf, NULL);
+	if (keep_product(b, b->arch->image_path, b->arch->image, 1, err) < 0 ||
+	    (strcmp(b->arch->image, "vmlinux") && keep_product(b, "vmlinux", "vmlinux", 0, err) < 0) ||
+	    keep_product(b, ".config", "config", 1, err) < 0 ||
+	    keep_product(b, "System.map", "System.map", 0, err) < 0)
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/%s", b->tmp.buf, b->arch->image);
+	got = kernel_image_arch(p.buf);
+	if (!got || strcmp(got, want)) {
+		strbuf_addf(err, "the build's '%s' is not a kernel image for %s (%s)", b->arch->image_path,
+			    want, got ? got : "unknown format");
+		goto out;
+	}
+	write_info(b, release ? strtok(release, "\n") : "", (double)(now_ns() - b->start_ns) / 1e9);
+	ret = 0;
+out:
+	free(release);
+	strbuf_release(&p);
+	return ret;
+}
+
 /* Moves the products out of the object tree into the cache entry. */
 static int collect(struct build *b, struct strbuf *err)
 {
@@ -1546,23 +1714,15 @@ static int collect(struct build *b, struct strbuf *err)
 		{ ".config", "config" },
 		{ "System.map", "System.map" },
 	};
-	struct strbuf from = STRBUF_INIT, to = STRBUF_INIT;
+	struct strbuf to = STRBUF_INIT;
 	struct kernel_info ki;
 	int ret = -1;
 
-	for (size_t i = 0; i < ARRAY_SIZE(items); i++) {
-		strbuf_reset(&from);
-		strbuf_reset(&to);
-		strbuf_addf(&from, "%s/%s", b->obj.buf, items[i].from);
-		strbuf_addf(&to, "%s/%s", b->tmp.buf, items[i].to);
-		/* the kept object tree keeps its products: make would redo them */
-		if ((b->opts->incremental ? copy_bytes(from.buf, to.buf, 0644) : rename(from.buf, to.buf)) < 0 &&
-		    i < 3) {
-			strbuf_addf(err, "the build left no '%s': %s", from.buf, strerror(errno));
+	if (b->arch->arch != TOPO_ARCH_X86_64)
+		return collect_cross(b, err);
+	for (size_t i = 0; i < ARRAY_SIZE(items); i++)
+		if (keep_product(b, items[i].from, items[i].to, i < 3, err) < 0)
 			goto out;
-		}
-	}
-	strbuf_reset(&to);
 	strbuf_addf(&to, "%s/bzImage", b->tmp.buf);
 	if (kernel_check_bzimage(to.buf, &ki, err) < 0)
 		goto out;
@@ -1575,7 +1735,6 @@ static int collect(struct build *b, struct strbuf *err)
 	write_info(b, ki.release, (double)(now_ns() - b->start_ns) / 1e9);
 	ret = 0;
 out:
-	strbuf_release(&from);
 	strbuf_release(&to);
 	return ret;
 }
@@ -1671,14 +1830,18 @@ static int do_build(struct build *b, struct strbuf *err)
 		goto out;
 	r = configure(b, err);
 	if (r || b->opts->config_only) {
-		if (!r)
+		if (!r && b->left_out.nr)
+			info("kernel %s: every requested option survived olddefconfig (%zu checked, "
+			     "%zu left out: not options on %s)", b->key, b->cfg.nr - b->left_out.nr,
+			     b->left_out.nr, topo_arch_info(b->arch->arch)->name);
+		else if (!r)
 			info("kernel %s: every requested option survived olddefconfig (%zu checked)",
 			     b->key, b->cfg.nr);
 		r = r ? r : 1;
 		goto out;
 	}
 	info("building kernel %s (log: %s)", b->key, b->log.buf);
-	r = make_step(b, "bzImage", BUILD_TIMEOUT_MS, 1, err);
+	r = make_step(b, b->arch->target, BUILD_TIMEOUT_MS, 1, err);
 	if (r)
 		goto out;
 	r = collect(b, err);
@@ -1719,7 +1882,8 @@ int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 {
 	struct build b = {
 		.opts = opts, .res = res, .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT,
-		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .git_diff = STRBUF_INIT,
+		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .left_out = STRVEC_INIT,
+		.git_diff = STRBUF_INIT,
 		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
 		.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1,
 		.start_ns = now_ns(),
@@ -1727,6 +1891,9 @@ int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 	int r;
 
 	memset(res, 0, sizeof(*res));
+	b.arch = kbuild_arch(opts->arch);
+	b.in.arch = b.arch->arch;
+	res->arch = b.arch->arch;
 	r = identify_source(&b, err);
 	if (!r)
 		r = hash_patches(&b, err);
@@ -1753,7 +1920,7 @@ int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 		r = -1;
 		goto out;
 	}
-	r = check_tools(err);
+	r = check_tools(b.arch, err);
 	if (!r)
 		r = take_lock(&b, err);
 	if (r)

@@ -10,6 +10,7 @@
 #include <nettle/sha2.h>
 
 #include "lib/util.h"
+#include "topo/topo.h"
 
 /* A cache key is the first KBUILD_KEY_LEN hex digits of a SHA-256. */
 #define KBUILD_KEY_LEN 16
@@ -50,20 +51,52 @@ int kbuild_check_tree(const char *dir, struct strbuf *err);
 int kbuild_tree_hash(const char *dir, char hex[65], struct strbuf *err);
 
 /*
+ * How a kernel is built for one guest architecture; static data.
+ *   recipe        the first line of the key's text: which steps, for which
+ *                 arch (x86_64's is the one from before --arch, so its
+ *                 keys did not change)
+ *   make_arch     make's ARCH=; cross_compile its CROSS_COMPILE= ("" native)
+ *   srcarch       the arch/ directory of the tree (its Kconfig files)
+ *   target        the make target of the bootable image, at image_path in
+ *                 the object tree; image the file name in the cache entry
+ *   cc            the C compiler (`CC --version` is in the key)
+ *   fragment      what lab-base needs on this arch, under kernel-configs/
+ */
+struct kbuild_arch {
+	enum topo_arch arch;
+	const char *recipe;
+	const char *make_arch;
+	const char *cross_compile;
+	const char *srcarch;
+	const char *target;
+	const char *image_path;
+	const char *image;
+	const char *cc;
+	const char *fragment;
+};
+const struct kbuild_arch *kbuild_arch(enum topo_arch arch);
+
+/* Appends make's ARCH= (and CROSS_COMPILE= for a cross build) for arch to
+ * argv, and with ccache CC="ccache <cc>". */
+void kbuild_arch_make_args(const struct kbuild_arch *a, int ccache, struct strvec *argv);
+
+/*
  * What the cache key is computed from, as text.  Every field is owned.
+ *   arch      the guest architecture: picks the recipe line
  *   source    "git <commit>[ dirty <sha256 of git diff HEAD>]",
  *             "tarball <sha256>" or "tree <listing sha256>"
  *   patches   the SHA-256 of each patch, in the order they are applied
  *   config    kconfig_frags_canonical() of the merged fragments
- *   compiler  the first line of `gcc --version`
+ *   compiler  the first line of `gcc --version` (the cross compiler's)
  */
 struct kbuild_inputs {
 	struct strbuf source;
 	struct strvec patches;
 	struct strbuf config;
 	struct strbuf compiler;
+	enum topo_arch arch;
 };
-#define KBUILD_INPUTS_INIT { STRBUF_INIT, STRVEC_INIT, STRBUF_INIT, STRBUF_INIT }
+#define KBUILD_INPUTS_INIT { STRBUF_INIT, STRVEC_INIT, STRBUF_INIT, STRBUF_INIT, TOPO_ARCH_X86_64 }
 void kbuild_inputs_release(struct kbuild_inputs *in);
 
 /* The text the key is the hash of (kept as key-inputs.txt in the cache so
@@ -74,6 +107,12 @@ void kbuild_key(const struct kbuild_inputs *in, char key[KBUILD_KEY_LEN + 1]);
 /* 1 when s could be a key or a key prefix (KBUILD_KEY_MIN_PREFIX to
  * KBUILD_KEY_LEN lowercase hex digits), else 0. */
 int kbuild_looks_like_key(const char *s);
+
+/*
+ * The arch a built kernel's cache directory was built for: "arch" in its
+ * info.json, x86_64 when it has none (built before --arch existed).
+ */
+enum topo_arch kbuild_entry_arch(const char *dir);
 
 /*
  * The cache directory of a built kernel whose key starts with prefix.
@@ -95,7 +134,8 @@ struct kbuild_opts {
 	const char *ksrc;        /* directory or tarball */
 	struct strvec patches;   /* patch files, applied with patch -p1 in order */
 	struct strvec configs;   /* names under kernel-configs/ or paths, merged in
-				  * order after lab-base (added first when absent) */
+				  * order after lab-base (added first when absent)
+				  * and the arch's fragment (right after lab-base) */
 	unsigned jobs;           /* make -j; 0: the number of online CPUs */
 	int progress;            /* a progress line on stderr (give isatty(2)) */
 	int key_only;            /* compute the key, look in the cache, build nothing */
@@ -105,16 +145,19 @@ struct kbuild_opts {
 	int incremental;         /* build in the persistent directory of this tree,
 				  * patches and config (see kbuild_work_dir()), with
 				  * ccache when installed; needs a git tree */
+	enum topo_arch arch;     /* the guest arch: a cross build for arm64, ppc64le */
 };
-#define KBUILD_OPTS_INIT { NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0, 0, NULL, 0 }
+#define KBUILD_OPTS_INIT { NULL, STRVEC_INIT, STRVEC_INIT, 0, 0, 0, 0, NULL, 0, TOPO_ARCH_X86_64 }
 void kbuild_opts_release(struct kbuild_opts *o);
 
 /* Where a build ended up; plain data. */
 struct kbuild_result {
 	char key[KBUILD_KEY_LEN + 1];
 	char dir[PATH_MAX];       /* the cache directory ("" with key_only and no hit) */
-	char bzimage[PATH_MAX];
-	char vmlinux[PATH_MAX];   /* ELF with a PVH note */
+	enum topo_arch arch;
+	char image[PATH_MAX];     /* what QEMU boots: bzImage, arm64 Image, ppc64le vmlinux */
+	char bzimage[PATH_MAX];   /* x86_64 only, else "" */
+	char vmlinux[PATH_MAX];   /* x86_64: ELF with a PVH note; others: the ELF */
 	char config[PATH_MAX];
 	char log[PATH_MAX];       /* the full make output (also of a failed build) */
 	int cached;               /* 1: found in the cache, nothing was built */

@@ -202,23 +202,23 @@ void kconfig_dotconfig_value(const char *dotconfig, const char *name, struct str
 
 /*
  * The Kconfig files of one tree, read once per process (an explanation may
- * look up several symbols) with continuation lines already joined.
+ * look up several symbols) with continuation lines already joined.  Each
+ * text has the arch/ directory it came from ("" for the generic ones):
+ * other architectures define the same symbols differently, and a symbol
+ * only they define is one this arch does not have.
  */
 static struct {
 	char *root;
 	struct strvec texts;
-} kdb = { NULL, STRVEC_INIT };
+	struct strvec arches;
+} kdb = { NULL, STRVEC_INIT, STRVEC_INIT };
 
 static int kdb_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
-	const char *base = path + ftw->base;
+	const char *base = path + ftw->base, *rel = path + strlen(kdb.root);
 	char *text;
 
 	if (flag == FTW_D) {
-		/* Other architectures define the same symbols differently. */
-		if (ftw->level == 2 && base - path >= 5 && !strncmp(base - 5, "arch/", 5) &&
-		    strcmp(base, "x86"))
-			return FTW_SKIP_SUBTREE;
 		if (ftw->level == 1 && (!strcmp(base, "Documentation") || !strcmp(base, "tools") ||
 					!strcmp(base, ".git")))
 			return FTW_SKIP_SUBTREE;
@@ -232,6 +232,12 @@ static int kdb_add(const char *path, const struct stat *st, int flag, struct FTW
 			q[0] = q[1] = ' ';
 		strvec_push(&kdb.texts, text);
 		free(text);
+		if (*rel == '/')
+			rel++;
+		if (!strncmp(rel, "arch/", 5) && strchr(rel + 5, '/'))
+			strvec_pushf(&kdb.arches, "%.*s", (int)strcspn(rel + 5, "/"), rel + 5);
+		else
+			strvec_push(&kdb.arches, "");
 	}
 	return FTW_CONTINUE;
 }
@@ -242,11 +248,13 @@ static int kdb_load(const char *srctree)
 		return 0;
 	free(kdb.root);
 	strvec_clear(&kdb.texts);
+	strvec_clear(&kdb.arches);
 	kdb.root = xstrdup(srctree);
 	if (nftw(srctree, kdb_add, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
 		free(kdb.root);
 		kdb.root = NULL;
 		strvec_clear(&kdb.texts);
+		strvec_clear(&kdb.arches);
 		return -1;
 	}
 	return 0;
@@ -384,7 +392,8 @@ static int scan_kconfig_text(const char *text, const char *name, struct strbuf *
 	return found;
 }
 
-int kconfig_depends(const char *srctree, const char *name, struct strbuf *deps)
+int kconfig_depends_arch(const char *srctree, const char *srcarch, const char *name,
+			 struct strbuf *deps)
 {
 	int found = 0;
 
@@ -392,8 +401,50 @@ int kconfig_depends(const char *srctree, const char *name, struct strbuf *deps)
 		return -1;
 	name = strip_config(name);
 	for (size_t i = 0; i < kdb.texts.nr; i++)
-		found |= scan_kconfig_text(kdb.texts.v[i], name, deps);
+		if (!*kdb.arches.v[i] || !strcmp(kdb.arches.v[i], srcarch))
+			found |= scan_kconfig_text(kdb.texts.v[i], name, deps);
 	return found;
+}
+
+int kconfig_depends(const char *srctree, const char *name, struct strbuf *deps)
+{
+	return kconfig_depends_arch(srctree, "x86", name, deps);
+}
+
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+int kconfig_other_arches(const char *srctree, const char *srcarch, const char *name,
+			 struct strbuf *arches)
+{
+	struct strbuf ignored = STRBUF_INIT;
+	struct strvec seen = STRVEC_INIT;
+	size_t n;
+
+	if (kdb_load(srctree) < 0)
+		return -1;
+	name = strip_config(name);
+	for (size_t i = 0; i < kdb.texts.nr; i++) {
+		const char *a = kdb.arches.v[i];
+		size_t j;
+
+		if (!*a || !strcmp(a, srcarch))
+			continue;
+		for (j = 0; j < seen.nr && strcmp(seen.v[j], a); j++)
+			;
+		if (j == seen.nr && scan_kconfig_text(kdb.texts.v[i], name, &ignored))
+			strvec_push(&seen, a);
+	}
+	/* nftw's order is the directory's: sort for a stable message */
+	qsort(seen.v, seen.nr, sizeof(*seen.v), cmp_strp);
+	for (size_t j = 0; j < seen.nr; j++)
+		strbuf_addf(arches, "%s%s", j ? "," : "", seen.v[j]);
+	n = seen.nr;
+	strbuf_release(&ignored);
+	strvec_clear(&seen);
+	return (int)n;
 }
 
 /*
@@ -587,12 +638,12 @@ static void unmet_terms(const char *deps, const char *dotconfig, struct strvec *
  * unmet: C)".  Returns 1 when name is defined in srctree, 0 when not, -1
  * when srctree cannot be read.
  */
-static int explain(const char *srctree, const char *dotconfig, const char *name, int depth,
-		   struct strbuf *out)
+static int explain(const char *srctree, const char *srcarch, const char *dotconfig,
+		   const char *name, int depth, struct strbuf *out)
 {
 	struct strbuf deps = STRBUF_INIT;
 	struct strvec unmet = STRVEC_INIT;
-	int found = kconfig_depends(srctree, name, &deps);
+	int found = kconfig_depends_arch(srctree, srcarch, name, &deps);
 
 	if (found <= 0 || !deps.len)
 		goto out;
@@ -606,7 +657,7 @@ static int explain(const char *srctree, const char *dotconfig, const char *name,
 		if (depth < EXPLAIN_DEPTH && sym_len(t) == strlen(t) && !isdigit((unsigned char)*t)) {
 			struct strbuf sub = STRBUF_INIT;
 
-			if (explain(srctree, dotconfig, t, depth + 1, &sub) > 0 && sub.len)
+			if (explain(srctree, srcarch, dotconfig, t, depth + 1, &sub) > 0 && sub.len)
 				strbuf_addf(out, " (%s)", sub.buf);
 			strbuf_release(&sub);
 		}
@@ -617,14 +668,16 @@ out:
 	return found;
 }
 
-size_t kconfig_check(const struct kconfig_frags *want, const char *dotconfig,
-		     const char *srctree, struct strvec *problems)
+size_t kconfig_check_arch(const struct kconfig_frags *want, const char *dotconfig,
+			 const char *srctree, const char *srcarch, struct strvec *problems,
+			 struct strvec *absent)
 {
 	size_t bad = 0;
 
 	for (size_t i = 0; i < want->nr; i++) {
 		const struct kconfig_option *o = &want->opt[i];
 		struct strbuf got = STRBUF_INIT, line = STRBUF_INIT, why = STRBUF_INIT;
+		struct strbuf others = STRBUF_INIT;
 		int found;
 
 		kconfig_dotconfig_value(dotconfig, o->name, &got);
@@ -632,21 +685,37 @@ size_t kconfig_check(const struct kconfig_frags *want, const char *dotconfig,
 			strbuf_release(&got);
 			continue;
 		}
-		bad++;
-		strbuf_addf(&line, "CONFIG_%s=%s (%s line %u) is %s after olddefconfig",
-			    o->name, o->value, o->origin, o->line, got.buf);
-		found = srctree ? explain(srctree, dotconfig, o->name, 1, &why) : -1;
-		if (found == 0)
-			strbuf_addstr(&line, ": no such option in this tree");
-		else if (found > 0 && why.len)
-			strbuf_addf(&line, ": %s", why.buf);
-		else if (found > 0)
-			strbuf_addstr(&line, ": it has no \"depends on\" (a choice, a range, a "
-				      "def_bool or another option's select decides it)");
-		strvec_push(problems, line.buf);
+		strbuf_addf(&line, "CONFIG_%s=%s (%s line %u)", o->name, o->value, o->origin,
+			    o->line);
+		found = srctree ? explain(srctree, srcarch, dotconfig, o->name, 1, &why) : -1;
+		if (found == 0 && absent &&
+		    kconfig_other_arches(srctree, srcarch, o->name, &others) > 0) {
+			/* another arch's option: left out, not a failure */
+			strbuf_addf(&line, " is not an option on arch/%s (only on %s): left out",
+				    srcarch, others.buf);
+			strvec_push(absent, line.buf);
+		} else {
+			bad++;
+			strbuf_addf(&line, " is %s after olddefconfig", got.buf);
+			if (found == 0)
+				strbuf_addstr(&line, ": no such option in this tree");
+			else if (found > 0 && why.len)
+				strbuf_addf(&line, ": %s", why.buf);
+			else if (found > 0)
+				strbuf_addstr(&line, ": it has no \"depends on\" (a choice, a range, a "
+					      "def_bool or another option's select decides it)");
+			strvec_push(problems, line.buf);
+		}
 		strbuf_release(&got);
 		strbuf_release(&line);
 		strbuf_release(&why);
+		strbuf_release(&others);
 	}
 	return bad;
+}
+
+size_t kconfig_check(const struct kconfig_frags *want, const char *dotconfig,
+		     const char *srctree, struct strvec *problems)
+{
+	return kconfig_check_arch(want, dotconfig, srctree, "x86", problems, NULL);
 }

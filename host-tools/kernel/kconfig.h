@@ -68,11 +68,33 @@ size_t kconfig_check(const struct kconfig_frags *want, const char *dotconfig,
 		     const char *srctree, struct strvec *problems);
 
 /*
+ * kconfig_check() for a tree configured for srcarch (its arch/ directory:
+ * "x86", "arm64", "powerpc").  With absent non-NULL, an option that did not
+ * survive because only other architectures define it is not a problem: one
+ * line "CONFIG_X=y (frag line N) is not an option on arch/powerpc (only on
+ * arm64,x86): left out" goes to absent instead.  Returns the problems.
+ */
+size_t kconfig_check_arch(const struct kconfig_frags *want, const char *dotconfig,
+			  const char *srctree, const char *srcarch, struct strvec *problems,
+			  struct strvec *absent);
+
+/*
  * The "depends on" expressions of `config NAME` in srctree's Kconfig files
  * (arch/x86 and the generic directories; other architectures are skipped),
  * joined with " && ".  Returns 1 when the symbol is defined, 0 when not
  * found, -1 when srctree cannot be read.
  */
 int kconfig_depends(const char *srctree, const char *name, struct strbuf *deps);
+/* The same with arch/<srcarch> instead of arch/x86. */
+int kconfig_depends_arch(const char *srctree, const char *srcarch, const char *name,
+			 struct strbuf *deps);
+
+/*
+ * The arch/ directories other than srcarch whose Kconfig files define NAME,
+ * sorted and comma-separated, appended to arches.  Returns how many, or -1
+ * when srctree cannot be read.
+ */
+int kconfig_other_arches(const char *srctree, const char *srcarch, const char *name,
+			 struct strbuf *arches);
 
 #endif

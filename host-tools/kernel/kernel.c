@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <json-c/json.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -602,6 +603,11 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 	int ret = -1;
 
 	strbuf_addstr(&path, spec);
+	if (is_file(spec) && kernel_image_arch(spec) && strcmp(kernel_image_arch(spec), "x86_64")) {
+		kernel_error(err, "kernel '%s' is built for %s, not for x86_64 (give --arch %s)",
+			    spec, kernel_image_arch(spec), kernel_image_arch(spec));
+		goto out;
+	}
 	if (is_dir(spec)) {
 		strbuf_addstr(&path, "/arch/x86/boot/bzImage");
 		if (!is_file(path.buf)) {
@@ -655,13 +661,32 @@ out:
 	return ret;
 }
 
-/* A kernel built by `lab kernel build`: its cache entry holds bzImage, a
- * PVH vmlinux (when CONFIG_PVH) and config side by side. */
-static int resolve_key(const char *spec, struct kernel_paths *kp, struct strbuf *err)
+/* The release a cross-built kernel's info.json records ("" when none). */
+static void entry_release(const char *dir, char *release, size_t size)
+{
+	char *path = xasprintf("%s/info.json", dir);
+	struct json_object *o = json_object_from_file(path), *v;
+
+	snprintf(release, size, "%s", o && json_object_object_get_ex(o, "release", &v) ?
+		 json_object_get_string(v) : "");
+	json_object_put(o);
+	free(path);
+}
+
+/*
+ * A kernel built by `lab kernel build`: its cache entry holds bzImage, a
+ * PVH vmlinux (when CONFIG_PVH) and config side by side; one built for
+ * another arch is refused unless arch is that arch.  arm64's Image goes
+ * where the Debian arm64 kernel's does (kp->bzimage), ppc64le's vmlinux
+ * in kp->vmlinux.
+ */
+static int resolve_key_arch(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
+			    struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT, bz = STRBUF_INIT, vm = STRBUF_INIT, cfg = STRBUF_INIT;
 	struct kernel_info ki;
 	int r = kbuild_lookup(spec, &dir, err), ret = -1;
+	enum topo_arch built;
 
 	if (r < 0)
 		goto out;
@@ -670,9 +695,27 @@ static int resolve_key(const char *spec, struct kernel_paths *kp, struct strbuf 
 			    "in '%s' (see lab kernel build --help)", spec, kbuild_cache_root());
 		goto out;
 	}
+	built = kbuild_entry_arch(dir.buf);
+	if (built != arch) {
+		kernel_error(err, "kernel %s was built for %s, not for %s (give --arch %s, "
+			    "or build it with lab kernel build --arch %s)", spec,
+			    topo_arch_info(built)->name, topo_arch_info(arch)->name,
+			    topo_arch_info(built)->name, topo_arch_info(arch)->name);
+		goto out;
+	}
+	strbuf_addf(&cfg, "%s/config", dir.buf);
+	if (arch != TOPO_ARCH_X86_64) {
+		char release[KERNEL_VERSION_MAX];
+
+		entry_release(dir.buf, release, sizeof(release));
+		strbuf_addf(&bz, "%s/%s", dir.buf, kbuild_arch(arch)->image);
+		ret = set_paths(kp, arch == TOPO_ARCH_ARM64 ? bz.buf : NULL,
+				arch == TOPO_ARCH_ARM64 ? NULL : bz.buf,
+				is_file(cfg.buf) ? cfg.buf : NULL, release, "build", err);
+		goto out;
+	}
 	strbuf_addf(&bz, "%s/bzImage", dir.buf);
 	strbuf_addf(&vm, "%s/vmlinux", dir.buf);
-	strbuf_addf(&cfg, "%s/config", dir.buf);
 	if (kernel_check_bzimage(bz.buf, &ki, err) < 0)
 		goto out;
 	ret = set_paths(kp, bz.buf, kernel_is_pvh_vmlinux(vm.buf) ? vm.buf : NULL,
@@ -692,14 +735,14 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
 		return kernel_fetch_debian(kp, err);
 	/* A file of that name wins over a key that looks the same. */
 	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
-		return resolve_key(spec, kp, err);
+		return resolve_key_arch(spec, TOPO_ARCH_X86_64, kp, err);
 	return resolve_path(spec, kp, err);
 }
 
 int kernel_resolve_arch(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
 			struct strbuf *err)
 {
-	const char *name = topo_arch_info(arch)->name;
+	const char *name = topo_arch_info(arch)->name, *image_arch;
 	struct strbuf config = STRBUF_INIT;
 	char *abs;
 	int ret;
@@ -709,9 +752,16 @@ int kernel_resolve_arch(const char *spec, enum topo_arch arch, struct kernel_pat
 	memset(kp, 0, sizeof(*kp));
 	if (!spec || !*spec || !strcmp(spec, "debian"))
 		return kernel_fetch_debian_arch(arch, kp, err);
+	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
+		return resolve_key_arch(spec, arch, kp, err);
 	if (!is_file(spec))
-		return kernel_error(err, "kernel '%s' is not a file: an %s guest boots 'debian' or a kernel image path",
-				    spec, name);
+		return kernel_error(err, "kernel '%s' is not a file: an %s guest boots 'debian', a kernel "
+				    "image path or the key of a kernel built with --arch %s", spec, name, name);
+	/* an image whose bytes name another arch cannot boot; unknown formats are QEMU's to judge */
+	image_arch = kernel_image_arch(spec);
+	if (image_arch && strcmp(image_arch, name))
+		return kernel_error(err, "kernel '%s' is built for %s, not for %s (give --arch %s)", spec,
+				    image_arch, name, image_arch);
 	abs = realpath(spec, NULL);
 	if (!abs)
 		return kernel_error(err, "cannot resolve '%s': %s", spec, strerror(errno));

@@ -479,3 +479,38 @@ int kernel_is_pvh_vmlinux(const char *path)
 	strbuf_release(&err);
 	return ok;
 }
+
+const char *kernel_image_arch_of(const unsigned char *buf, size_t len)
+{
+	unsigned machine;
+
+	if (len >= 20 && !memcmp(buf, "\177ELF", 4) && (buf[5] == 1 || buf[5] == 2)) {
+		/* e_machine, in the file's own byte order */
+		machine = buf[5] == 1 ? buf[18] | buf[19] << 8 : buf[18] << 8 | buf[19];
+		switch (machine) {
+		case 62: return "x86_64";
+		case 183: return "arm64";
+		case 21: return buf[5] == 1 ? "ppc64le" : "ppc64 (big-endian)";
+		default: return NULL;
+		}
+	}
+	if (len >= 0x206 && !memcmp(buf + 0x202, "HdrS", 4))
+		return "x86_64";
+	/* arm64's Image header: "ARM\x64" at 0x38 (Documentation/arm64/booting.rst) */
+	if (len >= 0x3c && !memcmp(buf + 0x38, "ARM\x64", 4))
+		return "arm64";
+	return NULL;
+}
+
+const char *kernel_image_arch(const char *path)
+{
+	unsigned char buf[0x210];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n > 0 ? kernel_image_arch_of(buf, (size_t)n) : NULL;
+}

@@ -79,6 +79,16 @@ int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *
  * -kernel boots without decompression; 0 otherwise (also when missing). */
 int kernel_is_pvh_vmlinux(const char *path);
 
+/*
+ * The architecture a kernel image is for, from its first bytes: an ELF's
+ * e_machine and byte order, x86's "HdrS" boot header, arm64's Image magic.
+ * "x86_64", "arm64", "ppc64le", "ppc64 (big-endian)", or NULL when the
+ * bytes say nothing (another format, a compressed image, a short file).
+ */
+const char *kernel_image_arch_of(const unsigned char *buf, size_t len);
+/* The same for the file at path (NULL when it cannot be read). */
+const char *kernel_image_arch(const char *path);
+
 /* Resets err to one line from fmt and returns -1: the kernel module's
  * way to fail with a message. */
 int kernel_error(struct strbuf *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,5 +1,6 @@
-/* fuzz-bzimage.c - libFuzzer target for kernel_parse_image(): any bytes, as
- * a bzImage header or an ELF, must give a verdict without reading past them. */
+/* fuzz-bzimage.c - libFuzzer target for kernel_parse_image() and
+ * kernel_image_arch_of(): any bytes, as a bzImage header, an ELF or an arm64
+ * Image, must give a verdict without reading past them. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
+	{
+		const char *arch = kernel_image_arch_of(copy, size);
+
+		if (arch && strcmp(arch, "x86_64") && strcmp(arch, "arm64") &&
+		    strcmp(arch, "ppc64le") && strcmp(arch, "ppc64 (big-endian)"))
+			abort();
+	}
 	if (kernel_parse_image(copy, size, "fuzz", &ki, &err) == 0) {
 		/* What a caller relies on when the image was accepted. */
 		if (ki.kind == KERNEL_KIND_NONE)

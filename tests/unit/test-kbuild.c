@@ -200,7 +200,7 @@ static void test_shipped_fragments(void **state)
 {
 	static const char *const names[] = {
 		"lab-base", "sched-debug", "faults", "core-sched", "lockdep", "kasan",
-		"numa-balancing", "image",
+		"numa-balancing", "image", "arch/x86_64", "arch/arm64", "arch/ppc64le",
 	};
 	struct strbuf err = STRBUF_INIT;
 
@@ -792,6 +792,297 @@ static void test_build_key_git(void **state)
 	strbuf_release(&err);
 }
 
+/* ---- other arches ---- */
+
+/* x86_64's recipe is the one from before --arch (its keys did not move);
+ * each arch has its own make ARCH=, cross compiler, target and image. */
+static void test_arch_recipes(void **state)
+{
+	static const struct {
+		enum topo_arch arch;
+		const char *args, *ccache_args, *image_path;
+	} want[] = {
+		{ TOPO_ARCH_X86_64, "ARCH=x86_64", "ARCH=x86_64 CC=ccache gcc", "arch/x86/boot/bzImage" },
+		{ TOPO_ARCH_ARM64, "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-",
+		  "ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- CC=ccache aarch64-linux-gnu-gcc",
+		  "arch/arm64/boot/Image" },
+		{ TOPO_ARCH_PPC64LE, "ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu-",
+		  "ARCH=powerpc CROSS_COMPILE=powerpc64le-linux-gnu- CC=ccache powerpc64le-linux-gnu-gcc",
+		  "vmlinux" },
+	};
+
+	assert_string_equal(kbuild_arch(TOPO_ARCH_X86_64)->recipe,
+			    "schedlab-kbuild 1 x86_64 tinyconfig+merge_config+olddefconfig bzImage");
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct kbuild_arch *a = kbuild_arch(want[i].arch);
+		struct strvec argv = STRVEC_INIT;
+		struct strbuf joined = STRBUF_INIT;
+
+		assert_int_equal(a->arch, want[i].arch);
+		assert_non_null(strstr(a->recipe, topo_arch_info(want[i].arch)->name));
+		assert_string_equal(a->image_path, want[i].image_path);
+		assert_true(!strncmp(a->fragment, "arch/", 5));
+		assert_string_equal(a->fragment + 5, topo_arch_info(want[i].arch)->name);
+		for (int ccache = 0; ccache < 2; ccache++) {
+			strvec_clear(&argv);
+			strbuf_reset(&joined);
+			kbuild_arch_make_args(a, ccache, &argv);
+			for (size_t j = 0; j < argv.nr; j++)
+				strbuf_addf(&joined, "%s%s", j ? " " : "", argv.v[j]);
+			assert_string_equal(joined.buf, ccache ? want[i].ccache_args : want[i].args);
+		}
+		/* every recipe differs: no two arches share a key */
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(a->recipe, kbuild_arch(want[j].arch)->recipe);
+		strvec_clear(&argv);
+		strbuf_release(&joined);
+	}
+}
+
+/* The same inputs for another arch give another key; the text says which. */
+static void test_key_arch(void **state)
+{
+	static const char cfg[] = "CONFIG_A=y\n", gcc[] = "gcc (Debian 12.2.0-14) 12.2.0";
+	struct kbuild_inputs in = KBUILD_INPUTS_INIT;
+	struct strbuf text = STRBUF_INIT;
+	char keys[TOPO_ARCH_NR][KBUILD_KEY_LEN + 1];
+
+	fill_inputs(&in, "tarball 0123", "aaaa", "bbbb", cfg, gcc);
+	assert_int_equal(in.arch, TOPO_ARCH_X86_64);
+	for (int a = 0; a < TOPO_ARCH_NR; a++) {
+		in.arch = (enum topo_arch)a;
+		kbuild_key(&in, keys[a]);
+		strbuf_reset(&text);
+		kbuild_key_text(&in, &text);
+		assert_true(!strncmp(text.buf, "recipe ", 7));
+		assert_non_null(strstr(text.buf, kbuild_arch(in.arch)->recipe));
+		for (int b = 0; b < a; b++)
+			assert_string_not_equal(keys[a], keys[b]);
+	}
+	kbuild_inputs_release(&in);
+	strbuf_release(&text);
+}
+
+/* Kconfig files of two arches: an option only another arch defines is left
+ * out with one line, a typo and an unmet dependency are still problems. */
+static void test_config_check_arch(void **state)
+{
+	struct kconfig_frags want = KCONFIG_FRAGS_INIT;
+	struct strvec problems = STRVEC_INIT, absent = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT, deps = STRBUF_INIT, others = STRBUF_INIT;
+	const char *dot = "CONFIG_SMP=y\nCONFIG_PL011=y\n";
+	char *root;
+
+	put("ka/Kconfig", "config SMP\n\tbool \"smp\"\nconfig NEEDS\n\tbool \"n\"\n\tdepends on MISSING_DEP\n");
+	put("ka/arch/x86/Kconfig", "config PVH\n\tbool \"pvh\"\n\tdepends on SMP\n"
+	    "config SCHED_MC\n\tbool \"mc\"\n");
+	put("ka/arch/arm64/Kconfig", "config PL011\n\tbool \"pl011\"\nconfig SCHED_MC\n\tbool \"mc\"\n"
+	    "config PVH\n\tbool\n\tdepends on ARM_ONLY\n");
+	put("ka/arch/powerpc/Kconfig", "config PPC64\n\tbool \"ppc64\"\n");
+	root = sp("ka");
+
+	/* the arch's own definition explains it, not another arch's */
+	assert_int_equal(kconfig_depends_arch(root, "arm64", "PVH", &deps), 1);
+	assert_string_equal(deps.buf, "ARM_ONLY");
+	strbuf_reset(&deps);
+	assert_int_equal(kconfig_depends_arch(root, "powerpc", "PVH", &deps), 0);
+	assert_int_equal(kconfig_other_arches(root, "powerpc", "SCHED_MC", &others), 2);
+	assert_string_equal(others.buf, "arm64,x86");
+	strbuf_reset(&others);
+	assert_int_equal(kconfig_other_arches(root, "powerpc", "TYPO", &others), 0);
+	assert_string_equal(others.buf, "");
+
+	assert_int_equal(kconfig_frags_add(&want,
+		"# smp\nCONFIG_SMP=y\n# pvh\nCONFIG_PVH=y\n# mc\nCONFIG_SCHED_MC=y\n"
+		"# typo\nCONFIG_TYPO=y\n# needs\nCONFIG_NEEDS=y\n# off\n# CONFIG_PPC64 is not set\n",
+		"frag", &err), 0);
+	assert_int_equal(kconfig_check_arch(&want, dot, root, "powerpc", &problems, &absent), 2);
+	assert_int_equal(absent.nr, 2);
+	assert_string_equal(absent.v[0],
+		"CONFIG_PVH=y (frag line 4) is not an option on arch/powerpc (only on arm64,x86): left out");
+	assert_string_equal(absent.v[1],
+		"CONFIG_SCHED_MC=y (frag line 6) is not an option on arch/powerpc (only on arm64,x86): "
+		"left out");
+	assert_string_equal(problems.v[0],
+		"CONFIG_TYPO=y (frag line 8) is n after olddefconfig: no such option in this tree");
+	assert_non_null(strstr(problems.v[1], "CONFIG_NEEDS=y (frag line 10) is n after olddefconfig: "
+			       "depends on MISSING_DEP"));
+
+	/* on arm64, PVH exists and its unmet dependency is the problem; SCHED_MC
+	 * exists too, so it not surviving is one (with TYPO and NEEDS: 4) */
+	strvec_clear(&problems);
+	strvec_clear(&absent);
+	assert_int_equal(kconfig_check_arch(&want, dot, root, "arm64", &problems, &absent), 4);
+	assert_int_equal(absent.nr, 0);
+	assert_string_equal(problems.v[0], "CONFIG_PVH=y (frag line 4) is n after olddefconfig: "
+			    "depends on ARM_ONLY; unmet: ARM_ONLY");
+	assert_non_null(strstr(problems.v[1], "CONFIG_SCHED_MC=y"));
+
+	/* without somewhere to put them (kconfig_check), nothing is left out */
+	strvec_clear(&problems);
+	assert_int_equal(kconfig_check_arch(&want, dot, root, "powerpc", &problems, NULL), 4);
+	free(root);
+	strvec_clear(&problems);
+	strvec_clear(&absent);
+	kconfig_frags_release(&want);
+	strbuf_release(&err);
+	strbuf_release(&deps);
+	strbuf_release(&others);
+}
+
+/* What an image's first bytes say about its arch. */
+static void test_image_arch(void **state)
+{
+	unsigned char buf[0x210];
+
+	memset(buf, 0, sizeof(buf));
+	assert_null(kernel_image_arch_of(buf, sizeof(buf)));
+	memcpy(buf + 0x38, "ARM\x64", 4);
+	assert_string_equal(kernel_image_arch_of(buf, sizeof(buf)), "arm64");
+	assert_null(kernel_image_arch_of(buf, 0x3b));           /* cut before the magic */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf + 0x202, "HdrS", 4);
+	assert_string_equal(kernel_image_arch_of(buf, sizeof(buf)), "x86_64");
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, "\177ELF", 4);
+	buf[4] = 2;
+	buf[5] = 1;                                             /* little-endian */
+	buf[18] = 21;                                           /* EM_PPC64 */
+	assert_string_equal(kernel_image_arch_of(buf, 64), "ppc64le");
+	buf[18] = 183;                                          /* EM_AARCH64 */
+	assert_string_equal(kernel_image_arch_of(buf, 64), "arm64");
+	buf[18] = 62;                                           /* EM_X86_64 */
+	assert_string_equal(kernel_image_arch_of(buf, 64), "x86_64");
+	buf[5] = 2;                                             /* big-endian */
+	buf[18] = 0;
+	buf[19] = 21;
+	assert_string_equal(kernel_image_arch_of(buf, 64), "ppc64 (big-endian)");
+	buf[19] = 3;                                            /* EM_386 */
+	assert_null(kernel_image_arch_of(buf, 64));
+	assert_null(kernel_image_arch_of(buf, 10));
+}
+
+/* A minimal arm64 Image: the header's magic at 0x38. */
+static void write_arm64_image(const char *rel)
+{
+	char img[512] = { 0 };
+	char *path = sp(rel);
+	FILE *f;
+
+	memcpy(img + 0x38, "ARM\x64", 4);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(img, 1, sizeof(img), f), sizeof(img));
+	fclose(f);
+	free(path);
+}
+
+/* A built kernel records its arch; it boots only a guest of that arch, and
+ * an image of one arch is refused for another in one line. */
+static void test_resolve_arch(void **state)
+{
+	struct strbuf dir = STRBUF_INIT, err = STRBUF_INIT;
+	struct kernel_paths kp;
+	char *bz, *img;
+
+	put("cache/kernels/built/cccc2222dddd3333/info.json",
+	    "{ \"arch\": \"arm64\", \"image\": \"Image\", \"release\": \"6.1.99-arm\" }");
+	write_arm64_image("cache/kernels/built/cccc2222dddd3333/Image");
+	put("cache/kernels/built/cccc2222dddd3333/config", "CONFIG_ARM64=y\n");
+	/* an arm64 entry without its Image is not complete */
+	put("cache/kernels/built/cccc2222eeee4444/info.json", "{ \"arch\": \"arm64\" }");
+	put("cache/kernels/built/cccc2222eeee4444/bzImage", "");
+	assert_int_equal(kbuild_lookup("cccc2222", &dir, &err), 1);
+	assert_int_equal(kbuild_entry_arch(dir.buf), TOPO_ARCH_ARM64);
+
+	assert_int_equal(kernel_resolve_arch("cccc2222", TOPO_ARCH_ARM64, &kp, &err), 0);
+	assert_string_equal(kp.source, "build");
+	assert_string_equal(kp.release, "6.1.99-arm");
+	assert_non_null(strstr(kp.bzimage, "cccc2222dddd3333/Image"));
+	assert_non_null(strstr(kp.config, "cccc2222dddd3333/config"));
+	assert_string_equal(kernel_paths_boot_image(&kp), kp.bzimage);
+
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve("cccc2222", &kp, &err), -1);
+	assert_string_equal(err.buf, "kernel cccc2222 was built for arm64, not for x86_64 (give --arch "
+			    "arm64, or build it with lab kernel build --arch x86_64)");
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve_arch("cccc2222", TOPO_ARCH_PPC64LE, &kp, &err), -1);
+	assert_non_null(strstr(err.buf, "was built for arm64, not for ppc64le"));
+
+	/* an entry from before --arch (no "arch") is an x86_64 kernel */
+	put("cache/kernels/built/ffff0000aaaa1111/info.json", "{}");
+	write_bzimage("cache/kernels/built/ffff0000aaaa1111/bzImage", "6.1.97 (t@h) #1");
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve_arch("ffff0000", TOPO_ARCH_ARM64, &kp, &err), -1);
+	assert_non_null(strstr(err.buf, "was built for x86_64, not for arm64"));
+	assert_null(strchr(err.buf, '\n'));
+
+	/* images given by path */
+	bz = sp("cache/kernels/built/ffff0000aaaa1111/bzImage");
+	img = sp("cache/kernels/built/cccc2222dddd3333/Image");
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve_arch(bz, TOPO_ARCH_ARM64, &kp, &err), -1);
+	assert_non_null(strstr(err.buf, "is built for x86_64, not for arm64 (give --arch x86_64)"));
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve(img, &kp, &err), -1);
+	assert_non_null(strstr(err.buf, "is built for arm64, not for x86_64 (give --arch arm64)"));
+	strbuf_reset(&err);
+	assert_int_equal(kernel_resolve_arch(img, TOPO_ARCH_ARM64, &kp, &err), 0);
+	assert_string_equal(kp.source, "path");
+	free(bz);
+	free(img);
+	strbuf_release(&dir);
+	strbuf_release(&err);
+}
+
+/* --arch: its own key, the arch fragment merged after lab-base (named or
+ * not), and a missing cross compiler named before anything is built. */
+static void test_build_key_arch(void **state)
+{
+	struct kbuild_opts o = KBUILD_OPTS_INIT;
+	struct kbuild_result res;
+	struct strbuf err = STRBUF_INIT;
+	char x86[KBUILD_KEY_LEN + 1], arm[KBUILD_KEY_LEN + 1];
+	char *tree;
+
+	make_tree("at");
+	tree = sp("at");
+	o.key_only = 1;
+	o.ksrc = tree;
+	assert_int_equal(run_build(&o, &res, &err), 0);
+	assert_int_equal(res.arch, TOPO_ARCH_X86_64);
+	strcpy(x86, res.key);
+	/* naming the arch fragment is the same as not naming it */
+	strvec_push(&o.configs, "lab-base");
+	strvec_push(&o.configs, "arch/x86_64");
+	assert_int_equal(run_build(&o, &res, &err), 0);
+	assert_string_equal(res.key, x86);
+	strvec_clear(&o.configs);
+
+	o.arch = TOPO_ARCH_ARM64;
+	if (run_build(&o, &res, &err) != 0) {
+		/* no aarch64-linux-gnu-gcc on this machine: said in one line */
+		assert_non_null(strstr(err.buf, "apt-get install gcc-aarch64-linux-gnu"));
+		assert_null(strchr(err.buf, '\n'));
+		skip();
+	}
+	assert_int_equal(res.arch, TOPO_ARCH_ARM64);
+	strcpy(arm, res.key);
+	assert_string_not_equal(arm, x86);
+	strvec_push(&o.configs, "arch/arm64");
+	assert_int_equal(run_build(&o, &res, &err), 0);
+	assert_string_equal(res.key, arm);
+	/* another arch's fragment is an ordinary one: it changes the key */
+	strvec_clear(&o.configs);
+	strvec_push(&o.configs, "arch/ppc64le");
+	assert_int_equal(run_build(&o, &res, &err), 0);
+	assert_string_not_equal(res.key, arm);
+	free(tree);
+	kbuild_opts_release(&o);
+	strbuf_release(&err);
+}
+
 static int setup_all(void **state)
 {
 	char *cache, *root;
@@ -806,6 +1097,9 @@ static int setup_all(void **state)
 	setenv("LAB_ROOT", root, 1);
 	/* kernel-configs/lab-base of the fake root: what key computation reads */
 	put("root/kernel-configs/lab-base", "# smp\nCONFIG_SMP=y\n");
+	put("root/kernel-configs/arch/x86_64", "# pvh\nCONFIG_PVH=y\n");
+	put("root/kernel-configs/arch/arm64", "# pl011\nCONFIG_SERIAL_AMBA_PL011=y\n");
+	put("root/kernel-configs/arch/ppc64le", "# pseries\nCONFIG_PPC_PSERIES=y\n");
 	free(cache);
 	free(root);
 	return 0;
@@ -838,6 +1132,12 @@ int main(void)
 		cmocka_unit_test(test_build_bad_inputs),
 		cmocka_unit_test(test_build_key_only),
 		cmocka_unit_test(test_build_key_git),
+		cmocka_unit_test(test_arch_recipes),
+		cmocka_unit_test(test_key_arch),
+		cmocka_unit_test(test_config_check_arch),
+		cmocka_unit_test(test_image_arch),
+		cmocka_unit_test(test_resolve_arch),
+		cmocka_unit_test(test_build_key_arch),
 	};
 
 	return cmocka_run_group_tests(tests, setup_all, teardown_all);
