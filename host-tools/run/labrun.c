@@ -553,10 +553,6 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 			    topo_arch_info(r->topo.arch)->name);
 		return -1;
 	}
-	if (r->warm && lab_clock_parse(r->clock) > 0) {
-		strbuf_addstr(err, "--warm with --clock virtual is not supported yet: a virtual-time run boots cold");
-		return -1;
-	}
 	if (r->warm)
 		r->mode = "warm";
 	if (r->topo.arch != TOPO_ARCH_X86_64) {
