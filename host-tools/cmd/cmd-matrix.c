@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
+#include "run/labrun.h"
 #include "run/matrix.h"
 #include "cmd/options.h"
 #include "lib/json.h"
@@ -23,7 +24,7 @@
 
 static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--arch A] [--jobs N] [--dir DIR] "
-	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm] (or only --dir DIR: resume a stopped matrix)";
+	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
 #define POLL_MS 250
@@ -494,6 +495,35 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 	strbuf_release(&said);
 }
 
+/*
+ * The clock and the warm start every job boots with are the matrix's own:
+ * kept in its state, so a resumed matrix boots as it began.  A resume that
+ * asks for another one is refused in one line; a state from before they
+ * were kept takes what this command line says and keeps that.
+ */
+static void keep_boot_mode(struct mx_run *r, const char *dir, const char *clock, int cold)
+{
+	int virt = lab_clock_parse(getenv("CLOCK")) > 0;
+	const char *now = virt ? "virtual" : "wall";
+
+	if (r->m.clock[0]) {
+		if (clock && strcmp(r->m.clock, now))
+			die(LAB_EXIT_USAGE, "'%s' runs on --clock %s; resume it without --clock or with --clock %s",
+			    dir, r->m.clock, r->m.clock);
+		setenv("CLOCK", r->m.clock, 1);
+	} else {
+		snprintf(r->m.clock, sizeof(r->m.clock), "%s", now);
+	}
+	if (r->m.warm >= 0) {
+		if ((r->warm && !r->m.warm) || (cold && r->m.warm))
+			die(LAB_EXIT_USAGE, "'%s' runs %s; resume it without --%s",
+			    dir, r->m.warm ? "--warm" : "cold", r->warm ? "warm" : "cold");
+		r->warm = r->m.warm;
+	} else {
+		r->m.warm = r->warm;
+	}
+}
+
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
@@ -503,7 +533,7 @@ int cmd_matrix(int argc, const char **argv)
 	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
 	char *state;
 	struct stat st;
-	int nr_pos, ret, resume;
+	int nr_pos, ret, resume, cold = 0;
 	const struct lab_option opts[] = {
 		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
@@ -517,6 +547,7 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
 		OPT_BOOL("warm", &r.warm, "every lab run restores a saved guest of its kernel and topology"),
+		OPT_BOOL("cold", &cold, "every lab run boots its guest (the default)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
@@ -526,6 +557,8 @@ int cmd_matrix(int argc, const char **argv)
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
 	lab_clock_export(clock);
+	if (r.warm && cold)
+		die(LAB_EXIT_USAGE, "--warm and --cold exclude each other");
 	if ((kernels || topos || suites) &&
 	    (mx_split_list("kernels", kernels, 0, &given.kernels, &err) < 0 ||
 	     mx_split_list("topologies", topos, 1, &given.topos, &err) < 0 ||
@@ -559,6 +592,7 @@ int cmd_matrix(int argc, const char **argv)
 		given.kernels = given.topos = given.suites = (struct strvec)STRVEC_INIT;
 		matrix_expand(&r.m);
 	}
+	keep_boot_mode(&r, dir, resume ? clock : NULL, cold);
 	mx_validate(&r);
 	choose_hosts(&r, &uris);
 

@@ -210,6 +210,10 @@ struct json_object *matrix_state_json(const struct matrix *m)
 	json_object_object_add(o, "topos", strvec_json(&m->topos));
 	json_object_object_add(o, "suites", strvec_json(&m->suites));
 	json_object_object_add(o, "uris", strvec_json(&m->uris));
+	if (m->clock[0])
+		json_object_object_add(o, "clock", json_object_new_string(m->clock));
+	if (m->warm >= 0)
+		json_object_object_add(o, "warm", json_object_new_boolean(m->warm));
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -346,6 +350,23 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 	if (json_object_object_get_ex(o, "uris", &v) && parse_list_n(o, "uris", 0, &m->uris)) {
 		strbuf_addstr(err, "matrix.json: bad list of URIs");
 		goto out;
+	}
+	/* "clock" and "warm" came later: absent in an older matrix's state */
+	if (json_object_object_get_ex(o, "clock", &v)) {
+		const char *c = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+
+		if (strcmp(c, "wall") && strcmp(c, "virtual")) {
+			strbuf_addstr(err, "matrix.json: clock is neither wall nor virtual");
+			goto out;
+		}
+		snprintf(m->clock, sizeof(m->clock), "%s", c);
+	}
+	if (json_object_object_get_ex(o, "warm", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			strbuf_addstr(err, "matrix.json: warm is not true or false");
+			goto out;
+		}
+		m->warm = json_object_get_boolean(v);
 	}
 	if (!json_object_object_get_ex(o, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array) ||
 	    (n = json_object_array_length(jobs)) > MX_MAX_JOBS ||

@@ -54,8 +54,12 @@ struct matrix {
 	struct mx_job *jobs;
 	size_t nr_jobs;
 	struct strvec uris;	/* libvirt URIs the jobs are spread over (may be empty) */
+	/* how every job boots, kept so a resumed matrix boots the same way;
+	 * a state file from before they were kept has clock "" and warm -1 */
+	char clock[8];		/* "wall" or "virtual" */
+	int warm;		/* lab run --warm: 1, --cold: 0 */
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1 }
 void matrix_release(struct matrix *m);
 
 /*

@@ -209,6 +209,7 @@ int session_run(struct session *s, struct strbuf *err)
 		s->ops->release(&b);
 		return -1;
 	}
+	s->t_started_ns = now_ns();
 	memcpy(s->hypervisor_version, b.version, sizeof(b.version));
 	progress(s, s->ops->name, s->warm && s->warm->restore ? "restored" : "started");
 	if (s->warm && s->warm->restore) {

@@ -80,6 +80,7 @@ struct session {
 	int stopped;             /* the signal that stopped the run, 0 if none */
 	unsigned long kicks;     /* kick_vcpus() calls made */
 	int parked;              /* 1: the runner waits for its plan, 2: sent */
+	uint64_t t_started_ns;   /* the backend started (restored: loaded and running) */
 	uint64_t t_plan_ns;      /* the plan went to a parked runner; 0 if not */
 	uint64_t t_first_case_ns; /* the first case_start event arrived */
 	int hypervisor_status;

@@ -27,7 +27,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* what we write, we read back the same */
 	o = matrix_state_json(&m);
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	if (matrix_state_parse(text, strlen(text), &back, &err) < 0 || back.nr_jobs != m.nr_jobs)
+	if (matrix_state_parse(text, strlen(text), &back, &err) < 0 || back.nr_jobs != m.nr_jobs ||
+	    strcmp(back.clock, m.clock) || back.warm != m.warm)
 		abort();
 	for (size_t i = 0; i < m.nr_jobs; i++)
 		if (strcmp(back.jobs[i].id, m.jobs[i].id) || back.jobs[i].state != m.jobs[i].state ||

@@ -35,5 +35,15 @@ check_bad report --no-such-option
 check_bad compare --no-such-option
 check_bad ab --no-such-option
 check_bad matrix --no-such-option
+# a resumed matrix boots as it began: another clock or start is refused
+mkdir -p "$TMP/mx"
+cat >"$TMP/mx/matrix.json" <<'EOF'
+{"version":1,"kernels":["debian"],"topos":["1s2c"],"suites":["smoke"],"uris":[],"clock":"wall","warm":true,
+ "jobs":[{"id":"001-debian-1s2c-smoke","kernel":"debian","label":"","topo":"1s2c","suite":"smoke",
+ "state":"done","verdict":"PASS","run":"","seconds":1,"attempts":1,"uri":""}]}
+EOF
+check_bad matrix --dir "$TMP/mx" --clock virtual
+check_bad matrix --dir "$TMP/mx" --cold
+check_bad matrix --dir "$TMP/mx" --warm --cold
 check_bad bare --no-such-option
 echo ok

@@ -28,6 +28,9 @@ key=$(json "$run/run.json" 'd["snapshot"]')
 snap=$TMP/cache/snapshots/$key
 [ -s "$snap/state.zst" ] && [ -s "$snap/prefix.bin" ] || fail "no snapshot saved in $snap"
 ls -la "$snap"
+# guest RAM's zero pages are left out of the stream (backend/migstream.h)
+[ "$(json "$snap/meta.json" 'd["zero_pages_left_out"] > 0 and d["ram_pages"] > 0')" = True ] ||
+	fail "meta.json: no zero pages left out"
 
 warm_run second
 [ "$(json "$run/run.json" 'd["start"]')" = warm ] || fail "second run was not a warm start"
@@ -44,6 +47,21 @@ print("warm results valid:", len(cases), "cases")
 PY
 # the guest topology of a warm run is the verified one of its snapshot
 [ -s "$run/guest-topology.json" ] || fail "warm run has no guest topology"
+[ "$(json "$run/verdict.json" 'd["warm_phases"]["start_s"] > 0')" = True ] ||
+	fail "verdict.json has no warm_phases"
+
+# virtual time: icount's state travels with the guest; the restored run
+# passes and says it ran on the virtual clock
+for label in vsave vrestore; do
+	rc=0
+	"$LAB" run --topo 1s1c --scenario scenarios/smoke-exec.ini --accel tcg --clock virtual --warm \
+		>"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	[ "$rc" -eq 0 ] || { cat "$TMP/err"; fail "$label: lab run --clock virtual --warm exited $rc"; }
+done
+vrun=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$(json "$vrun/run.json" 'd["start"] + " " + d["clock"]')" = "warm virtual" ] ||
+	fail "the second virtual run was not a warm start on the virtual clock"
 
 # a truncated stream: deleted, one line, a cold boot, a new snapshot
 truncate -s 4096 "$snap/state.zst"

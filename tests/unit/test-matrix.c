@@ -244,6 +244,48 @@ static void test_state_bad(void **state)
 	parse_bad_edit("\"uris\":[]", "\"uris\":[1]", "bad list of URIs");
 	parse_bad_edit("\"uris\":[]", "\"uris\":\"qemu:///system\"", "bad list of URIs");
 	parse_bad_edit("\"uri\":\"\"", "\"uri\":7", "job 1 is damaged");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"clock\":\"host\"", "neither wall nor virtual");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"clock\":1", "neither wall nor virtual");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"warm\":1", "warm is not true or false");
+}
+
+/* The clock and the warm start are kept, so a resume boots the same way;
+ * a state from before they were kept says neither. */
+static void test_state_boot_mode(void **state)
+{
+	struct matrix m = MATRIX_INIT, back = MATRIX_INIT, old = MATRIX_INIT;
+	struct strbuf err = STRBUF_INIT;
+	char *a;
+
+	(void)state;
+	make_matrix(&m);
+	a = state_text(&m);
+	assert_null(strstr(a, "clock"));
+	assert_null(strstr(a, "warm"));
+	assert_int_equal(matrix_state_parse(a, strlen(a), &old, &err), 0);
+	assert_string_equal(old.clock, "");
+	assert_int_equal(old.warm, -1);
+	free(a);
+	snprintf(m.clock, sizeof(m.clock), "virtual");
+	m.warm = 1;
+	a = state_text(&m);
+	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
+	assert_string_equal(back.clock, "virtual");
+	assert_int_equal(back.warm, 1);
+	free(a);
+	matrix_release(&back);
+	back = (struct matrix)MATRIX_INIT;
+	snprintf(m.clock, sizeof(m.clock), "wall");
+	m.warm = 0;
+	a = state_text(&m);
+	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
+	assert_string_equal(back.clock, "wall");
+	assert_int_equal(back.warm, 0);
+	free(a);
+	matrix_release(&m);
+	matrix_release(&back);
+	matrix_release(&old);
+	strbuf_release(&err);
 }
 
 /* A state file from before URIs were recorded still resumes. */
@@ -329,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_bad),
 		cmocka_unit_test(test_state_without_uris),
+		cmocka_unit_test(test_state_boot_mode),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_duration),
 	};
