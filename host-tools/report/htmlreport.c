@@ -48,14 +48,14 @@ void html_escape(struct strbuf *sb, const char *s)
 
 /* ---- fault marks ---- */
 
-static void add_mark(struct fault_marks *fm, const char *case_id, const char *what, unsigned run,
-		     double t, int ok, int host, int end)
+static struct fault_mark *add_mark(struct fault_marks *fm, const char *case_id, const char *what,
+				   unsigned run, double t, int ok, int host, int end)
 {
 	struct fault_mark *m;
 
 	if (fm->nr >= FAULT_MARKS_MAX) {
 		fm->dropped++;
-		return;
+		return NULL;
 	}
 	if (fm->nr == fm->alloc) {
 		fm->alloc = fm->alloc ? 2 * fm->alloc : 64;
@@ -70,6 +70,8 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 	m->ok = ok;
 	m->host = host;
 	m->end = end;
+	m->rel_known = 0;
+	return m;
 }
 
 /* One action (or, with end, one fault's end record) of a case. */
@@ -78,18 +80,27 @@ static int parse_action(struct fault_marks *fm, const char *case_id, struct json
 {
 	const char *kind = json_get_str(a, "kind");
 	const char *action = end ? "end" : json_get_str(a, "action");
-	struct json_object *ok;
-	double run, t;
+	struct json_object *ok, *rel;
+	struct fault_mark *m;
+	double run, t, t_run = 0;
 	char *what;
-	int good;
+	int good, has_rel;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
 	    json_get_num(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
 	    json_get_num(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
+	/* a host action's time into its run, as the host saw the run start */
+	has_rel = host && json_object_object_get_ex(a, "t_run_s", &rel);
+	if (has_rel && (json_get_num(a, "t_run_s", &t_run) || t_run < 0 || t_run > 1e7))
+		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
 	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
-	add_mark(fm, case_id, what, (unsigned)run, t, good, host, end);
+	m = add_mark(fm, case_id, what, (unsigned)run, t, good, host, end);
+	if (m && has_rel) {
+		m->rel = t_run;
+		m->rel_known = 1;
+	}
 	free(what);
 	return 0;
 }
@@ -198,8 +209,8 @@ static int by_case_run_t(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-/* The host's clock is the session's: its actions are placed from the first
- * host action of their run, the only start of the run the host saw. */
+/* The host's clock is the session's: actions recorded without t_run_s
+ * (older runs) are placed from the first host action of their run. */
 static void host_rel(struct fault_marks *fm)
 {
 	struct fault_mark **v = xcalloc(fm->nr + 1, sizeof(*v));
@@ -212,7 +223,8 @@ static void host_rel(struct fault_marks *fm)
 	for (size_t i = 0, first = 0; i < n; i++) {
 		if (i && (v[i]->run != v[first]->run || strcmp(v[i]->case_id, v[first]->case_id)))
 			first = i;
-		v[i]->rel = v[i]->t - v[first]->t;
+		if (!v[i]->rel_known)
+			v[i]->rel = v[i]->t - v[first]->t;
 	}
 	free(v);
 }

@@ -13,8 +13,10 @@ struct fault_mark {
 	char *what;		/* "cpu_hotplug offline" */
 	unsigned run;		/* measured run index */
 	double t;		/* guest: seconds into the run; host: seconds into the session */
-	double rel;		/* seconds since the run started (guest) or since the
-				 * run's first host action */
+	double rel;		/* seconds since the run started (guest, and host
+				 * actions with t_run_s), else since the run's first
+				 * host action */
+	int rel_known;		/* rel came with the record, host_rel leaves it */
 	int ok;
 	int host;
 	int end;		/* not an action: when the fault's run ended (guest only) */

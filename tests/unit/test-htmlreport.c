@@ -13,6 +13,7 @@
 #include "report/plot.h"
 
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,7 +379,43 @@ static void test_fault_marks(void **state)
 	assert_non_null(strstr(err.buf, "line 1 is not a fault action"));
 	fault_marks_release(&fm);
 	assert_int_equal(fm.nr, 0);
+	strbuf_reset(&err);
+	assert_int_equal(fault_marks_parse_host(&fm, "{\"t_s\": 1, \"t_run_s\": -2, \"case\": \"a\", "
+				       "\"run\": 0, \"kind\": \"pause\", \"action\": \"stop\"}\n", 84,
+				       &err), -1);
+	fault_marks_release(&fm);
 	strbuf_release(&err);
+}
+
+/* Host actions sit on a run's timeline by t_run_s (the time since the host
+ * saw the run start); a file without it, by the run's first host action. */
+static void test_host_marks_rel(void **state)
+{
+	char *dir = xasprintf("%s/marks", root);
+	struct fault_marks fm = FAULT_MARKS_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	fx_write(dir, "cases.json", "{\"cases\": [{\"case\": \"a\"}]}\n");
+	fx_write(dir, "host-faults.jsonl",
+		 "{\"t_s\": 20.3, \"t_run_s\": 0.3, \"case\": \"a\", \"run\": 0, "
+		 "\"kind\": \"pause\", \"action\": \"stop\", \"ok\": true}\n"
+		 "{\"t_s\": 20.5, \"t_run_s\": 0.5, \"case\": \"a\", \"run\": 0, "
+		 "\"kind\": \"pause\", \"action\": \"cont\", \"ok\": true}\n"
+		 "{\"t_s\": 30.2, \"case\": \"a\", \"run\": 1, "
+		 "\"kind\": \"pause\", \"action\": \"stop\", \"ok\": true}\n"
+		 "{\"t_s\": 30.4, \"case\": \"a\", \"run\": 1, "
+		 "\"kind\": \"pause\", \"action\": \"cont\", \"ok\": true}\n");
+	assert_int_equal(fault_marks_load(&fm, dir, &err), 0);
+	assert_int_equal(fm.nr, 4);
+	assert_true(fm.v[0].rel_known && fabs(fm.v[0].rel - 0.3) < 1e-9);
+	assert_true(fabs(fm.v[1].rel - 0.5) < 1e-9);
+	assert_true(!fm.v[2].rel_known && fm.v[2].rel == 0);
+	assert_true(fabs(fm.v[3].rel - 0.2) < 1e-9);
+	fault_marks_release(&fm);
+	strbuf_release(&err);
+	free(dir);
 }
 
 static int setup(void **state)
@@ -408,6 +445,7 @@ int main(void)
 		cmocka_unit_test(test_with_gnuplot),
 		cmocka_unit_test(test_placement_bar),
 		cmocka_unit_test(test_fault_marks),
+		cmocka_unit_test(test_host_marks_rel),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
