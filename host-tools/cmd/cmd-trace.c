@@ -6,7 +6,6 @@
 #include "report/timeline.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
-#include "results/tracedat.h"
 #include "results/tracekeep.h"
 #include "results/tracerun.h"
 
@@ -18,25 +17,6 @@
 
 static const char trace_usage[] =
 	"lab trace [--case CASE] [--run N] [--top N] [--keep [--budget-mb N]] RUN_DIR";
-
-/* The run's fault actions of one case and run, as the timeline marks them. */
-static size_t marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
-		       const struct fault_mark **out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < fm->nr && n < max; i++) {
-		char *d;
-
-		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
-			continue;
-		d = schedtrace_case_dir(fm->v[i].case_id);
-		if (!strcmp(d, case_dir))
-			out[n++] = &fm->v[i];
-		free(d);
-	}
-	return n;
-}
 
 static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
 {
@@ -94,7 +74,7 @@ static int keep_case(const char *dir, const char *case_dir, const struct fault_m
 			if (all[i].run == on_disk[k])
 				r[n] = all[i];
 		r[n].bytes = run_bytes(dir, case_dir, on_disk[k]);
-		r[n].faults = marks_of(fm, case_dir, on_disk[k], m, 1) > 0;
+		r[n].faults = timeline_marks_of(fm, case_dir, on_disk[k], m, 1) > 0;
 		n++;
 	}
 	dropped = trace_keep_choose(r, n, higher, budget, &dropped_bytes);
@@ -124,41 +104,24 @@ out:
 	return ret;
 }
 
-/* Writes the three derived files of one kept run; a failure is reported and counted. */
+/* Writes the three derived files of one kept run and says where they are. */
 static int write_outputs(const struct trace_run *t, const char *title,
 			 const struct fault_mark *const *marks, size_t nr_marks)
 {
-	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
-	char *dat = xasprintf("%s/trace.dat", t->dir), *json = xasprintf("%s/trace.json", t->dir);
-	char *html = xasprintf("%s/timeline.html", t->dir);
-	struct json_object *doc;
-	int bad = 0;
+	struct strvec written = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int bad = timeline_write_files(t, title, marks, nr_marks, &written, &err);
 
-	if (tracedat_write(t, dat, &err) < 0) {
+	if (bad)
 		error("%s", err.buf);
-		bad = 1;
-	} else {
-		printf("  trace.dat      %s\n", dat);
+	for (size_t i = 0; i < written.nr; i++) {
+		const char *name = strrchr(written.v[i], '/');
+
+		printf("  %-15s%s\n", name ? name + 1 : written.v[i], written.v[i]);
 	}
-	doc = timeline_trace_json(t);
-	if (json_object_to_file_ext(json, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-		error("cannot write '%s'", json);
-		bad = 1;
-	} else {
-		printf("  trace.json     %s\n", json);
-	}
-	json_object_put(doc);
-	timeline_html(t, title, marks, nr_marks, &page);
-	if (write_file_atomic(html, page.buf, page.len) < 0)
-		bad = 1;
-	else
-		printf("  timeline.html  %s\n", html);
-	strbuf_release(&page);
+	strvec_clear(&written);
 	strbuf_release(&err);
-	free(dat);
-	free(json);
-	free(html);
-	return bad;
+	return bad != 0;
 }
 
 static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned top,
@@ -167,7 +130,7 @@ static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned
 	struct trace_run t = TRACE_RUN_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const struct fault_mark *marks[256];
-	size_t nm = marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
+	size_t nm = timeline_marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
 	char *title = xasprintf("%s run%u", case_dir, run);
 	int bad;
 

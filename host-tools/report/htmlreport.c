@@ -421,6 +421,27 @@ static void test_cell(struct strbuf *sb, const struct cmp_test *t)
 		    cmp_verdict_name(t->verdict));
 }
 
+/* The row's kept timelines, side by side in the side's colour. */
+static void row_links(struct html_ctx *x, const struct cmp_row *row, struct strbuf *o)
+{
+	struct strbuf links = STRBUF_INIT;
+	size_t n = 0;
+
+	if (!row->case_id)
+		return;
+	for (size_t k = 0; k < x->c->nr_runs; k++)
+		if (x->c->runs[k].dir)
+			n += timeline_row_links(x->c->runs[k].dir, row->case_id,
+						x->o ? x->o->page_dir : NULL, x->c->runs[k].label,
+						colour(k), &links);
+	if (n) {
+		strbuf_addstr(o, "<br><span class=legend>timeline:");
+		strbuf_add(o, links.buf, links.len);
+		strbuf_addstr(o, "</span>");
+	}
+	strbuf_release(&links);
+}
+
 static void block_table(struct html_ctx *x, const struct cmp_block *b)
 {
 	const struct comparison *c = x->c;
@@ -457,6 +478,7 @@ static void block_table(struct html_ctx *x, const struct cmp_block *b)
 
 		strbuf_addstr(o, "<tr><td class=l>");
 		esc(o, row->label);
+		row_links(x, row, o);
 		strbuf_addstr(o, "</td>");
 		for (size_t k = 0; k < c->nr_runs; k++) {
 			const struct cmp_cell *cell = &row->cells[k];
@@ -1106,6 +1128,24 @@ static void load_marks(struct html_ctx *x, struct strbuf *notes)
 	}
 }
 
+/* The timelines of kept runs that lab trace has not drawn yet: a row
+ * never loses its link for want of a `lab trace`; what cannot be drawn is
+ * said at the top. */
+static void draw_timelines(struct html_ctx *x, struct strbuf *notes)
+{
+	for (size_t k = 0; x->o && x->o->draw_timelines && k < x->c->nr_runs; k++) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (x->c->runs[k].dir &&
+		    timeline_draw_missing(x->c->runs[k].dir, &x->marks[k], NULL, &err) < 0) {
+			strbuf_addstr(notes, "<p class=warn>");
+			escf(notes, "Timelines of %s not drawn: %.600s", x->c->runs[k].label, err.buf);
+			strbuf_addstr(notes, "</p>\n");
+		}
+		strbuf_release(&err);
+	}
+}
+
 /* Where each side's kept sched traces are, and their timelines (lab trace). */
 static void traces_section(struct html_ctx *x)
 {
@@ -1113,11 +1153,12 @@ static void traces_section(struct html_ctx *x)
 	size_t n = 0;
 
 	for (size_t k = 0; k < x->c->nr_runs; k++)
-		n += timeline_links_html(x->c->runs[k].dir, x->c->runs[k].label, &list);
+		n += timeline_links_html_rel(x->c->runs[k].dir, x->c->runs[k].label,
+					     x->o ? x->o->page_dir : NULL, &list);
 	if (n) {
 		strbuf_addstr(x->out, "<h2>Kept sched traces</h2>\n<p>Per-CPU timelines, trace.dat "
 			      "and Perfetto JSON of the runs kept (<code>lab trace RUN</code> draws "
-			      "the ones without links).</p>\n");
+			      "them; a run without links has pages that do not decode).</p>\n");
 		strbuf_add(x->out, list.buf, list.len);
 	}
 	strbuf_release(&list);
@@ -1132,6 +1173,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	if (o && o->no_plots)
 		strbuf_addstr(&x.skipped, o->no_plots);
 	load_marks(&x, &notes);
+	draw_timelines(&x, &notes);
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];
 

@@ -47,6 +47,11 @@ struct html_opts {
 	const char *gnuplot;	/* NULL: $LAB_GNUPLOT, else "gnuplot" */
 	int plot_timeout_ms;	/* 0: PLOT_TIMEOUT_MS */
 	const char *no_plots;	/* when set, no plot is drawn and this says why */
+	const char *page_dir;	/* the page's directory, absolute and resolved:
+				 * links to the runs' traces are relative to it;
+				 * NULL: file:// links */
+	int draw_timelines;	/* write the timeline (and trace.dat, trace.json)
+				 * of each kept run that has none yet */
 };
 
 /*

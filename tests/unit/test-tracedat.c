@@ -510,6 +510,76 @@ static void test_links(void **state)
 	strbuf_release(&out);
 }
 
+static void test_rel_path(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "/a/b", "/a/b/c/x.html", "c/x.html" },
+		{ "/a/bc", "/a/b/x", "../b/x" },
+		{ "/", "/x/y", "x/y" },
+		{ "/r/p", "/r/q/t", "../q/t" },
+		{ "/a/b/c", "/a/x", "../../x" },
+		{ "/a/b", "/c/d", "../../c/d" },
+		{ "/a/b", "/a/bc/x", "../bc/x" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *r = timeline_rel_path(cases[i][0], cases[i][1]);
+
+		assert_string_equal(r, cases[i][2]);
+		free(r);
+	}
+}
+
+/* lab compare --html: the kept runs' timelines drawn where missing, and a
+ * row's links relative to the page */
+static void test_row_links(void **state)
+{
+	char *html = xasprintf("%s/trace/hb_mode=process/run3/timeline.html", dir), *page;
+	char *parent = xstrdup(dir), *rel;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	size_t drawn = 0;
+
+	(void)state;
+	unlink(html);
+	/* run3 is drawn; run5's pages do not decode: said, not skipped silently */
+	assert_int_equal(timeline_draw_missing(dir, NULL, &drawn, &err), -1);
+	assert_int_equal(drawn, 1);
+	assert_non_null(strstr(err.buf, "hb_mode=process run5: "));
+	page = read_file(html, NULL);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<svg"));
+	free(page);
+	/* nothing left to draw but the broken run */
+	strbuf_reset(&err);
+	drawn = 0;
+	assert_int_equal(timeline_draw_missing(dir, NULL, &drawn, &err), -1);
+	assert_int_equal(drawn, 0);
+	assert_int_equal(timeline_draw_missing("/nonexistent", NULL, &drawn, &err), 0);
+
+	/* the page in the run directory's parent: run dir name, then trace/... */
+	*strrchr(parent, '/') = '\0';
+	assert_int_equal(timeline_row_links(dir, "hb/mode=process", parent, "base", "#0072b2", &out), 1);
+	rel = xasprintf("<a class=tl style=\"color:#0072b2\" href=\"%s/trace/hb_mode=process/run3/"
+			"timeline.html\" title=\"base run3 (slowest): timeline\">run3</a>",
+			strrchr(dir, '/') + 1);
+	assert_non_null(strstr(out.buf, rel));
+	free(rel);
+	/* a case without kept runs: no link */
+	strbuf_reset(&out);
+	assert_int_equal(timeline_row_links(dir, "other", parent, "base", "#0072b2", &out), 0);
+	assert_int_equal(out.len, 0);
+	/* the list of kept traces, relative too */
+	assert_int_equal(timeline_links_html_rel(dir, "base", dir, &out), 2);
+	assert_non_null(strstr(out.buf, "run3 (slowest) <a href=\"trace/hb_mode=process/run3/"
+				"timeline.html\">timeline</a> <a href=\"trace/hb_mode=process/run3/"
+				"trace.dat\">trace.dat</a>"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	free(parent);
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -523,6 +593,8 @@ int main(void)
 		cmocka_unit_test(test_trace_json),
 		cmocka_unit_test(test_links),
 		cmocka_unit_test(test_same_ns_order),
+		cmocka_unit_test(test_rel_path),
+		cmocka_unit_test(test_row_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
