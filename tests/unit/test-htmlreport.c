@@ -11,6 +11,7 @@
 #include "report/htmlreport.h"
 #include "lib/child.h"
 #include "report/plot.h"
+#include "results/schedtrace.h"
 
 #include <ftw.h>
 #include <math.h>
@@ -418,6 +419,50 @@ static void test_host_marks_rel(void **state)
 	free(dir);
 }
 
+/* A case whose traces were pruned keeping an outlier: its rows link to the
+ * kept run's timeline (relative to the page), the summary names it; the
+ * case without traces has no link. */
+static void test_row_traces(void **state)
+{
+	struct html_opts o = { .no_plots = "not in this test", .page_dir = root };
+	struct strbuf page = STRBUF_INIT;
+	struct fixture f;
+	char *cdir, *tdir, *p, *rows;
+
+	(void)state;
+	fx_build(&f);
+	cdir = schedtrace_case_dir(f.runs[0].cases[0].id);
+	tdir = xasprintf("%s/base/trace/%s", root, cdir);
+	p = xasprintf("%s/run2", tdir);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	fx_write(tdir, "kept.json", "{\"kept\": [{\"run\": 2, \"why\": \"outlier,slowest\", "
+				    "\"z\": 4.2, \"bytes\": 4096}], \"dropped_runs\": 4}");
+	fx_write(tdir, "run2/cpu0.raw", "x");
+	fx_write(tdir, "run2/timeline.html", "<html></html>");
+	comparison_html(&f.c, &o, &page, NULL);
+	assert_non_null(strstr(page.buf, "Kept outlier traces"));
+	assert_non_null(strstr(page.buf, "run2 (z 4.2, slowest)"));
+	/* the row links, in the baseline's colour, relative to the page */
+	assert_non_null(strstr(page.buf, "<br><span class=legend>timeline: <a class=tl "
+				"style=\"color:#0072b2\" href=\"base/trace/"));
+	assert_non_null(strstr(page.buf, "title=\"base run2 (outlier,slowest): timeline\">run2</a>"));
+	/* one row of the time table per case: the first links, the second does not */
+	rows = strstr(page.buf, "<table class=cmp>");
+	assert_non_null(rows);
+	p = strstr(rows, "</table>");
+	assert_non_null(p);
+	*p = '\0';
+	assert_int_equal(count(rows, "class=tl "), 1);
+	strbuf_release(&page);
+	fx_release(&f);
+	p = xasprintf("%s/base/trace", root);
+	assert_int_equal(remove_tree(p), 0);
+	free(p);
+	free(tdir);
+	free(cdir);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -446,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_placement_bar),
 		cmocka_unit_test(test_fault_marks),
 		cmocka_unit_test(test_host_marks_rel),
+		cmocka_unit_test(test_row_traces),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
