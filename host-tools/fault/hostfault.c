@@ -320,6 +320,20 @@ static const char *action_name(const struct hostfault_action *a)
 	return a->undo && k->undo_action ? k->undo_action : k->action;
 }
 
+static int is_thaw(const struct hostfault_action *a)
+{
+	return a->undo && !strcmp(a->f->kind, "pause");
+}
+
+/* When the pending cont of a pause is due, 0 when none is pending. */
+static uint64_t thaw_ns(const struct hostfault *h)
+{
+	for (unsigned i = 0; i < h->nr_pending; i++)
+		if (is_thaw(&h->pending[i]))
+			return h->pending[i].at_ns;
+	return 0;
+}
+
 void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 {
 	for (unsigned i = 0; i < h->nr_pending;) {
@@ -329,6 +343,12 @@ void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 
 		if (a.at_ns > now) {
 			i++;
+			continue;
+		}
+		/* a frozen QEMU answers no monitor command: what falls inside a
+		 * freeze is done right after it (the cont, not 10 s of timeout) */
+		if (h->frozen_pid > 0 && !h->finishing && !is_thaw(&a) && thaw_ns(h)) {
+			h->pending[i++].at_ns = thaw_ns(h) + 1000000ull;
 			continue;
 		}
 		h->pending[i] = h->pending[--h->nr_pending];
@@ -347,14 +367,16 @@ void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 
 void hostfault_finish(struct hostfault *h, struct backend *b)
 {
-	/* undo halves still pending are what is in effect: run them now */
+	/* undo halves still pending are what is in effect: run them now,
+	 * a pause's first (the others may need QEMU's monitor) */
 	for (unsigned i = 0; i < h->nr_pending; i++)
 		if (h->pending[i].undo)
-			h->pending[i].at_ns = 0;
+			h->pending[i].at_ns = is_thaw(&h->pending[i]) ? 1 : 2;
 		else
 			h->pending[i].at_ns = UINT64_MAX;
 	h->finishing = 1;
 	hostfault_tick(h, b, 1);
+	hostfault_tick(h, b, 2);
 	h->finishing = 0;
 	h->nr_pending = 0;
 	if (h->frozen_pid > 0) {

@@ -200,6 +200,28 @@ static void test_pause_freeze(void **state)
 	assert_int_equal(h.frozen_pid, 0);
 	assert_int_equal(state_of(child), 'S');
 
+	/* an NMI due inside the freeze waits for the cont: a frozen QEMU has no monitor */
+	p.cases[0].nr_faults = 2;
+	p.cases[0].faults[1] = p.cases[0].faults[0];
+	snprintf(p.cases[0].faults[1].kind, sizeof(p.cases[0].faults[1].kind), "nmi");
+	p.cases[0].faults[1].start_ms = 10;
+	nr_sent = 0;
+	t0 = now_ns();
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, t0 + 1000000ull);
+	assert_int_equal(state_of(child), 'T');
+	hostfault_tick(&h, &b, t0 + 20000000ull);
+	assert_int_equal(nr_sent, 1); /* query-cpus-fast only */
+	assert_true(hostfault_next_ns(&h) >= t0 + 50000000ull);
+	hostfault_tick(&h, &b, t0 + 60000000ull);
+	hostfault_tick(&h, &b, t0 + 70000000ull);
+	assert_int_equal(h.frozen_pid, 0);
+	assert_int_equal(nr_sent, 2);
+	assert_string_equal(sent[1], "inject-nmi");
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	p.cases[0].nr_faults = 1;
+	unlink(path);
+
 	/* a remote hypervisor's QEMU is not ours to signal */
 	b.remote = 1;
 	hostfault_on_event(&h, run_start, strlen(run_start));
