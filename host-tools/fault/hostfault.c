@@ -334,21 +334,36 @@ static uint64_t thaw_ns(const struct hostfault *h)
 	return 0;
 }
 
+/* The pending action due by now that is due first, or -1. */
+static int earliest_due(const struct hostfault *h, uint64_t now)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < h->nr_pending; i++)
+		if (h->pending[i].at_ns <= now &&
+		    (best < 0 || h->pending[i].at_ns < h->pending[best].at_ns))
+			best = (int)i;
+	return best;
+}
+
 void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 {
-	for (unsigned i = 0; i < h->nr_pending;) {
-		struct hostfault_action a = h->pending[i];
+	/* in time order: a tick that comes late (a loaded host) must still
+	 * stop before it resumes */
+	for (unsigned n = 0; n < 4 * HOSTFAULT_MAX_PENDING; n++) {
+		int i = earliest_due(h, now);
+		struct hostfault_action a;
 		struct strbuf err = STRBUF_INIT, detail = STRBUF_INIT;
 		int ret;
 
-		if (a.at_ns > now) {
-			i++;
-			continue;
-		}
+		if (i < 0)
+			break;
+		a = h->pending[i];
 		/* a frozen QEMU answers no monitor command: what falls inside a
-		 * freeze is done right after it (the cont, not 10 s of timeout) */
+		 * freeze is done right after it (the cont, not 10 s of timeout);
+		 * the cont is due before it, so it comes first */
 		if (h->frozen_pid > 0 && !h->finishing && !is_thaw(&a) && thaw_ns(h)) {
-			h->pending[i++].at_ns = thaw_ns(h) + 1000000ull;
+			h->pending[i].at_ns = thaw_ns(h) + 1000000ull;
 			continue;
 		}
 		h->pending[i] = h->pending[--h->nr_pending];

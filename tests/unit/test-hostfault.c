@@ -117,20 +117,21 @@ static void test_pause_timeline(void **state)
 	plan_release(&p);
 }
 
-static char state_of(pid_t pid)
+/* The state letter of pid once it is want ('T' stopped, 'S' asleep again in
+ * pause()), or the last one seen within a second. */
+static char state_of(pid_t pid, char want)
 {
-	char path[64], *text = NULL, *p, st = 0;
+	char path[64], *text, *p, st = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	for (int i = 0; i < 500; i++) {
-		free(text);
+	for (int i = 0; i < 1000 && st != want; i++) {
+		if (i)
+			usleep(1000);
 		text = read_file(path, NULL);
 		p = text ? strrchr(text, ')') : NULL;
 		st = p ? p[2] : 0;
-		if (st == 'T' || st == 'S' || st == 'R')
-			break;
+		free(text);
 	}
-	free(text);
 	return st;
 }
 
@@ -176,13 +177,13 @@ static void test_pause_freeze(void **state)
 	hostfault_tick(&h, &b, t0 + 1000000ull);
 	assert_int_equal(h.frozen_pid, child);
 	assert_false(h.paused);
-	assert_int_equal(state_of(child), 'T');
+	assert_int_equal(state_of(child, 'T'), 'T');
 	/* the monitor only told which process QEMU is; nothing stopped the guest's clock */
 	assert_int_equal(nr_sent, 1);
 	assert_string_equal(sent[0], "query-cpus-fast");
 	hostfault_tick(&h, &b, t0 + 60000000ull);
 	assert_int_equal(h.frozen_pid, 0);
-	assert_int_equal(state_of(child), 'S');
+	assert_int_equal(state_of(child, 'S'), 'S');
 	path = xasprintf("%s/host-faults.jsonl", dir);
 	log = read_file(path, NULL);
 	assert_non_null(log);
@@ -195,10 +196,10 @@ static void test_pause_freeze(void **state)
 	/* frozen when the run ends: finish lets QEMU go */
 	hostfault_on_event(&h, run_start, strlen(run_start));
 	hostfault_tick(&h, &b, now_ns() + 1000000ull);
-	assert_int_equal(state_of(child), 'T');
+	assert_int_equal(state_of(child, 'T'), 'T');
 	hostfault_finish(&h, &b);
 	assert_int_equal(h.frozen_pid, 0);
-	assert_int_equal(state_of(child), 'S');
+	assert_int_equal(state_of(child, 'S'), 'S');
 
 	/* an NMI due inside the freeze waits for the cont: a frozen QEMU has no monitor */
 	p.cases[0].nr_faults = 2;
@@ -209,7 +210,7 @@ static void test_pause_freeze(void **state)
 	t0 = now_ns();
 	hostfault_on_event(&h, run_start, strlen(run_start));
 	hostfault_tick(&h, &b, t0 + 1000000ull);
-	assert_int_equal(state_of(child), 'T');
+	assert_int_equal(state_of(child, 'T'), 'T');
 	hostfault_tick(&h, &b, t0 + 20000000ull);
 	assert_int_equal(nr_sent, 1); /* query-cpus-fast only */
 	assert_true(hostfault_next_ns(&h) >= t0 + 50000000ull);
