@@ -6,6 +6,7 @@
 #include "cmd/options.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -70,9 +71,17 @@ static void unique_labels(struct cmp_run *runs, size_t nr)
 static int write_html(const struct comparison *c, const char *path)
 {
 	struct strbuf page = STRBUF_INIT, skipped = STRBUF_INIT;
+	char *copy = xstrdup(path), *slash = strrchr(copy, '/');
+	struct html_opts o = { .draw_timelines = 1 };
 	int r;
 
-	comparison_html(c, NULL, &page, &skipped);
+	/* links into the run directories are relative to where the page goes */
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = '\0';
+	o.page_dir = realpath(slash ? copy : ".", NULL);
+	free(copy);
+	comparison_html(c, &o, &page, &skipped);
+	free((char *)o.page_dir);
 	if (skipped.len)
 		warning("HTML report without plots: %s", skipped.buf);
 	/* write_file_atomic() said why in one line */

@@ -7,7 +7,6 @@
 #include "run/tracekeep-run.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
-#include "results/tracedat.h"
 #include "results/tracekeep.h"
 #include "results/tracerun.h"
 
@@ -47,41 +46,24 @@ static int keep_case(const char *dir, const char *case_dir, const struct fault_m
 	return ret;
 }
 
-/* Writes the three derived files of one kept run; a failure is reported and counted. */
+/* Writes the three derived files of one kept run and says where they are. */
 static int write_outputs(const struct trace_run *t, const char *title,
 			 const struct fault_mark *const *marks, size_t nr_marks)
 {
-	struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
-	char *dat = xasprintf("%s/trace.dat", t->dir), *json = xasprintf("%s/trace.json", t->dir);
-	char *html = xasprintf("%s/timeline.html", t->dir);
-	struct json_object *doc;
-	int bad = 0;
+	struct strvec written = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	int bad = timeline_write_files(t, title, marks, nr_marks, &written, &err);
 
-	if (tracedat_write(t, dat, &err) < 0) {
+	if (bad)
 		error("%s", err.buf);
-		bad = 1;
-	} else {
-		printf("  trace.dat      %s\n", dat);
+	for (size_t i = 0; i < written.nr; i++) {
+		const char *name = strrchr(written.v[i], '/');
+
+		printf("  %-15s%s\n", name ? name + 1 : written.v[i], written.v[i]);
 	}
-	doc = timeline_trace_json(t);
-	if (json_object_to_file_ext(json, doc, JSON_C_TO_STRING_PLAIN) < 0) {
-		error("cannot write '%s'", json);
-		bad = 1;
-	} else {
-		printf("  trace.json     %s\n", json);
-	}
-	json_object_put(doc);
-	timeline_html(t, title, marks, nr_marks, &page);
-	if (write_file_atomic(html, page.buf, page.len) < 0)
-		bad = 1;
-	else
-		printf("  timeline.html  %s\n", html);
-	strbuf_release(&page);
+	strvec_clear(&written);
 	strbuf_release(&err);
-	free(dat);
-	free(json);
-	free(html);
-	return bad;
+	return bad != 0;
 }
 
 static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned top,
@@ -90,7 +72,7 @@ static int one_run(const char *dir, const char *case_dir, unsigned run, unsigned
 	struct trace_run t = TRACE_RUN_INIT;
 	struct strbuf err = STRBUF_INIT;
 	const struct fault_mark *marks[256];
-	size_t nm = run_fault_marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
+	size_t nm = timeline_marks_of(fm, case_dir, run, marks, ARRAY_SIZE(marks));
 	char *title = xasprintf("%s run%u", case_dir, run);
 	int bad;
 

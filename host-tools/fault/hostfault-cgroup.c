@@ -265,24 +265,6 @@ static int vcpu_threads(struct backend *b, const char *target, long *tids, unsig
 	return 0;
 }
 
-/* The process a thread belongs to: QEMU, for a vCPU thread. */
-static long tgid_of(long tid)
-{
-	char path[64], *text, *p;
-	size_t len;
-	long tgid = -1;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
-	text = read_file(path, &len);
-	if (!text)
-		return -1;
-	p = strstr(text, "\nTgid:");
-	if (p)
-		tgid = strtol(p + 6, NULL, 10);
-	free(text);
-	return tgid;
-}
-
 static int throttle(struct hostfault *h, struct backend *b, const struct plan_fault *f,
 		    int undo, struct strbuf *detail, struct strbuf *err)
 {
@@ -297,7 +279,7 @@ static int throttle(struct hostfault *h, struct backend *b, const struct plan_fa
 	if (vcpu_threads(b, f->target, tids, 1024, &n, err) < 0)
 		return -1;
 	if (h->cg.version == 2 && !h->cg.dir[0] && !undo) {
-		qemu = tgid_of(tids[0]);
+		qemu = hostfault_tgid_of(tids[0]);
 		if (qemu <= 0) {
 			strbuf_addf(err, "cannot tell which process vCPU thread %ld belongs to", tids[0]);
 			return -1;

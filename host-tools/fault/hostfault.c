@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,14 @@ int hostfault_opt_parse(const struct hostfault_opt *o, const char *s, unsigned *
 	char buf[16];
 	size_t n = strlen(s), sl = o->suffix ? strlen(o->suffix) : 0;
 
+	if (o->words) {
+		for (unsigned i = 0; o->words[i]; i++)
+			if (!strcmp(o->words[i], s)) {
+				*out = i;
+				return 0;
+			}
+		return -1;
+	}
 	if (!n || n >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, n + 1);
@@ -58,6 +67,13 @@ static const struct hostfault_opt *find_opt(const struct hostfault_ops *k, const
 
 static int opt_error(const struct hostfault_opt *o, const char *value, struct strbuf *err)
 {
+	if (o->words) {
+		strbuf_addf(err, "'%s' must be ", o->name);
+		for (unsigned i = 0; o->words[i]; i++)
+			strbuf_addf(err, "%s%s", i ? (o->words[i + 1] ? ", " : " or ") : "", o->words[i]);
+		strbuf_addf(err, " (%s), not '%s'", o->help, value);
+		return -1;
+	}
 	strbuf_addf(err, "'%s' must be %u..%u%s (%s), not '%s'", o->name, o->min, o->max,
 		    o->suffix ? o->suffix : "", o->help, value);
 	return -1;
@@ -126,7 +142,14 @@ static void record(struct hostfault *h, const struct hostfault_action *a, const 
 	char *path;
 	int fd;
 
-	json_object_object_add(o, "t_s", json_object_new_double((double)(now_ns() - h->t0_ns) / 1e9));
+	uint64_t now = now_ns();
+
+	json_object_object_add(o, "t_s", json_object_new_double((double)(now - h->t0_ns) / 1e9));
+	/* where a timeline of the run puts the action (the guest's clock runs
+	 * with the host's unless a QMP stop held it) */
+	if (a->run_t0_ns && now >= a->run_t0_ns)
+		json_object_object_add(o, "t_run_s",
+				       json_object_new_double((double)(now - a->run_t0_ns) / 1e9));
 	json_object_object_add(o, "case", json_object_new_string(a->c->id));
 	json_object_object_add(o, "run", json_object_new_int((int)a->run));
 	json_object_object_add(o, "fault", json_object_new_string(a->f->name));
@@ -183,7 +206,7 @@ void hostfault_on_event(struct hostfault *h, const char *json, size_t len)
 	for (unsigned i = 0; c && i < c->nr_faults; i++) {
 		const struct plan_fault *f = &c->faults[i];
 		const struct hostfault_ops *ops = hostfault_find(f->kind);
-		struct hostfault_action a = { .c = c, .f = f };
+		struct hostfault_action a = { .c = c, .f = f, .run_t0_ns = now };
 		/* count 0 means "for the whole run": bounded here by the
 		 * pending table, one action per period */
 		unsigned n = f->count ? f->count : HOSTFAULT_MAX_PENDING / 2;
@@ -232,6 +255,39 @@ int hostfault_parse_cpus(const char *list, unsigned long bits[CPULIST_LONGS(HOST
 	return -1;
 }
 
+long hostfault_tgid_of(long tid)
+{
+	char path[64], *text, *p;
+	size_t len;
+	long tgid = -1;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	text = read_file(path, &len);
+	if (!text)
+		return -1;
+	p = strstr(text, "\nTgid:");
+	if (p)
+		tgid = strtol(p + 6, NULL, 10);
+	free(text);
+	return tgid;
+}
+
+long hostfault_qemu_pid(struct backend *b, struct strbuf *err)
+{
+	struct json_object *reply = NULL, *tid = NULL;
+	long pid = -1;
+
+	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
+		return -1;
+	if (reply && json_object_is_type(reply, json_type_array) && json_object_array_length(reply) &&
+	    json_object_object_get_ex(json_object_array_get_idx(reply, 0), "thread-id", &tid))
+		pid = hostfault_tgid_of((long)json_object_get_int64(tid));
+	json_object_put(reply);
+	if (pid <= 0)
+		strbuf_addstr(err, "cannot tell QEMU's process from its vCPU threads");
+	return pid;
+}
+
 static int perform(struct hostfault *h, struct backend *b, const struct hostfault_action *a,
 		   struct strbuf *detail, struct strbuf *err)
 {
@@ -264,15 +320,50 @@ static const char *action_name(const struct hostfault_action *a)
 	return a->undo && k->undo_action ? k->undo_action : k->action;
 }
 
+static int is_thaw(const struct hostfault_action *a)
+{
+	return a->undo && !strcmp(a->f->kind, "pause");
+}
+
+/* When the pending cont of a pause is due, 0 when none is pending. */
+static uint64_t thaw_ns(const struct hostfault *h)
+{
+	for (unsigned i = 0; i < h->nr_pending; i++)
+		if (is_thaw(&h->pending[i]))
+			return h->pending[i].at_ns;
+	return 0;
+}
+
+/* The pending action due by now that is due first, or -1. */
+static int earliest_due(const struct hostfault *h, uint64_t now)
+{
+	int best = -1;
+
+	for (unsigned i = 0; i < h->nr_pending; i++)
+		if (h->pending[i].at_ns <= now &&
+		    (best < 0 || h->pending[i].at_ns < h->pending[best].at_ns))
+			best = (int)i;
+	return best;
+}
+
 void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 {
-	for (unsigned i = 0; i < h->nr_pending;) {
-		struct hostfault_action a = h->pending[i];
+	/* in time order: a tick that comes late (a loaded host) must still
+	 * stop before it resumes */
+	for (unsigned n = 0; n < 4 * HOSTFAULT_MAX_PENDING; n++) {
+		int i = earliest_due(h, now);
+		struct hostfault_action a;
 		struct strbuf err = STRBUF_INIT, detail = STRBUF_INIT;
 		int ret;
 
-		if (a.at_ns > now) {
-			i++;
+		if (i < 0)
+			break;
+		a = h->pending[i];
+		/* a frozen QEMU answers no monitor command: what falls inside a
+		 * freeze is done right after it (the cont, not 10 s of timeout);
+		 * the cont is due before it, so it comes first */
+		if (h->frozen_pid > 0 && !h->finishing && !is_thaw(&a) && thaw_ns(h)) {
+			h->pending[i].at_ns = thaw_ns(h) + 1000000ull;
 			continue;
 		}
 		h->pending[i] = h->pending[--h->nr_pending];
@@ -291,16 +382,23 @@ void hostfault_tick(struct hostfault *h, struct backend *b, uint64_t now)
 
 void hostfault_finish(struct hostfault *h, struct backend *b)
 {
-	/* undo halves still pending are what is in effect: run them now */
+	/* undo halves still pending are what is in effect: run them now,
+	 * a pause's first (the others may need QEMU's monitor) */
 	for (unsigned i = 0; i < h->nr_pending; i++)
 		if (h->pending[i].undo)
-			h->pending[i].at_ns = 0;
+			h->pending[i].at_ns = is_thaw(&h->pending[i]) ? 1 : 2;
 		else
 			h->pending[i].at_ns = UINT64_MAX;
 	h->finishing = 1;
 	hostfault_tick(h, b, 1);
+	hostfault_tick(h, b, 2);
 	h->finishing = 0;
 	h->nr_pending = 0;
+	if (h->frozen_pid > 0) {
+		if (kill((pid_t)h->frozen_pid, SIGCONT) < 0 && errno != ESRCH)
+			warning("cannot resume QEMU (pid %ld): %s", h->frozen_pid, strerror(errno));
+		h->frozen_pid = 0;
+	}
 	if (h->paused && b->ops->qmp) {
 		struct strbuf err = STRBUF_INIT;
 

@@ -55,6 +55,7 @@ struct hostfault_action {
 	uint64_t at_ns;             /* CLOCK_MONOTONIC */
 	const struct plan_case *c;
 	const struct plan_fault *f;
+	uint64_t run_t0_ns;         /* when the host saw the run's run_start */
 	unsigned run, seq;
 	int undo;                   /* the second half of an action (cont, unthrottle,
 				     * the check that a removed vCPU went away) */
@@ -70,7 +71,8 @@ struct hostfault {
 	uint64_t t0_ns;             /* session start, for relative times */
 	struct hostfault_action pending[HOSTFAULT_MAX_PENDING];
 	unsigned nr_pending;
-	int paused;                 /* the guest is stopped by us */
+	int paused;                 /* the guest is stopped by us (QMP stop) */
+	long frozen_pid;            /* QEMU stopped by us with SIGSTOP, 0 none */
 	int finishing;              /* hostfault_finish(): no more waiting */
 	struct hostfault_cg cg;     /* vCPU throttling; version 0 until first used */
 	unsigned added[64];         /* vCPUs we hot-added and did not remove */
@@ -108,10 +110,12 @@ int hostfault_parse_cpus(const char *list, unsigned long bits[CPULIST_LONGS(HOST
 
 /* ---- the kinds: one const struct hostfault_ops each ---- */
 
-/* A kind's option: an unsigned number in [min, max], `suffix` may follow it. */
+/* A kind's option: an unsigned number in [min, max], `suffix` may follow
+ * it; or, with words, one of those words (its value is the word's index). */
 struct hostfault_opt {
 	const char *name;
 	unsigned min, max;
+	const char *const *words;  /* NULL-terminated, or NULL: a number */
 	const char *dflt;       /* as text; NULL: required */
 	const char *suffix;     /* e.g. "%", or NULL */
 	const char *help;
@@ -145,7 +149,8 @@ struct hostfault_ops {
 HOSTFAULT_LIST(X)
 #undef X
 
-/* An option's value: the number, `suffix` allowed after it, in range. */
+/* An option's value: the number, `suffix` allowed after it, in range; or
+ * the index of its word. */
 int hostfault_opt_parse(const struct hostfault_opt *o, const char *s, unsigned *out);
 
 /* NULL-terminated, in HOSTFAULT_LIST order. */
@@ -165,6 +170,11 @@ int hostfault_check_opts(const struct hostfault_ops *k, const struct plan_fault 
  * with err when it does not parse. */
 int hostfault_opt(const struct hostfault_ops *k, const struct plan_fault *f, const char *name,
 		  unsigned *out, struct strbuf *err);
+
+/* The process a thread belongs to (QEMU, for a vCPU thread), -1 unknown. */
+long hostfault_tgid_of(long tid);
+/* QEMU's pid on this host, from a vCPU thread of query-cpus-fast; -1 with err. */
+long hostfault_qemu_pid(struct backend *b, struct strbuf *err);
 
 /* ---- vCPU hot-plug (hostfault-vcpu.c) ---- */
 

@@ -48,14 +48,14 @@ void html_escape(struct strbuf *sb, const char *s)
 
 /* ---- fault marks ---- */
 
-static void add_mark(struct fault_marks *fm, const char *case_id, const char *what, unsigned run,
-		     double t, int ok, int host, int end)
+static struct fault_mark *add_mark(struct fault_marks *fm, const char *case_id, const char *what,
+				   unsigned run, double t, int ok, int host, int end)
 {
 	struct fault_mark *m;
 
 	if (fm->nr >= FAULT_MARKS_MAX) {
 		fm->dropped++;
-		return;
+		return NULL;
 	}
 	if (fm->nr == fm->alloc) {
 		fm->alloc = fm->alloc ? 2 * fm->alloc : 64;
@@ -70,6 +70,8 @@ static void add_mark(struct fault_marks *fm, const char *case_id, const char *wh
 	m->ok = ok;
 	m->host = host;
 	m->end = end;
+	m->rel_known = 0;
+	return m;
 }
 
 /* One action (or, with end, one fault's end record) of a case. */
@@ -78,18 +80,27 @@ static int parse_action(struct fault_marks *fm, const char *case_id, struct json
 {
 	const char *kind = json_get_str(a, "kind");
 	const char *action = end ? "end" : json_get_str(a, "action");
-	struct json_object *ok;
-	double run, t;
+	struct json_object *ok, *rel;
+	struct fault_mark *m;
+	double run, t, t_run = 0;
 	char *what;
-	int good;
+	int good, has_rel;
 
 	if (!json_object_is_type(a, json_type_object) || !kind || !action ||
 	    json_get_num(a, "run", &run) || run < 0 || run > FAULT_RUN_MAX || run != floor(run) ||
 	    json_get_num(a, tkey, &t) || t < 0 || t > 1e7)
 		return -1;
+	/* a host action's time into its run, as the host saw the run start */
+	has_rel = host && json_object_object_get_ex(a, "t_run_s", &rel);
+	if (has_rel && (json_get_num(a, "t_run_s", &t_run) || t_run < 0 || t_run > 1e7))
+		return -1;
 	what = xasprintf("%.60s %.60s", kind, action);
 	good = !json_object_object_get_ex(a, "ok", &ok) || json_object_get_boolean(ok);
-	add_mark(fm, case_id, what, (unsigned)run, t, good, host, end);
+	m = add_mark(fm, case_id, what, (unsigned)run, t, good, host, end);
+	if (m && has_rel) {
+		m->rel = t_run;
+		m->rel_known = 1;
+	}
 	free(what);
 	return 0;
 }
@@ -198,8 +209,8 @@ static int by_case_run_t(const void *a, const void *b)
 	return (x->t > y->t) - (x->t < y->t);
 }
 
-/* The host's clock is the session's: its actions are placed from the first
- * host action of their run, the only start of the run the host saw. */
+/* The host's clock is the session's: actions recorded without t_run_s
+ * (older runs) are placed from the first host action of their run. */
 static void host_rel(struct fault_marks *fm)
 {
 	struct fault_mark **v = xcalloc(fm->nr + 1, sizeof(*v));
@@ -212,7 +223,8 @@ static void host_rel(struct fault_marks *fm)
 	for (size_t i = 0, first = 0; i < n; i++) {
 		if (i && (v[i]->run != v[first]->run || strcmp(v[i]->case_id, v[first]->case_id)))
 			first = i;
-		v[i]->rel = v[i]->t - v[first]->t;
+		if (!v[i]->rel_known)
+			v[i]->rel = v[i]->t - v[first]->t;
 	}
 	free(v);
 }
@@ -409,6 +421,27 @@ static void test_cell(struct strbuf *sb, const struct cmp_test *t)
 		    cmp_verdict_name(t->verdict));
 }
 
+/* The row's kept timelines, side by side in the side's colour. */
+static void row_links(struct html_ctx *x, const struct cmp_row *row, struct strbuf *o)
+{
+	struct strbuf links = STRBUF_INIT;
+	size_t n = 0;
+
+	if (!row->case_id)
+		return;
+	for (size_t k = 0; k < x->c->nr_runs; k++)
+		if (x->c->runs[k].dir)
+			n += timeline_row_links(x->c->runs[k].dir, row->case_id,
+						x->o ? x->o->page_dir : NULL, x->c->runs[k].label,
+						colour(k), &links);
+	if (n) {
+		strbuf_addstr(o, "<br><span class=legend>timeline:");
+		strbuf_add(o, links.buf, links.len);
+		strbuf_addstr(o, "</span>");
+	}
+	strbuf_release(&links);
+}
+
 static void block_table(struct html_ctx *x, const struct cmp_block *b)
 {
 	const struct comparison *c = x->c;
@@ -445,6 +478,7 @@ static void block_table(struct html_ctx *x, const struct cmp_block *b)
 
 		strbuf_addstr(o, "<tr><td class=l>");
 		esc(o, row->label);
+		row_links(x, row, o);
 		strbuf_addstr(o, "</td>");
 		for (size_t k = 0; k < c->nr_runs; k++) {
 			const struct cmp_cell *cell = &row->cells[k];
@@ -1094,6 +1128,24 @@ static void load_marks(struct html_ctx *x, struct strbuf *notes)
 	}
 }
 
+/* The timelines of kept runs that lab trace has not drawn yet: a row
+ * never loses its link for want of a `lab trace`; what cannot be drawn is
+ * said at the top. */
+static void draw_timelines(struct html_ctx *x, struct strbuf *notes)
+{
+	for (size_t k = 0; x->o && x->o->draw_timelines && k < x->c->nr_runs; k++) {
+		struct strbuf err = STRBUF_INIT;
+
+		if (x->c->runs[k].dir &&
+		    timeline_draw_missing(x->c->runs[k].dir, &x->marks[k], NULL, &err) < 0) {
+			strbuf_addstr(notes, "<p class=warn>");
+			escf(notes, "Timelines of %s not drawn: %.600s", x->c->runs[k].label, err.buf);
+			strbuf_addstr(notes, "</p>\n");
+		}
+		strbuf_release(&err);
+	}
+}
+
 /* Where each side's kept sched traces are, and their timelines (lab trace). */
 static void traces_section(struct html_ctx *x)
 {
@@ -1101,11 +1153,12 @@ static void traces_section(struct html_ctx *x)
 	size_t n = 0;
 
 	for (size_t k = 0; k < x->c->nr_runs; k++)
-		n += timeline_links_html(x->c->runs[k].dir, x->c->runs[k].label, &list);
+		n += timeline_links_html_rel(x->c->runs[k].dir, x->c->runs[k].label,
+					     x->o ? x->o->page_dir : NULL, &list);
 	if (n) {
 		strbuf_addstr(x->out, "<h2>Kept sched traces</h2>\n<p>Per-CPU timelines, trace.dat "
 			      "and Perfetto JSON of the runs kept (<code>lab trace RUN</code> draws "
-			      "the ones without links).</p>\n");
+			      "them; a run without links has pages that do not decode).</p>\n");
 		strbuf_add(x->out, list.buf, list.len);
 	}
 	strbuf_release(&list);
@@ -1120,6 +1173,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	if (o && o->no_plots)
 		strbuf_addstr(&x.skipped, o->no_plots);
 	load_marks(&x, &notes);
+	draw_timelines(&x, &notes);
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];
 

@@ -13,8 +13,10 @@ struct fault_mark {
 	char *what;		/* "cpu_hotplug offline" */
 	unsigned run;		/* measured run index */
 	double t;		/* guest: seconds into the run; host: seconds into the session */
-	double rel;		/* seconds since the run started (guest) or since the
-				 * run's first host action */
+	double rel;		/* seconds since the run started (guest, and host
+				 * actions with t_run_s), else since the run's first
+				 * host action */
+	int rel_known;		/* rel came with the record, host_rel leaves it */
 	int ok;
 	int host;
 	int end;		/* not an action: when the fault's run ended (guest only) */
@@ -45,6 +47,11 @@ struct html_opts {
 	const char *gnuplot;	/* NULL: $LAB_GNUPLOT, else "gnuplot" */
 	int plot_timeout_ms;	/* 0: PLOT_TIMEOUT_MS */
 	const char *no_plots;	/* when set, no plot is drawn and this says why */
+	const char *page_dir;	/* the page's directory, absolute and resolved:
+				 * links to the runs' traces are relative to it;
+				 * NULL: file:// links */
+	int draw_timelines;	/* write the timeline (and trace.dat, trace.json)
+				 * of each kept run that has none yet */
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lib/json.h"
+#include "results/tracedat.h"
 
 #define LABEL_W 150  /* px left of the time axis for the row names */
 #define ROW_H 12
@@ -600,13 +601,49 @@ static void kept_why(struct json_object *kept, unsigned run, char *buf, size_t l
 	}
 }
 
-static void file_link(struct strbuf *out, const char *dir, const char *name, const char *text)
+char *timeline_rel_path(const char *from_dir, const char *to)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t common = 0, i;
+
+	/* the common leading components */
+	for (i = 0; from_dir[i] && from_dir[i] == to[i]; i++)
+		if (from_dir[i] == '/')
+			common = i + 1;
+	/* to is under from_dir: nothing of from_dir is left to climb */
+	if (!from_dir[i] && to[i] == '/')
+		common = i + 1;
+	for (const char *p = common <= strlen(from_dir) ? from_dir + common : ""; *p;) {
+		strbuf_addstr(&sb, "../");
+		p += strcspn(p, "/");
+		p += *p == '/';
+	}
+	strbuf_addstr(&sb, to + common);
+	return strbuf_detach(&sb);
+}
+
+/* An href to path: relative to page_dir (both resolved), else file://. */
+static void add_href(struct strbuf *out, const char *path, const char *page_dir)
+{
+	char *rel = page_dir ? timeline_rel_path(page_dir, path) : NULL;
+
+	if (rel) {
+		html_escape(out, rel);
+	} else {
+		strbuf_addstr(out, "file://");
+		html_escape(out, path);
+	}
+	free(rel);
+}
+
+static void file_link(struct strbuf *out, const char *dir, const char *name, const char *text,
+		      const char *page_dir)
 {
 	char *path = xasprintf("%s/%s", dir, name);
 
 	if (is_file(path)) {
-		strbuf_addstr(out, " <a href=\"file://");
-		html_escape(out, path);
+		strbuf_addstr(out, " <a href=\"");
+		add_href(out, path, page_dir);
 		strbuf_addstr(out, "\">");
 		strbuf_addstr(out, text);
 		strbuf_addstr(out, "</a>");
@@ -615,6 +652,12 @@ static void file_link(struct strbuf *out, const char *dir, const char *name, con
 }
 
 size_t timeline_links_html(const char *run_dir, const char *label, struct strbuf *out)
+{
+	return timeline_links_html_rel(run_dir, label, NULL, out);
+}
+
+size_t timeline_links_html_rel(const char *run_dir, const char *label, const char *page_dir,
+			       struct strbuf *out)
 {
 	struct strvec cases = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT;
@@ -656,9 +699,9 @@ size_t timeline_links_html(const char *run_dir, const char *label, struct strbuf
 				html_escape(out, why);
 				strbuf_addstr(out, ")");
 			}
-			file_link(out, rdir, "timeline.html", "timeline");
-			file_link(out, rdir, "trace.dat", "trace.dat");
-			file_link(out, rdir, "trace.json", "trace.json");
+			file_link(out, rdir, "timeline.html", "timeline", page_dir);
+			file_link(out, rdir, "trace.dat", "trace.dat", page_dir);
+			file_link(out, rdir, "trace.json", "trace.json", page_dir);
 			free(rdir);
 			listed++;
 		}
@@ -674,4 +717,160 @@ out:
 	strvec_clear(&cases);
 	strbuf_release(&err);
 	return listed;
+}
+
+/* ---- the files of a kept run, and the links of a table row ---- */
+
+size_t timeline_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
+			 const struct fault_mark **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; fm && i < fm->nr && n < max; i++) {
+		char *d;
+
+		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
+			continue;
+		d = schedtrace_case_dir(fm->v[i].case_id);
+		if (!strcmp(d, case_dir))
+			out[n++] = &fm->v[i];
+		free(d);
+	}
+	return n;
+}
+
+int timeline_write_files(const struct trace_run *t, const char *title,
+			 const struct fault_mark *const *marks, size_t nr_marks,
+			 struct strvec *written, struct strbuf *err)
+{
+	struct strbuf e = STRBUF_INIT, page = STRBUF_INIT;
+	char *dat = xasprintf("%s/trace.dat", t->dir), *json = xasprintf("%s/trace.json", t->dir);
+	char *html = xasprintf("%s/timeline.html", t->dir);
+	struct json_object *doc;
+	int bad = 0;
+
+	if (tracedat_write(t, dat, &e) < 0) {
+		strbuf_addf(err, "%s%s", err->len ? "; " : "", e.buf);
+		bad++;
+	} else if (written) {
+		strvec_push(written, dat);
+	}
+	doc = timeline_trace_json(t);
+	if (json_object_to_file_ext(json, doc, JSON_C_TO_STRING_PLAIN) < 0) {
+		strbuf_addf(err, "%scannot write '%s'", err->len ? "; " : "", json);
+		bad++;
+	} else if (written) {
+		strvec_push(written, json);
+	}
+	json_object_put(doc);
+	timeline_html(t, title, marks, nr_marks, &page);
+	if (write_file_atomic(html, page.buf, page.len) < 0) {
+		strbuf_addf(err, "%scannot write '%s'", err->len ? "; " : "", html);
+		bad++;
+	} else if (written) {
+		strvec_push(written, html);
+	}
+	strbuf_release(&page);
+	strbuf_release(&e);
+	free(dat);
+	free(json);
+	free(html);
+	return bad;
+}
+
+int timeline_draw_missing(const char *run_dir, const struct fault_marks *fm, size_t *drawn,
+			  struct strbuf *err)
+{
+	struct strvec cases = STRVEC_INIT;
+	struct strbuf e = STRBUF_INIT;
+	int failed = 0;
+
+	if (trace_list_cases(run_dir, &cases, &e) < 0) {
+		strbuf_release(&e);
+		return 0; /* no trace kept: nothing to draw */
+	}
+	for (size_t i = 0; i < cases.nr; i++) {
+		unsigned *runs = NULL;
+		size_t nr = 0;
+
+		strbuf_reset(&e);
+		if (trace_list_runs(run_dir, cases.v[i], &runs, &nr, &e) < 0) {
+			strbuf_addf(err, "%s%s", err->len ? "; " : "", e.buf);
+			failed++;
+			continue;
+		}
+		for (size_t k = 0; k < nr; k++) {
+			char *html = xasprintf("%s/trace/%s/run%u/timeline.html", run_dir, cases.v[i],
+					       runs[k]);
+			struct trace_run t = TRACE_RUN_INIT;
+			const struct fault_mark *marks[256];
+			size_t nm = timeline_marks_of(fm, cases.v[i], runs[k], marks, ARRAY_SIZE(marks));
+			char *title = xasprintf("%s run%u", cases.v[i], runs[k]);
+
+			strbuf_reset(&e);
+			if (!is_file(html)) {
+				if (trace_run_load(&t, run_dir, cases.v[i], runs[k], &e) < 0 ||
+				    timeline_write_files(&t, title, marks, nm, NULL, &e)) {
+					strbuf_addf(err, "%s%s run%u: %s", err->len ? "; " : "",
+						    cases.v[i], runs[k], e.buf);
+					failed++;
+				} else if (drawn) {
+					(*drawn)++;
+				}
+				trace_run_release(&t);
+			}
+			free(title);
+			free(html);
+		}
+		free(runs);
+	}
+	strvec_clear(&cases);
+	strbuf_release(&e);
+	return failed ? -1 : 0;
+}
+
+size_t timeline_row_links(const char *run_dir, const char *case_id, const char *page_dir,
+			  const char *side, const char *colour, struct strbuf *out)
+{
+	char *cdir, *abs = run_dir ? realpath(run_dir, NULL) : NULL;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *kept;
+	unsigned *runs = NULL;
+	size_t nr = 0, links = 0;
+	char *path;
+
+	if (!abs)
+		return 0;
+	cdir = schedtrace_case_dir(case_id);
+	path = xasprintf("%s/trace/%s/kept.json", abs, cdir);
+	kept = json_read_file(path, "kept.json", 1 << 20, NULL, &err);
+	free(path);
+	if (trace_list_runs(abs, cdir, &runs, &nr, &err) == 0)
+		for (size_t k = 0; k < nr; k++) {
+			char *html = xasprintf("%s/trace/%s/run%u/timeline.html", abs, cdir, runs[k]);
+			char why[80];
+
+			if (is_file(html) && links < TIMELINE_ROW_LINKS) {
+				kept_why(kept, runs[k], why, sizeof(why));
+				strbuf_addf(out, " <a class=tl style=\"color:%s\" href=\"", colour);
+				add_href(out, html, page_dir);
+				strbuf_addstr(out, "\" title=\"");
+				html_escape(out, side);
+				strbuf_addf(out, " run%u%s", runs[k], why[0] ? " (" : "");
+				html_escape(out, why);
+				strbuf_addf(out, "%s: timeline\">run%u</a>", why[0] ? ")" : "", runs[k]);
+				links++;
+			} else if (is_file(html)) {
+				links++;
+			}
+			free(html);
+		}
+	if (links > TIMELINE_ROW_LINKS)
+		strbuf_addf(out, " +%zu", links - TIMELINE_ROW_LINKS);
+	json_object_put(kept);
+	strbuf_release(&err);
+	free(runs);
+	free(cdir);
+	free(abs);
+	return links;
 }

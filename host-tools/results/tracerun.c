@@ -186,6 +186,12 @@ static void on_event(void *arg, struct tep_handle *tep, const struct tep_record 
 	}
 }
 
+/*
+ * By time, then by decoding order (CPU by CPU, each CPU's events as its
+ * buffer held them): with seq as the last key qsort is a stable sort, and
+ * events of one nanosecond come out as schedmetrics' merge sort orders
+ * them (a waking before its wakeup, cpu0's before cpu1's).
+ */
 static int cmp_event(const void *a, const void *b)
 {
 	const struct tr_event *x = a, *y = b;

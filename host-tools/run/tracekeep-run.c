@@ -9,30 +9,13 @@
 #include "results/schedtrace.h"
 #include "results/tracekeep.h"
 #include "results/tracerun.h"
-
-size_t run_fault_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
-			  const struct fault_mark **out, size_t max)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < fm->nr && n < max; i++) {
-		char *d;
-
-		if (fm->v[i].end || fm->v[i].run != run || !fm->v[i].case_id)
-			continue;
-		d = schedtrace_case_dir(fm->v[i].case_id);
-		if (!strcmp(d, case_dir))
-			out[n++] = &fm->v[i];
-		free(d);
-	}
-	return n;
-}
+#include "report/timeline.h"
 
 int run_fault_faulted(void *ctx, const char *case_dir, unsigned run)
 {
 	const struct fault_mark *m[1];
 
-	return run_fault_marks_of(ctx, case_dir, run, m, 1) > 0;
+	return timeline_marks_of(ctx, case_dir, run, m, 1) > 0;
 }
 
 int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *out,

@@ -10,9 +10,6 @@
 #include "lib/util.h"
 #include "report/htmlreport.h"
 
-/* The fault actions (not the run-end marks) of one case's run, at most max into out. */
-size_t run_fault_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
-			  const struct fault_mark **out, size_t max);
 /* tk_faulted_fn over a struct fault_marks (ctx). */
 int run_fault_faulted(void *ctx, const char *case_dir, unsigned run);
 

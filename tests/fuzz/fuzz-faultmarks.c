@@ -26,7 +26,8 @@ static void marks(const char *text, size_t size)
 	if (fault_marks_parse_host(&fm, text, size, &err) < 0)
 		one_line(&err);
 	for (size_t i = 0; i < fm.nr; i++)
-		if (fm.v[i].run > FAULT_RUN_MAX || !(fm.v[i].t >= 0))
+		if (fm.v[i].run > FAULT_RUN_MAX || !(fm.v[i].t >= 0) ||
+		    (fm.v[i].rel_known && !(fm.v[i].rel >= 0 && fm.v[i].rel <= 1e7)))
 			abort();
 	fault_marks_release(&fm);
 	strbuf_release(&err);

@@ -56,7 +56,7 @@ gone "$(domain_of "$run")"
 # 2. host faults through libvirt: suspend/resume and NMI
 printf '%s\n' "[scenario]" "name = lv-host" "workload = hackbench" "deadline = 60" "runs = 1" \
 	"warmup = 0" "[params]" "groups = 1" "loops = 50" "[metric time]" "better = lower" \
-	"[fault freeze]" "kind = pause" "start = 0.2" "count = 1" "hold = 0.5" \
+	"[fault freeze]" "kind = pause" "mode = stop" "start = 0.2" "count = 1" "hold = 0.5" \
 	"[fault poke]" "kind = nmi" "start = 0.4" "count = 1" >"$TMP/lv-host.ini"
 rc=0
 "$LAB" run --topo 1s2c --scenario "$TMP/lv-host.ini" --backend libvirt --accel tcg \

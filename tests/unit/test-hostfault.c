@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -16,6 +18,7 @@
 
 static char sent[16][32];
 static unsigned nr_sent;
+static long fake_tid; /* query-cpus-fast's vCPU thread, 0: an empty reply */
 
 static int fake_qmp(struct backend *b, const char *cmd, struct json_object *args,
 		    struct json_object **reply, struct strbuf *err)
@@ -24,6 +27,14 @@ static int fake_qmp(struct backend *b, const char *cmd, struct json_object *args
 		snprintf(sent[nr_sent++], sizeof(sent[0]), "%s", cmd);
 	if (reply)
 		*reply = NULL;
+	if (reply && fake_tid && !strcmp(cmd, "query-cpus-fast")) {
+		struct json_object *cpu = json_object_new_object();
+
+		json_object_object_add(cpu, "cpu-index", json_object_new_int(0));
+		json_object_object_add(cpu, "thread-id", json_object_new_int64(fake_tid));
+		*reply = json_object_new_array();
+		json_object_array_add(*reply, cpu);
+	}
 	return 0;
 }
 
@@ -62,6 +73,10 @@ static void test_pause_timeline(void **state)
 	char dir[] = "/tmp/test-hostfault.XXXXXX", *path, *log;
 	uint64_t t0;
 
+	/* QMP stop/cont: the mode that stops the guest's clocks too */
+	p.cases[0].faults[0].nr_opts = 1;
+	strcpy(p.cases[0].faults[0].opts[0].key, "mode");
+	strcpy(p.cases[0].faults[0].opts[0].value, "stop");
 	assert_non_null(mkdtemp(dir));
 	nr_sent = 0;
 	hostfault_init(&h, &p, dir, now_ns());
@@ -99,6 +114,127 @@ static void test_pause_timeline(void **state)
 	rmdir(dir);
 	free(path);
 	free(log);
+	plan_release(&p);
+}
+
+/* The state letter of pid once it is want ('T' stopped, 'S' asleep again in
+ * pause()), or the last one seen within a second. */
+static char state_of(pid_t pid, char want)
+{
+	char path[64], *text, *p, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	for (int i = 0; i < 1000 && st != want; i++) {
+		if (i)
+			usleep(1000);
+		text = read_file(path, NULL);
+		p = text ? strrchr(text, ')') : NULL;
+		st = p ? p[2] : 0;
+		free(text);
+	}
+	return st;
+}
+
+/* A child standing in for QEMU; killed by the teardown, whatever failed. */
+static pid_t child;
+
+static int fork_child(void **state)
+{
+	child = fork();
+	if (!child) {
+		for (;;)
+			pause();
+	}
+	return child > 0 ? 0 : -1;
+}
+
+static int kill_child(void **state)
+{
+	int status;
+
+	kill(child, SIGKILL);
+	waitpid(child, &status, 0);
+	fake_tid = 0;
+	return 0;
+}
+
+/* freeze, the default: SIGSTOP and SIGCONT of the process behind the vCPU
+ * threads, timed from the run's start */
+static void test_pause_freeze(void **state)
+{
+	struct plan p = one_case("pause", 0, 0, 1, 50);
+	struct backend b = { .ops = &fake_ops };
+	struct hostfault h;
+	char dir[] = "/tmp/test-hostfault.XXXXXX", *path, *log;
+	uint64_t t0;
+
+	assert_non_null(mkdtemp(dir));
+	nr_sent = 0;
+	fake_tid = child;
+	hostfault_init(&h, &p, dir, now_ns());
+	t0 = now_ns();
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, t0 + 1000000ull);
+	assert_int_equal(h.frozen_pid, child);
+	assert_false(h.paused);
+	assert_int_equal(state_of(child, 'T'), 'T');
+	/* the monitor only told which process QEMU is; nothing stopped the guest's clock */
+	assert_int_equal(nr_sent, 1);
+	assert_string_equal(sent[0], "query-cpus-fast");
+	hostfault_tick(&h, &b, t0 + 60000000ull);
+	assert_int_equal(h.frozen_pid, 0);
+	assert_int_equal(state_of(child, 'S'), 'S');
+	path = xasprintf("%s/host-faults.jsonl", dir);
+	log = read_file(path, NULL);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "\"action\":\"stop\",\"ok\":true,\"detail\":\"SIGSTOP to QEMU pid"));
+	assert_non_null(strstr(log, "\"action\":\"cont\",\"ok\":true,\"detail\":\"SIGCONT to QEMU pid"));
+	assert_non_null(strstr(log, "\"t_run_s\":"));
+	free(log);
+	unlink(path);
+
+	/* frozen when the run ends: finish lets QEMU go */
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, now_ns() + 1000000ull);
+	assert_int_equal(state_of(child, 'T'), 'T');
+	hostfault_finish(&h, &b);
+	assert_int_equal(h.frozen_pid, 0);
+	assert_int_equal(state_of(child, 'S'), 'S');
+
+	/* an NMI due inside the freeze waits for the cont: a frozen QEMU has no monitor */
+	p.cases[0].nr_faults = 2;
+	p.cases[0].faults[1] = p.cases[0].faults[0];
+	snprintf(p.cases[0].faults[1].kind, sizeof(p.cases[0].faults[1].kind), "nmi");
+	p.cases[0].faults[1].start_ms = 10;
+	nr_sent = 0;
+	t0 = now_ns();
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, t0 + 1000000ull);
+	assert_int_equal(state_of(child, 'T'), 'T');
+	hostfault_tick(&h, &b, t0 + 20000000ull);
+	assert_int_equal(nr_sent, 1); /* query-cpus-fast only */
+	assert_true(hostfault_next_ns(&h) >= t0 + 50000000ull);
+	hostfault_tick(&h, &b, t0 + 60000000ull);
+	hostfault_tick(&h, &b, t0 + 70000000ull);
+	assert_int_equal(h.frozen_pid, 0);
+	assert_int_equal(nr_sent, 2);
+	assert_string_equal(sent[1], "inject-nmi");
+	assert_int_equal(hostfault_next_ns(&h), 0);
+	p.cases[0].nr_faults = 1;
+	unlink(path);
+
+	/* a remote hypervisor's QEMU is not ours to signal */
+	b.remote = 1;
+	hostfault_on_event(&h, run_start, strlen(run_start));
+	hostfault_tick(&h, &b, now_ns() + 1000000ull);
+	log = read_file(path, NULL);
+	assert_non_null(log);
+	assert_non_null(strstr(log, "pause mode 'freeze' needs QEMU on this host"));
+	hostfault_finish(&h, &b);
+	free(log);
+	unlink(path);
+	rmdir(dir);
+	free(path);
 	plan_release(&p);
 }
 
@@ -192,6 +328,23 @@ static void test_registry(void **state)
 	strbuf_reset(&err);
 	assert_int_equal(hostfault_check_opts(&hostfault_kind_nmi, f, &err, &line), -1);
 	assert_string_equal(err.buf, "host fault kind 'nmi' has no option 'quot'");
+	strbuf_reset(&err);
+	/* a word option: pause's mode */
+	strcpy(f->opts[0].key, "mode");
+	assert_int_equal(hostfault_opt(&hostfault_kind_pause, f, "mode", &pct, &err), -1);
+	strbuf_reset(&err);
+	f->nr_opts = 0;
+	assert_int_equal(hostfault_opt(&hostfault_kind_pause, f, "mode", &pct, &err), 0);
+	assert_int_equal(pct, 0); /* freeze */
+	f->nr_opts = 1;
+	strcpy(f->opts[0].value, "stop");
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_pause, f, &err, &line), 0);
+	assert_int_equal(hostfault_opt(&hostfault_kind_pause, f, "mode", &pct, &err), 0);
+	assert_int_equal(pct, 1);
+	strcpy(f->opts[0].value, "sleep");
+	assert_int_equal(hostfault_check_opts(&hostfault_kind_pause, f, &err, &line), -1);
+	assert_string_equal(err.buf, "'mode' must be freeze or stop (freeze: SIGSTOP of QEMU, guest "
+				     "time runs on; stop: QMP stop, guest time stops too), not 'sleep'");
 	strbuf_release(&err);
 	plan_release(&p);
 }
@@ -200,6 +353,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pause_timeline),
+		cmocka_unit_test_setup_teardown(test_pause_freeze, fork_child, kill_child),
 		cmocka_unit_test(test_nmi_and_guest_faults),
 		cmocka_unit_test(test_quota),
 		cmocka_unit_test(test_registry),

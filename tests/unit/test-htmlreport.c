@@ -11,8 +11,10 @@
 #include "report/htmlreport.h"
 #include "lib/child.h"
 #include "report/plot.h"
+#include "results/schedtrace.h"
 
 #include <ftw.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,7 +380,87 @@ static void test_fault_marks(void **state)
 	assert_non_null(strstr(err.buf, "line 1 is not a fault action"));
 	fault_marks_release(&fm);
 	assert_int_equal(fm.nr, 0);
+	strbuf_reset(&err);
+	assert_int_equal(fault_marks_parse_host(&fm, "{\"t_s\": 1, \"t_run_s\": -2, \"case\": \"a\", "
+				       "\"run\": 0, \"kind\": \"pause\", \"action\": \"stop\"}\n", 84,
+				       &err), -1);
+	fault_marks_release(&fm);
 	strbuf_release(&err);
+}
+
+/* Host actions sit on a run's timeline by t_run_s (the time since the host
+ * saw the run start); a file without it, by the run's first host action. */
+static void test_host_marks_rel(void **state)
+{
+	char *dir = xasprintf("%s/marks", root);
+	struct fault_marks fm = FAULT_MARKS_INIT;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(mkdir_p(dir, 0755), 0);
+	fx_write(dir, "cases.json", "{\"cases\": [{\"case\": \"a\"}]}\n");
+	fx_write(dir, "host-faults.jsonl",
+		 "{\"t_s\": 20.3, \"t_run_s\": 0.3, \"case\": \"a\", \"run\": 0, "
+		 "\"kind\": \"pause\", \"action\": \"stop\", \"ok\": true}\n"
+		 "{\"t_s\": 20.5, \"t_run_s\": 0.5, \"case\": \"a\", \"run\": 0, "
+		 "\"kind\": \"pause\", \"action\": \"cont\", \"ok\": true}\n"
+		 "{\"t_s\": 30.2, \"case\": \"a\", \"run\": 1, "
+		 "\"kind\": \"pause\", \"action\": \"stop\", \"ok\": true}\n"
+		 "{\"t_s\": 30.4, \"case\": \"a\", \"run\": 1, "
+		 "\"kind\": \"pause\", \"action\": \"cont\", \"ok\": true}\n");
+	assert_int_equal(fault_marks_load(&fm, dir, &err), 0);
+	assert_int_equal(fm.nr, 4);
+	assert_true(fm.v[0].rel_known && fabs(fm.v[0].rel - 0.3) < 1e-9);
+	assert_true(fabs(fm.v[1].rel - 0.5) < 1e-9);
+	assert_true(!fm.v[2].rel_known && fm.v[2].rel == 0);
+	assert_true(fabs(fm.v[3].rel - 0.2) < 1e-9);
+	fault_marks_release(&fm);
+	strbuf_release(&err);
+	free(dir);
+}
+
+/* A case whose traces were pruned keeping an outlier: its rows link to the
+ * kept run's timeline (relative to the page), the summary names it; the
+ * case without traces has no link. */
+static void test_row_traces(void **state)
+{
+	struct html_opts o = { .no_plots = "not in this test", .page_dir = root };
+	struct strbuf page = STRBUF_INIT;
+	struct fixture f;
+	char *cdir, *tdir, *p, *rows;
+
+	(void)state;
+	fx_build(&f);
+	cdir = schedtrace_case_dir(f.runs[0].cases[0].id);
+	tdir = xasprintf("%s/base/trace/%s", root, cdir);
+	p = xasprintf("%s/run2", tdir);
+	assert_int_equal(mkdir_p(p, 0755), 0);
+	free(p);
+	fx_write(tdir, "kept.json", "{\"kept\": [{\"run\": 2, \"why\": \"outlier,slowest\", "
+				    "\"z\": 4.2, \"bytes\": 4096}], \"dropped_runs\": 4}");
+	fx_write(tdir, "run2/cpu0.raw", "x");
+	fx_write(tdir, "run2/timeline.html", "<html></html>");
+	comparison_html(&f.c, &o, &page, NULL);
+	assert_non_null(strstr(page.buf, "Kept outlier traces"));
+	assert_non_null(strstr(page.buf, "run2 (z 4.2, slowest)"));
+	/* the row links, in the baseline's colour, relative to the page */
+	assert_non_null(strstr(page.buf, "<br><span class=legend>timeline: <a class=tl "
+				"style=\"color:#0072b2\" href=\"base/trace/"));
+	assert_non_null(strstr(page.buf, "title=\"base run2 (outlier,slowest): timeline\">run2</a>"));
+	/* one row of the time table per case: the first links, the second does not */
+	rows = strstr(page.buf, "<table class=cmp>");
+	assert_non_null(rows);
+	p = strstr(rows, "</table>");
+	assert_non_null(p);
+	*p = '\0';
+	assert_int_equal(count(rows, "class=tl "), 1);
+	strbuf_release(&page);
+	fx_release(&f);
+	p = xasprintf("%s/base/trace", root);
+	assert_int_equal(remove_tree(p), 0);
+	free(p);
+	free(tdir);
+	free(cdir);
 }
 
 static int setup(void **state)
@@ -408,6 +490,8 @@ int main(void)
 		cmocka_unit_test(test_with_gnuplot),
 		cmocka_unit_test(test_placement_bar),
 		cmocka_unit_test(test_fault_marks),
+		cmocka_unit_test(test_host_marks_rel),
+		cmocka_unit_test(test_row_traces),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -19,15 +19,20 @@
 
 static char dir[] = "/tmp/test-tracedat-XXXXXX";
 
-static void put(const char *name, const void *data, size_t len)
+static void put_in(const char *base, const char *name, const void *data, size_t len)
 {
-	char *path = xasprintf("%s/%s", dir, name), *slash = strrchr(path, '/');
+	char *path = xasprintf("%s/%s", base, name), *slash = strrchr(path, '/');
 
 	*slash = '\0';
 	assert_int_equal(mkdir_p(path, 0755), 0);
 	*slash = '/';
 	assert_int_equal(write_file_atomic(path, data, len), 0);
 	free(path);
+}
+
+static void put(const char *name, const void *data, size_t len)
+{
+	put_in(dir, name, data, len);
 }
 
 /* One ring-buffer page: a time stamp, the commit, then events of
@@ -415,6 +420,89 @@ static void test_trace_json(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * Events of one nanosecond keep the order they were recorded in, on one
+ * CPU and across CPUs (cpu0's before cpu1's): the read-back and the
+ * metrics' stable sort see the same sequence.
+ */
+static void test_same_ns_order(void **state)
+{
+	char sdir[] = "/tmp/test-tracedat-ns-XXXXXX";
+	static const char view[] = "{\"cpu\": [{\"cpu\": 0, \"siblings\": \"0\", \"llc\": \"0\", "
+				   "\"node\": 0}, {\"cpu\": 1, \"siblings\": \"1\", \"llc\": \"0\", "
+				   "\"node\": 0}]}";
+	struct trace_run t = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct schedtrace_parser *p;
+	struct st_metrics m = { 0 };
+	struct st_event *ev = NULL;
+	size_t nr = 0, alloc = 0;
+	uint64_t lost = 0;
+	struct page p0, p1;
+
+	(void)state;
+	assert_non_null(mkdtemp(sdir));
+	put_in(sdir, "trace/format/header_page", tf_header_page, strlen(tf_header_page));
+	put_in(sdir, "trace/format/header_event", tf_header_event, strlen(tf_header_event));
+	put_in(sdir, "trace/format/sched_switch", tf_sched_switch, strlen(tf_sched_switch));
+	put_in(sdir, "trace/format/sched_wakeup", tf_sched_wakeup, strlen(tf_sched_wakeup));
+	put_in(sdir, "trace/format/sched_waking", tf_sched_waking, strlen(tf_sched_waking));
+	put_in(sdir, "trace/format/sched_migrate_task", tf_sched_migrate, strlen(tf_sched_migrate));
+	put_in(sdir, "guest-topology.json", view, strlen(view));
+	/* cpu0: a wakeup's two halves and the switch to the woken task, all at T0 + 1 ms */
+	page_init(&p0, T0);
+	ev_switch(&p0, T0, "swapper/0", 0, "hb-send-1", 101);
+	ev_wake(&p0, T0 + MS, TF_ID_WAKING, "hb-recv-2", 102, 0);
+	ev_wake(&p0, T0 + MS, TF_ID_WAKEUP, "hb-recv-2", 102, 0);
+	ev_switch(&p0, T0 + MS, "hb-send-1", 101, "hb-recv-2", 102);
+	ev_switch(&p0, T0 + 3 * MS, "hb-recv-2", 102, "swapper/0", 0);
+	/* cpu1: at the same nanosecond, a switch and a migration */
+	page_init(&p1, T0);
+	ev_switch(&p1, T0 + MS, "swapper/1", 0, "hb-send-3", 103);
+	ev_migrate(&p1, T0 + MS, "hb-send-4", 104, 1, 0);
+	ev_switch(&p1, T0 + 2 * MS, "hb-send-3", 103, "swapper/1", 0);
+	put_in(sdir, "trace/same/run0/cpu0.raw", p0.b, sizeof(p0.b));
+	put_in(sdir, "trace/same/run0/cpu1.raw", p1.b, sizeof(p1.b));
+
+	assert_int_equal(trace_run_load(&t, sdir, "same", 0, &err), 0);
+	assert_int_equal(t.nr, 8);
+	/* at T0 + 1 ms: cpu0's waking, wakeup, switch, then cpu1's switch, migrate */
+	assert_int_equal(t.ev[1].e.type, ST_WAKING);
+	assert_int_equal(t.ev[2].e.type, ST_WAKEUP);
+	assert_int_equal(t.ev[3].e.type, ST_SWITCH);
+	assert_int_equal(t.ev[3].e.cpu, 0);
+	assert_int_equal(t.ev[4].e.type, ST_SWITCH);
+	assert_int_equal(t.ev[4].e.cpu, 1);
+	assert_int_equal(t.ev[5].e.type, ST_MIGRATE);
+	for (size_t i = 1; i < t.nr; i++)
+		assert_true(t.ev[i - 1].e.ts < t.ev[i].e.ts ||
+			    (t.ev[i - 1].e.ts == t.ev[i].e.ts && t.ev[i - 1].seq < t.ev[i].seq));
+	/* the woken task ran at once: a zero wait, not a wakeup left open */
+	assert_int_equal(t.nr_wakes, 1);
+	assert_int_equal(t.wakes[0].run_cpu, 0);
+	assert_true(t.wakes[0].run == t.wakes[0].wakeup);
+
+	/* the metrics' path: the same pages, parsed and sorted by st_derive */
+	p = schedtrace_parser_new(&t.formats, &err);
+	assert_non_null(p);
+	for (unsigned c = 0; c < t.nr_cpus; c++)
+		assert_int_equal(schedtrace_parse_cpu(p, (int)c, t.pages[c].buf, t.pages[c].len, &ev,
+						      &nr, &alloc, &lost, &err), 0);
+	schedtrace_parser_free(p);
+	assert_int_equal(nr, t.nr);
+	assert_int_equal(st_derive(ev, nr, &t.topo, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	for (size_t i = 0; i < nr; i++) {
+		assert_true(ev[i].ts == t.ev[i].e.ts);
+		assert_int_equal(ev[i].cpu, t.ev[i].e.cpu);
+		assert_int_equal(ev[i].type, t.ev[i].e.type);
+		assert_int_equal(ev[i].pid, t.ev[i].e.pid);
+	}
+	free(ev);
+	trace_run_release(&t);
+	strbuf_release(&err);
+	assert_int_equal(remove_tree(sdir), 0);
+}
+
 static void test_links(void **state)
 {
 	static const char kept[] = "{\"kept\": [{\"run\": 3, \"why\": \"slowest\"}]}";
@@ -437,6 +525,76 @@ static void test_links(void **state)
 	strbuf_release(&out);
 }
 
+static void test_rel_path(void **state)
+{
+	static const char *const cases[][3] = {
+		{ "/a/b", "/a/b/c/x.html", "c/x.html" },
+		{ "/a/bc", "/a/b/x", "../b/x" },
+		{ "/", "/x/y", "x/y" },
+		{ "/r/p", "/r/q/t", "../q/t" },
+		{ "/a/b/c", "/a/x", "../../x" },
+		{ "/a/b", "/c/d", "../../c/d" },
+		{ "/a/b", "/a/bc/x", "../bc/x" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char *r = timeline_rel_path(cases[i][0], cases[i][1]);
+
+		assert_string_equal(r, cases[i][2]);
+		free(r);
+	}
+}
+
+/* lab compare --html: the kept runs' timelines drawn where missing, and a
+ * row's links relative to the page */
+static void test_row_links(void **state)
+{
+	char *html = xasprintf("%s/trace/hb_mode=process/run3/timeline.html", dir), *page;
+	char *parent = xstrdup(dir), *rel;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	size_t drawn = 0;
+
+	(void)state;
+	unlink(html);
+	/* run3 is drawn; run5's pages do not decode: said, not skipped silently */
+	assert_int_equal(timeline_draw_missing(dir, NULL, &drawn, &err), -1);
+	assert_int_equal(drawn, 1);
+	assert_non_null(strstr(err.buf, "hb_mode=process run5: "));
+	page = read_file(html, NULL);
+	assert_non_null(page);
+	assert_non_null(strstr(page, "<svg"));
+	free(page);
+	/* nothing left to draw but the broken run */
+	strbuf_reset(&err);
+	drawn = 0;
+	assert_int_equal(timeline_draw_missing(dir, NULL, &drawn, &err), -1);
+	assert_int_equal(drawn, 0);
+	assert_int_equal(timeline_draw_missing("/nonexistent", NULL, &drawn, &err), 0);
+
+	/* the page in the run directory's parent: run dir name, then trace/... */
+	*strrchr(parent, '/') = '\0';
+	assert_int_equal(timeline_row_links(dir, "hb/mode=process", parent, "base", "#0072b2", &out), 1);
+	rel = xasprintf("<a class=tl style=\"color:#0072b2\" href=\"%s/trace/hb_mode=process/run3/"
+			"timeline.html\" title=\"base run3 (slowest): timeline\">run3</a>",
+			strrchr(dir, '/') + 1);
+	assert_non_null(strstr(out.buf, rel));
+	free(rel);
+	/* a case without kept runs: no link */
+	strbuf_reset(&out);
+	assert_int_equal(timeline_row_links(dir, "other", parent, "base", "#0072b2", &out), 0);
+	assert_int_equal(out.len, 0);
+	/* the list of kept traces, relative too */
+	assert_int_equal(timeline_links_html_rel(dir, "base", dir, &out), 2);
+	assert_non_null(strstr(out.buf, "run3 (slowest) <a href=\"trace/hb_mode=process/run3/"
+				"timeline.html\">timeline</a> <a href=\"trace/hb_mode=process/run3/"
+				"trace.dat\">trace.dat</a>"));
+	strbuf_release(&out);
+	strbuf_release(&err);
+	free(parent);
+	free(html);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -449,6 +607,9 @@ int main(void)
 		cmocka_unit_test(test_timeline_aggregates),
 		cmocka_unit_test(test_trace_json),
 		cmocka_unit_test(test_links),
+		cmocka_unit_test(test_same_ns_order),
+		cmocka_unit_test(test_rel_path),
+		cmocka_unit_test(test_row_links),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
