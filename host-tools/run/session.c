@@ -269,6 +269,9 @@ int session_run(struct session *s, struct strbuf *err)
 			 * console holds evidence of where the guest was stuck. */
 			hang_at = now;
 			progress(s, "deadline passed", "injecting NMI for backtraces");
+			/* a frozen QEMU answers no monitor and a stopped guest
+			 * runs no NMI handler: the faults end first */
+			hostfault_finish(&s->faults, &b);
 			dump_vcpus(s, &b);
 			if (b.ops->nmi(&b, err) < 0)
 				strbuf_reset(err);
