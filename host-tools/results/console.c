@@ -24,6 +24,8 @@ static const struct pattern patterns[] = {
 	{ "BUG: kernel NULL pointer dereference", CON_CRASH, "null-deref", 0 },
 	{ "divide error:", CON_CRASH, "divide-error", 0 },
 	{ "invalid opcode:", CON_CRASH, "invalid-opcode", 0 },
+	/* SLOF (pseries firmware) trapped: the kernel never started */
+	{ ") Program Exception [", CON_CRASH, "firmware-exception", 0 },
 	{ "BUG: soft lockup", CON_SPLAT, "soft-lockup", 0 },
 	{ "hard LOCKUP", CON_SPLAT, "hard-lockup", 0 },
 	{ "BUG: KASAN:", CON_SPLAT, "kasan", 0 },

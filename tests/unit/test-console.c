@@ -24,6 +24,7 @@ static void test_crash_patterns(void **state)
 		"[    9.9] BUG: kernel NULL pointer dereference, address: 0000000000000008",
 		"[    2.0] divide error: 0000 [#1] SMP PTI",
 		"[    2.0] invalid opcode: 0000 [#1] SMP PTI",
+		"( 700 ) Program Exception [ 1daf04c4 ]",
 	};
 
 	for (size_t i = 0; i < sizeof(crash) / sizeof(crash[0]); i++)
