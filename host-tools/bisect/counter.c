@@ -51,17 +51,10 @@ double bisect_counter_value(const struct cmp_case *c, const char *name)
 
 double bisect_case_value(const struct cmp_case *c, const char *metric)
 {
+	double mean;
+
 	if (!c->verdict || strcmp(c->verdict, "PASS"))
 		return NAN;
-	for (size_t m = 0; m < c->nr_metrics; m++) {
-		const struct cmp_metric *cm = &c->metrics[m];
-		double s = 0;
-
-		if (strcmp(cm->name, metric) || !cm->n)
-			continue;
-		for (size_t k = 0; k < cm->n; k++)
-			s += cm->values[k];
-		return s / (double)cm->n;
-	}
-	return bisect_counter_value(c, metric);
+	mean = cmp_case_metric_mean(c, metric);
+	return isnan(mean) ? bisect_counter_value(c, metric) : mean;
 }

@@ -4,7 +4,6 @@
 #include "cmd/options.h"
 #include "report/htmlreport.h"
 #include "report/timeline.h"
-#include "run/tracekeep-run.h"
 #include "lib/json.h"
 #include "results/runfiles.h"
 #include "results/tracekeep.h"
@@ -31,7 +30,7 @@ static int keep_case(const char *dir, const char *case_dir, const struct fault_m
 	struct tk_case kc = TK_CASE_INIT;
 	int ret = 0;
 
-	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, run_fault_faulted, (void *)fm, &kc,
+	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, timeline_run_faulted, (void *)fm, &kc,
 			    &err) < 0) {
 		error("%s", err.buf);
 		ret = 1;

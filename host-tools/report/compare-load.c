@@ -2,6 +2,7 @@
  * run.json, cases.json and the domain names of guest-topology.json. */
 #define _GNU_SOURCE
 #include "report/compare.h"
+#include "report/stats.h"
 #include "common/plan.h"
 #include "results/results.h"
 #include "lib/json.h"
@@ -100,6 +101,14 @@ int cmp_run_json_parse(struct cmp_run *run, const char *text, size_t len, struct
 		run_from_info(run, &info);
 	run_info_release(&info);
 	return ret;
+}
+
+double cmp_case_metric_mean(const struct cmp_case *c, const char *name)
+{
+	for (size_t i = 0; c && i < c->nr_metrics; i++)
+		if (!strcmp(c->metrics[i].name, name) && c->metrics[i].n)
+			return stats_amean(c->metrics[i].values, c->metrics[i].n);
+	return NAN;
 }
 
 void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v)

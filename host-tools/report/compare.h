@@ -205,5 +205,7 @@ const char *cmp_case_axes(const struct cmp_case *cs);
 /* Sorted pointers to a run's cases (the caller frees the array). */
 const struct cmp_case **cmp_cases_by_id(const struct cmp_run *run);
 void cmp_case_add_counter(struct cmp_case *c, const char *name, int level, double v);
+/* The mean of a case's values of metric name; NAN when it has none. */
+double cmp_case_metric_mean(const struct cmp_case *c, const char *name);
 
 #endif

@@ -755,17 +755,7 @@ static double place_share(const struct cmp_case *cs, int p)
 	char name[32];
 
 	snprintf(name, sizeof(name), "wake_%s_pct", st_place_name(p));
-	for (size_t i = 0; cs && i < cs->nr_metrics; i++) {
-		const struct cmp_metric *m = &cs->metrics[i];
-		double sum = 0;
-
-		if (strcmp(m->name, name) || !m->n)
-			continue;
-		for (size_t j = 0; j < m->n; j++)
-			sum += m->values[j];
-		return sum / (double)m->n;
-	}
-	return NAN;
+	return cmp_case_metric_mean(cs, name);
 }
 
 #define BAR_W 560u	/* pixels for 100 % */

@@ -739,6 +739,13 @@ size_t timeline_marks_of(const struct fault_marks *fm, const char *case_dir, uns
 	return n;
 }
 
+int timeline_run_faulted(void *ctx, const char *case_dir, unsigned run)
+{
+	const struct fault_mark *m[1];
+
+	return timeline_marks_of(ctx, case_dir, run, m, 1) > 0;
+}
+
 int timeline_write_files(const struct trace_run *t, const char *title,
 			 const struct fault_mark *const *marks, size_t nr_marks,
 			 struct strvec *written, struct strbuf *err)

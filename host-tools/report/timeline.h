@@ -57,6 +57,9 @@ char *timeline_rel_path(const char *from_dir, const char *to);
  * records), at most max, into out. */
 size_t timeline_marks_of(const struct fault_marks *fm, const char *case_dir, unsigned run,
 			 const struct fault_mark **out, size_t max);
+/* Whether case_dir's run has a fault action in ctx (a struct fault_marks):
+ * the tk_faulted_fn of the trace keep. */
+int timeline_run_faulted(void *ctx, const char *case_dir, unsigned run);
 
 /*
  * Writes t's trace.dat, trace.json and timeline.html into t->dir, each

@@ -11,13 +11,6 @@
 #include "results/tracerun.h"
 #include "report/timeline.h"
 
-int run_fault_faulted(void *ctx, const char *case_dir, unsigned run)
-{
-	const struct fault_mark *m[1];
-
-	return timeline_marks_of(ctx, case_dir, run, m, 1) > 0;
-}
-
 int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *out,
 		    struct strbuf *err)
 {
@@ -49,7 +42,7 @@ int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *ou
 				strbuf_reset(&why);
 		}
 		if (trace_keep_case(run_dir, case_dir, (uint64_t)c->trace_keep_mb << 20,
-				    run_fault_faulted, &fm, &kc, &why) < 0) {
+				    timeline_run_faulted, &fm, &kc, &why) < 0) {
 			if (!ret)
 				strbuf_addf(err, "case '%s': %s", c->id, why.buf);
 			strbuf_reset(&why);

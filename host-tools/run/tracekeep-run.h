@@ -10,9 +10,6 @@
 #include "lib/util.h"
 #include "report/htmlreport.h"
 
-/* tk_faulted_fn over a struct fault_marks (ctx). */
-int run_fault_faulted(void *ctx, const char *case_dir, unsigned run);
-
 /*
  * Prunes the traces of run_dir's cases whose plan case has trace_keep_mb
  * (the cases of one matrix share a trace directory only when their ids do,
