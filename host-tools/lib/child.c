@@ -25,6 +25,7 @@ extern char **environ;
 enum child_stage {
 	STAGE_PDEATHSIG,
 	STAGE_PGRP,
+	STAGE_THP,
 	STAGE_DEVNULL,
 	STAGE_DUP,
 	STAGE_CHDIR,
@@ -168,6 +169,8 @@ run_child(const struct child_process *cp, char *const *envp, int report_fd,
 	}
 	if (cp->new_pgrp && setpgid(0, 0) < 0)
 		child_die(report_fd, STAGE_PGRP, errno);
+	if (cp->no_thp && prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) < 0)
+		child_die(report_fd, STAGE_THP, errno);
 
 	/*
 	 * Move every source fd above 2 first, so that e.g. out = 0 or

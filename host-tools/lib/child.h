@@ -36,6 +36,8 @@
  *   die_with_parent  the child gets SIGKILL when the thread that started
  *             it dies (PR_SET_PDEATHSIG): a killed lab leaves no QEMU or
  *             apt-get running on (a new group no longer gets our ^C)
+ *   no_thp    the child runs with PR_SET_THP_DISABLE: its anonymous memory
+ *             gets 4 KiB pages (a restoring QEMU, docs/warm-start.md)
  *   keep_fds  descriptors that stay open (FD_CLOEXEC cleared) across exec;
  *             every other descriptor >= 3 is closed in the child
  *   errbuf    when not NULL, a failure to start is described here (one line)
@@ -49,6 +51,7 @@ struct child_process {
 	int in, out, err;
 	int new_pgrp;
 	int die_with_parent;
+	int no_thp;
 	const int *keep_fds;
 	size_t nr_keep_fds;
 	struct strbuf *errbuf;
@@ -58,7 +61,7 @@ struct child_process {
 #define CHILD_PROCESS_INIT { \
 	.args = STRVEC_INIT, .env = STRVEC_INIT, .dir = NULL, \
 	.in = CHILD_INHERIT, .out = CHILD_INHERIT, .err = CHILD_INHERIT, \
-	.new_pgrp = 0, .die_with_parent = 0, .keep_fds = NULL, .nr_keep_fds = 0, .errbuf = NULL, \
+	.new_pgrp = 0, .die_with_parent = 0, .no_thp = 0, .keep_fds = NULL, .nr_keep_fds = 0, .errbuf = NULL, \
 	.pid = -1 }
 
 void child_process_init(struct child_process *cp);

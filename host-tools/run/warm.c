@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -271,15 +270,6 @@ int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf 
 	close(pfd[1]);
 	conf->restore = 1;
 	conf->incoming_fd = pfd[0];
-	/*
-	 * The QEMU started next inherits this: its RAM gets 4 KiB pages.  With
-	 * transparent huge pages each 2 MiB of guest RAM the stream writes a
-	 * page into is allocated and cleared whole on first touch; a parked
-	 * 2s64c guest's 72,000 pages lie in 245 such regions of its 8 GiB, and
-	 * clearing them was most of the restore (docs/warm-start.md).
-	 */
-	if (prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0) == 0)
-		w->thp_disabled = 1;
 	/* last use, for lab cache prune */
 	path = xasprintf("%s/last-use", w->dir.buf);
 	write_file_atomic(path, "", 0);
@@ -289,9 +279,6 @@ int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf 
 
 void warm_restore_end(struct warm *w)
 {
-	/* a cold boot after a failed restore is like any other */
-	if (w->thp_disabled && prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) == 0)
-		w->thp_disabled = 0;
 	if (w->unzip.pid > 0) {
 		/* a truncated or foreign stream makes QEMU stop reading */
 		if (finish_command_timeout(&w->unzip, 2000) == -2)

@@ -43,7 +43,6 @@ struct warm {
 	struct strbuf plan_frame;   /* WIRE_PLAN frame with seed and clock */
 	struct child_process unzip; /* restore: zstd -d feeding QEMU */
 	int saved;                  /* this run wrote the snapshot */
-	int thp_disabled;           /* PR_SET_THP_DISABLE set for the restoring QEMU */
 	double save_s;              /* how long the save took */
 	char why[256];              /* why a save or restore failed, one line */
 };

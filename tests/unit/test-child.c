@@ -452,6 +452,37 @@ static void test_redirects(void **state)
 	unlink(out_path);
 }
 
+/* no_thp reaches the child only: the flag /proc/PID/status shows flips
+ * for it and stays as it was in the lab. */
+static void thp_of_child(int no_thp, struct strbuf *out)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+
+	strvec_pushl(&cp.args, "sed", "-n", "s/^THP_enabled:[[:space:]]*//p",
+		     "/proc/self/status", (const char *)NULL);
+	cp.no_thp = no_thp;
+	strbuf_reset(out);
+	assert_int_equal(child_capture(&cp, 10000, out, NULL), 0);
+	child_process_clear(&cp);
+}
+
+static void test_no_thp(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	thp_of_child(0, &out);
+	if (!out.len) {
+		strbuf_release(&out);
+		skip(); /* a kernel before 5.0 has no THP_enabled line */
+	}
+	assert_string_equal(out.buf, "1\n");
+	thp_of_child(1, &out);
+	assert_string_equal(out.buf, "0\n");
+	thp_of_child(0, &out);
+	assert_string_equal(out.buf, "1\n");
+	strbuf_release(&out);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -465,6 +496,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_keep_fds),
 		cmocka_unit_test(test_env_and_dir),
 		cmocka_unit_test(test_redirects),
+		cmocka_unit_test(test_no_thp),
 	};
 	ssize_t n;
 
