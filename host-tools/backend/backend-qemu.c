@@ -4,10 +4,12 @@
 #include "backend/backend.h"
 #include "lib/child.h"
 #include "backend/qmp.h"
+#include "common/io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -375,32 +377,100 @@ uint64_t host_tsc_hz(void)
 
 /* Starts a paused KVM guest for a moment: QEMU aborts at once when KVM is
  * present but cannot run a vCPU (seen on nested hosts without svm/vmx). */
+/*
+ * Whether QEMU can run a KVM guest here, asked of QEMU itself: a paused
+ * 1-vCPU q35 guest answers QMP's query-kvm only once the machine is built
+ * and its vCPU created and reset; a host whose /dev/kvm opens but whose
+ * KVM cannot hold a vCPU (nested, firecracker) makes QEMU abort before
+ * that.  Waiting for the answer, not for a lapse of time, keeps a loaded
+ * host from taking a QEMU that has not failed yet for one that works.
+ */
+#define KVM_PROBE_MS 30000
+
+static int kvm_probe_answer(int rfd, struct strbuf *got)
+{
+	uint64_t t0 = now_ns();
+	char buf[512];
+
+	for (;;) {
+		struct pollfd pfd = { .fd = rfd, .events = POLLIN };
+		long left = KVM_PROBE_MS - (long)((now_ns() - t0) / 1000000);
+		ssize_t n;
+
+		if (strstr(got->buf, "\"enabled\": true"))
+			return 1;
+		if (strstr(got->buf, "\"enabled\": false"))
+			return 0;
+		if (left <= 0)
+			return -1;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return 0;
+		n = xread(rfd, buf, sizeof(buf));
+		if (n <= 0 && pfd.revents)
+			return 0; /* QEMU went away */
+		if (n > 0)
+			strbuf_add(got, buf, (size_t)n);
+	}
+}
+
 static int kvm_works(struct strbuf *why)
 {
+	static const char ask[] = "{\"execute\":\"qmp_capabilities\"}\n"
+				  "{\"execute\":\"query-kvm\"}\n";
 	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf got = STRBUF_INIT;
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	int ret;
+	int in[2], out[2], ok, ret;
 
 	if (fd < 0) {
 		strbuf_addf(why, "/dev/kvm: %s", strerror(errno));
 		return 0;
 	}
 	close(fd);
+	if (pipe2(in, O_CLOEXEC) < 0)
+		goto nopipe;
+	if (pipe2(out, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		goto nopipe;
+	}
 	strvec_pushl(&cp.args, qemu_binary(), "-nodefaults", "-no-user-config",
 		     "-display", "none", "-machine", "q35", "-accel", "kvm",
-		     "-cpu", "host", "-m", "64", "-smp", "1", "-S", NULL);
-	cp.in = cp.out = cp.err = -2;
+		     "-cpu", "host", "-m", "64", "-smp", "1", "-S",
+		     "-qmp", "stdio", NULL);
+	cp.in = in[0];
+	cp.out = out[1];
+	cp.err = -2;
 	cp.new_pgrp = 1;
-	if (start_command(&cp) < 0) {
+	cp.die_with_parent = 1;
+	ret = start_command(&cp);
+	close(in[0]);
+	close(out[1]);
+	if (ret < 0) {
+		close(in[1]);
+		close(out[0]);
 		strbuf_addstr(why, "cannot start qemu");
 		child_process_clear(&cp);
 		return 0;
 	}
-	ret = finish_command_timeout(&cp, 1500);
+	/* a pipe holds this much: QMP reads it once the machine is up */
+	write_in_full(in[1], ask, sizeof(ask) - 1);
+	ok = kvm_probe_answer(out[0], &got);
+	close(in[1]);
+	close(out[0]);
+	child_process_kill(&cp, SIGKILL);
+	ret = finish_command(&cp);
 	child_process_clear(&cp);
-	if (ret == -2)
-		return 1; /* still running after 1.5 s: the vCPU was created */
-	strbuf_addf(why, "/dev/kvm exists but QEMU cannot run a KVM vCPU (exit %d)", ret);
+	strbuf_release(&got);
+	if (ok > 0)
+		return 1;
+	if (ok < 0)
+		strbuf_addf(why, "QEMU did not answer query-kvm within %d s", KVM_PROBE_MS / 1000);
+	else
+		strbuf_addf(why, "/dev/kvm exists but QEMU cannot run a KVM vCPU (exit %d)", ret);
+	return 0;
+nopipe:
+	strbuf_addf(why, "pipe: %s", strerror(errno));
 	return 0;
 }
 

@@ -334,6 +334,15 @@ static void tcg_cmdline(struct lab_run *r)
 	 * KVM for family 6, where the kernel already waits for nothing. */
 	strbuf_addstr(&r->cmdline, " tsc=reliable cpu_init_udelay=0");
 	/*
+	 * The same model makes the kernel think the CPU leaks kernel memory
+	 * (Meltdown) and isolate its page tables: every system call and
+	 * interrupt writes CR3 twice, and each CR3 write flushes all of
+	 * QEMU's software TLB.  The machines the lab stands in for (EPYC,
+	 * Xeon since Cascade Lake) are not affected and run without it;
+	 * with it, hackbench on 2s4c2t took 3.2x as long (docs/tcg.md).
+	 */
+	strbuf_addstr(&r->cmdline, " pti=off");
+	/*
 	 * The first CPU of each further socket has no sibling to copy its
 	 * loops_per_jiffy from (calibrate_delay_is_known()), so it measures
 	 * it; TCG's late timer ticks fail that measurement and the kernel

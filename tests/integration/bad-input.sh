@@ -21,6 +21,15 @@ check_bad boot 2s200c --accel tcg
 check_bad boot 1s4c --kernel /nonexistent/bzImage
 check_bad boot 1s4c --kernel /etc/passwd
 check_bad boot 1s4c --accel warp
+# KVM asked for where it cannot run a guest (no /dev/kvm, or one whose vCPU
+# QEMU cannot create): one line, however long QEMU takes to fail
+if ! "$LAB" boot 1s2c --accel kvm >/dev/null 2>"$TMP/kvm" </dev/null &&
+   grep -q 'KVM is not usable' "$TMP/kvm"; then
+	rm -rf "$LAB_RESULTS"
+	check_bad boot 1s2c --accel kvm
+else
+	echo "skip: --accel kvm refusal (KVM works here)"
+fi
 check_bad boot 1s4c --no-such-option
 check_bad boot
 # the other commands' option errors: one line too, never the whole usage
