@@ -18,6 +18,13 @@ for f in header_page header_event sched_switch sched_waking sched_wakeup sched_m
 done
 raw=$(ls "$run"/trace/trace-hackbench_mode=process/run0/cpu*.raw 2>/dev/null | wc -l)
 [ "$raw" -eq 4 ] || fail "expected 4 cpu*.raw files of run0, found $raw"
+# no trace_keep_mb: lab run keeps within the default 4 MiB per case, and
+# counts what it dropped (two runs a case: the slowest and the fastest stay)
+for m in process thread; do
+	grep -q "^trace: trace-hackbench_mode=$m: kept run[01] .*; dropped [01] runs\?, [0-9.]* MiB (budget 4 MiB)\$" "$TMP/out" ||
+		fail "lab run did not keep mode=$m's traces within the default budget"
+	[ -s "$run/trace/trace-hackbench_mode=$m/kept.json" ] || fail "no kept.json of mode=$m"
+done
 python3 - "$run/cases.json" <<'PY' || fail "checks on the decision metrics"
 import json, sys
 cases = json.load(open(sys.argv[1]))["cases"]
