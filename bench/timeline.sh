@@ -33,6 +33,8 @@ runs = 1
 warmup = 0
 deadline = 600
 counters = schedtrace
+# the one run is the page: keep it whatever its size (the default is 4 MiB)
+trace_keep_mb = 1024
 
 [params]
 groups = 2

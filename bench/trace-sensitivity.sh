@@ -7,6 +7,11 @@
 #   bench/trace-sensitivity.sh                  3 rounds on 2s2c2t, NO_WA_IDLE
 #   ROUNDS=3 TOPO=2s8c2t FEAT=NO_WA_IDLE bench/trace-sensitivity.sh
 #
+# Every boot is TCG (ACCEL=tcg unless set): the automatic choice probes
+# /dev/kvm for 1.5 s per boot, and on a loaded host a QEMU that cannot run
+# KVM vCPUs (nested, no vmx) may not have failed yet, so one boot of the
+# series got KVM and QEMU's assertion (seen on 2s8c2t at load 30).
+#
 # Prints per column the decision rows (every metric but "time") flagged
 # (improvement or regression: q < 0.05 and outside the no-change band),
 # their share, and the timing rows' verdicts of the same runs.  Exit 0 when
@@ -19,6 +24,7 @@ LAB=${LAB:-./lab}
 ROUNDS=${ROUNDS:-3}
 TOPO=${TOPO:-2s2c2t}
 FEAT=${FEAT:-NO_WA_IDLE}
+export ACCEL=${ACCEL:-tcg}
 TMP=$(mktemp -d /tmp/trace-sensitivity.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$TMP"' EXIT
 
@@ -27,6 +33,8 @@ die() { echo "trace-sensitivity: $*" >&2; exit 2; }
 command -v python3 >/dev/null || die "python3 is needed to read the JSON"
 
 rc=0
+echo "load before: $(uptime)"
+t0=$(date +%s)
 "$LAB" ab --topo "$TOPO" --base debian --test debian --suite trace --rounds "$ROUNDS" \
 	--variant "sched_feat=$FEAT" --label-base A --label-test A2 --results "$TMP" \
 	>"$TMP/out" 2>"$TMP/err" || rc=$?
@@ -35,7 +43,11 @@ if [ -z "$ab" ] || [ ! -s "$ab/compare.json" ]; then
 	sed 's/^/  /' "$TMP/out" "$TMP/err" >&2
 	die "lab ab exited $rc without a compare.json"
 fi
+t1=$(date +%s)
+echo "load after:  $(uptime)"
+nboots=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["boots"]))' "$ab/ab.json")
 echo "lab ab exited $rc (1: some row or case differs), $ab"
+echo "$nboots boots in $(( (t1 - t0) / 60 )) min $(( (t1 - t0) % 60 )) s, $(( (t1 - t0) / (nboots ? nboots : 1) )) s a boot (boot, case, trace shipping, metrics)"
 # A boot whose case did not pass (a busy host gives TCG guests RCU stall
 # splats) leaves its whole side without data in lab ab's pooled compare:
 # compare again, every side pooled from its passing boots, and say so.

@@ -4,6 +4,7 @@
 #include "common/lineerr.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,7 @@ enum plan_seen {
 	SEEN_TRACE_KB = 1u << 7, /* optional: not in SEEN_ALL */
 	SEEN_WC_GRACE = 1u << 8, /* optional */
 	SEEN_TRACE_KEEP = 1u << 9, /* optional */
+	SEEN_TRACE_RUN = 1u << 10, /* optional */
 };
 
 struct field {
@@ -464,7 +466,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "counters", 2 }, { "metric", 5 }, { "end", 1 },
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
 		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
-		{ "wc_grace_ms", 2 }, { "trace_keep_mb", 2 },
+		{ "wc_grace_ms", 2 }, { "trace_keep_mb", 2 }, { "trace_run_mb", 2 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -537,9 +539,14 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return once(ps, SEEN_WC_GRACE, "wc_grace_ms") ||
 		       parse_number(ps, &f[1], 0, PLAN_MAX_WC_GRACE_MS, "wc_grace_ms", &c->wc_grace_ms);
 	case 20:
+		c->trace_keep_set = 1;
 		return once(ps, SEEN_TRACE_KEEP, "trace_keep_mb") ||
-		       parse_number(ps, &f[1], 1, PLAN_MAX_TRACE_KEEP_MB, "trace_keep_mb",
+		       parse_number(ps, &f[1], 0, PLAN_MAX_TRACE_KEEP_MB, "trace_keep_mb",
 				    &c->trace_keep_mb);
+	case 21:
+		return once(ps, SEEN_TRACE_RUN, "trace_run_mb") ||
+		       parse_number(ps, &f[1], 1, PLAN_MAX_TRACE_RUN_MB, "trace_run_mb",
+				    &c->trace_run_mb);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -650,6 +657,25 @@ unsigned plan_deadline_s(const struct plan *p)
 	for (unsigned i = 0; i < p->nr_cases; i++)
 		total += p->cases[i].deadline_s;
 	return total;
+}
+
+unsigned plan_trace_keep_mb(const struct plan_case *c)
+{
+	return c->trace_keep_set ? c->trace_keep_mb : PLAN_TRACE_KEEP_DEFAULT_MB;
+}
+
+unsigned plan_trace_cpu_kb(const struct plan_case *c, unsigned ncpus, unsigned default_kb)
+{
+	unsigned kb = c->trace_kb ? c->trace_kb : default_kb;
+
+	if (c->trace_run_mb && ncpus) {
+		/* 64 GiB at most in KiB fits 32 bits with room */
+		unsigned share = (unsigned)((uint64_t)c->trace_run_mb * 1024 / ncpus);
+
+		if (share < kb)
+			kb = share;
+	}
+	return kb < PLAN_MIN_TRACE_KB ? PLAN_MIN_TRACE_KB : kb;
 }
 
 void plan_write_header(plan_emit_fn emit, void *ctx)
@@ -903,11 +929,17 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		snprintf(ms, sizeof(ms), "%u", c->wc_grace_ms);
 		emit_record(emit, ctx, "wc_grace_ms", ms, NULL, NULL, NULL);
 	}
-	if (c->trace_keep_mb) {
+	if (c->trace_keep_set) {
 		char mb[16];
 
 		snprintf(mb, sizeof(mb), "%u", c->trace_keep_mb);
 		emit_record(emit, ctx, "trace_keep_mb", mb, NULL, NULL, NULL);
+	}
+	if (c->trace_run_mb) {
+		char mb[16];
+
+		snprintf(mb, sizeof(mb), "%u", c->trace_run_mb);
+		emit_record(emit, ctx, "trace_run_mb", mb, NULL, NULL, NULL);
 	}
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;

@@ -39,8 +39,13 @@
  *   trace_keep_mb	<mb>			the case's budget of kept schedtrace
  *						runs: lab run keeps the failed,
  *						faulted, outlying, slowest and
- *						fastest within it (absent: every
- *						run); read by the host only
+ *						fastest within it (absent:
+ *						PLAN_TRACE_KEEP_DEFAULT_MB; 0:
+ *						none); read by the host only
+ *   trace_run_mb	<mb>			one run's trace budget: the runner
+ *						sizes each CPU's ring buffer to its
+ *						share, so a longer run keeps its
+ *						last part (absent: no cap)
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -69,8 +74,11 @@
 #define PLAN_MAX_TRACE_KB (1024u * 1024)
 /* grace of a work-conservation episode: 0 ms to 10 s */
 #define PLAN_MAX_WC_GRACE_MS 10000u
-/* a case's budget of kept traces: 1 MiB to 64 GiB */
+/* a case's budget of kept traces: 0 (none) to 64 GiB; a few MiB unless said */
 #define PLAN_MAX_TRACE_KEEP_MB 65536u
+#define PLAN_TRACE_KEEP_DEFAULT_MB 4u
+/* one run's trace: 1 MiB to 64 GiB over all CPUs */
+#define PLAN_MAX_TRACE_RUN_MB 65536u
 
 struct plan_param {
 	char key[64];
@@ -192,7 +200,9 @@ struct plan_case {
 	unsigned trace_kb;           /* per-CPU trace buffer; 0: the runner's default */
 	unsigned wc_grace_ms;        /* work-conservation grace, when wc_grace_set */
 	int wc_grace_set;            /* 0: the host's default (0 ms is a grace too) */
-	unsigned trace_keep_mb;      /* budget of kept traced runs; 0: keep every run */
+	unsigned trace_keep_mb;      /* budget of kept traced runs, when trace_keep_set */
+	int trace_keep_set;          /* 0: PLAN_TRACE_KEEP_DEFAULT_MB (0 MiB keeps none) */
+	unsigned trace_run_mb;       /* one run's trace budget over all CPUs; 0: none */
 };
 
 struct plan {
@@ -205,6 +215,15 @@ int plan_parse(const char *text, size_t len, struct plan *p, char *err, size_t e
 void plan_release(struct plan *p);
 /* Seconds the whole plan may take: the sum of its cases' deadlines. */
 unsigned plan_deadline_s(const struct plan *p);
+/* The case's budget of kept traces in MiB, its default when unset. */
+unsigned plan_trace_keep_mb(const struct plan_case *c);
+/*
+ * Each CPU's ring buffer in KiB for a machine of ncpus buffers: trace_kb
+ * (or default_kb when unset), capped by trace_run_mb's share per CPU, never
+ * below PLAN_MIN_TRACE_KB.  The buffer overwrites its oldest events when
+ * full, so a run longer than the cap keeps its last part (a flight recorder).
+ */
+unsigned plan_trace_cpu_kb(const struct plan_case *c, unsigned ncpus, unsigned default_kb);
 
 /* Appends the text form of one case to a caller-supplied writer. */
 typedef void (*plan_emit_fn)(void *ctx, const char *s, size_t len);

@@ -586,7 +586,10 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 
 		if (send_counters(o, c, "before") < 0)
 			return -1;
-		if (traced && schedtrace_setup(&trace, o, c->id, c->trace_kb) < 0)
+		/* trace_run_mb: each CPU's share, the ring overwriting its oldest */
+		if (traced && schedtrace_setup(&trace, o, c->id,
+					       plan_trace_cpu_kb(c, (unsigned)sysconf(_SC_NPROCESSORS_CONF),
+								 SCHEDTRACE_DEFAULT_KB)) < 0)
 			return -1;
 		for (unsigned r = 0; r < total; r++) {
 			struct run_report rep;

@@ -254,7 +254,9 @@ int cmd_run(int argc, const char **argv)
 			snprintf(r.reason, sizeof(r.reason), "%d case%s did not pass", bad, bad == 1 ? "" : "s");
 		}
 	}
-	keep_traces(&r, &parsed);
+	/* without the report the runs have no metrics to choose by: keep all */
+	if (bad >= 0)
+		keep_traces(&r, &parsed);
 	vx = json_object_new_object();
 	name_cases(&r, &rp, vx);
 	json_object_object_add(vx, "cases", json_object_new_int(cases ? (int)json_object_array_length(cases) : 0));

@@ -30,8 +30,8 @@ static int keep_case(const char *dir, const char *case_dir, const struct fault_m
 	struct tk_case kc = TK_CASE_INIT;
 	int ret = 0;
 
-	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, timeline_run_faulted, (void *)fm, &kc,
-			    &err) < 0) {
+	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, 0, timeline_run_faulted,
+			    (void *)fm, &kc, &err) < 0) {
 		error("%s", err.buf);
 		ret = 1;
 	}
@@ -109,7 +109,7 @@ int cmd_trace(int argc, const char **argv)
 	const struct lab_option opts[] = {
 		OPT_BOOL("keep", &keep, "keep only the runs that explain each case (failed, faulted, "
 			 "outliers, slowest, fastest) within the budget; remove the other runs' pages"),
-		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default 8)"),
+		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default 4)"),
 		OPT_STRING("case", &case_arg, "only this case (its id or its directory under trace/)"),
 		OPT_STRING("run", &run_str, "only this measured run (N as in runN)"),
 		OPT_UINT("top", &top, 1, 1000, "lines per digest section (default 5)"),

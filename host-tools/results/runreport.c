@@ -775,6 +775,12 @@ static void trace_note(struct case_data *cd, struct json_object *o, char *reason
 		json_object_object_add(st, "skip", json_object_get(why));
 		snprintf(reason + used, len - used, "; no sched trace metrics: %.200s",
 			 json_object_get_string(why));
+	} else if (cd->trace_lost_runs && cd->pc && cd->pc->trace_run_mb) {
+		/* a cap the scenario asked for: the flight recorder kept each end */
+		snprintf(reason + used, len - used,
+			 "; sched trace cut to the last %u MiB in %u run%s (trace_run_mb: the ring "
+			 "buffers overwrote their oldest events, see trace_lost_events)",
+			 cd->pc->trace_run_mb, cd->trace_lost_runs, cd->trace_lost_runs == 1 ? "" : "s");
 	} else if (cd->trace_lost_runs) {
 		snprintf(reason + used, len - used,
 			 "; sched trace lost events in %u run%s (buffer overflowed, see trace_lost_events)",

@@ -53,7 +53,8 @@ static int take(struct tk_run *x, uint64_t budget, uint64_t *used)
 {
 	if (x->keep)
 		return 1;
-	if (*used + x->bytes > budget)
+	/* 0 keeps none, not even a run without pages */
+	if (!budget || *used + x->bytes > budget)
 		return 0;
 	*used += x->bytes;
 	x->keep = 1;
@@ -133,17 +134,18 @@ void trace_keep_why(unsigned why, char *buf, size_t len)
 		}
 }
 
-int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_run *r, size_t n,
-		     uint64_t budget, struct strbuf *err)
+int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_case *kc,
+		     struct strbuf *err)
 {
 	struct json_object *doc = json_object_new_object(), *kept = json_object_new_array();
+	const struct tk_run *r = kc->r;
 	uint64_t dropped_bytes = 0;
 	size_t dropped = 0;
 	const char *text;
 	char *path;
 	int ret = 0;
 
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < kc->n; i++) {
 		char why[80];
 		struct json_object *o;
 
@@ -165,12 +167,21 @@ int trace_keep_apply(const char *run_dir, const char *case_dir, const struct tk_
 		json_object_object_add(o, "why", json_object_new_string(why));
 		json_object_object_add(o, "z", json_object_new_double(r[i].z));
 		json_object_object_add(o, "bytes", json_object_new_int64((int64_t)r[i].bytes));
+		json_object_object_add(o, "cut_events", json_object_new_int64((int64_t)r[i].cut_events));
 		json_object_array_add(kept, o);
 	}
-	json_object_object_add(doc, "budget_bytes", json_object_new_int64((int64_t)budget));
+	json_object_object_add(doc, "budget_bytes", json_object_new_int64((int64_t)kc->budget));
+	json_object_object_add(doc, "run_budget_bytes", kc->run_budget ?
+			       json_object_new_int64((int64_t)kc->run_budget) : NULL);
 	json_object_object_add(doc, "kept", kept);
 	json_object_object_add(doc, "dropped_runs", json_object_new_int64((int64_t)dropped));
 	json_object_object_add(doc, "dropped_bytes", json_object_new_int64((int64_t)dropped_bytes));
+	/* the flight recorder: a full ring buffer overwrites its oldest pages,
+	 * so what a cut run shipped is its end, never its start */
+	json_object_object_add(doc, "cut_runs", json_object_new_int64((int64_t)kc->cut));
+	json_object_object_add(doc, "cut_events", json_object_new_int64((int64_t)kc->cut_events));
+	json_object_object_add(doc, "cut_where", json_object_new_string(
+				       "guest: each CPU's ring buffer (buffer_size_kb) overwrote its oldest events"));
 	text = json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PRETTY);
 	path = xasprintf("%s/trace/%s/kept.json", run_dir, case_dir);
 	if (write_file_atomic_err(path, text, strlen(text), err) < 0)
@@ -294,26 +305,38 @@ void tk_case_release(struct tk_case *kc)
 	*kc = (struct tk_case)TK_CASE_INIT;
 }
 
-/* The raw pages of one kept run: cpu0.raw, cpu1.raw, ... up to the first gap. */
-static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run)
+/* The raw pages of one traced run (cpu0.raw, cpu1.raw, ... up to the first
+ * gap) and the events its buffers overwrote (statsN.txt, as shipped). */
+static uint64_t run_bytes(const char *dir, const char *case_dir, unsigned run, uint64_t *cut)
 {
 	uint64_t sum = 0;
 
+	*cut = 0;
 	for (unsigned c = 0; c < SCHEDTRACE_MAX_CPUS; c++) {
-		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c);
+		char *path = xasprintf("%s/trace/%s/run%u/cpu%u.raw", dir, case_dir, run, c), *text;
+		struct strbuf err = STRBUF_INIT;
 		struct stat st;
-		int ok = !stat(path, &st);
+		size_t len = 0;
+		int ok = !stat(path, &st), missing = 0;
 
 		free(path);
 		if (!ok)
 			break;
 		sum += (uint64_t)st.st_size;
+		path = xasprintf("%s/trace/%s/run%u/stats%u.txt", dir, case_dir, run, c);
+		text = json_read_bounded(path, 65536, &len, &missing, &err);
+		if (text)
+			*cut += schedtrace_stats_lost(text, len);
+		free(text);
+		free(path);
+		strbuf_release(&err);
 	}
 	return sum;
 }
 
 int trace_keep_case(const char *run_dir, const char *case_dir, uint64_t budget,
-		    tk_faulted_fn faulted, void *ctx, struct tk_case *kc, struct strbuf *err)
+		    uint64_t run_budget, tk_faulted_fn faulted, void *ctx, struct tk_case *kc,
+		    struct strbuf *err)
 {
 	char *path = xasprintf("%s/results.jsonl", run_dir), *text;
 	struct tk_run *all = NULL;
@@ -322,6 +345,7 @@ int trace_keep_case(const char *run_dir, const char *case_dir, uint64_t budget,
 	int higher = 0, missing = 0, ret = -1;
 
 	kc->budget = budget;
+	kc->run_budget = run_budget;
 	text = json_read_bounded(path, RUNFILE_MAX, &len, &missing, err);
 	free(path);
 	if (!text)
@@ -338,11 +362,15 @@ int trace_keep_case(const char *run_dir, const char *case_dir, uint64_t budget,
 		for (size_t i = 0; i < nr_all; i++)
 			if (all[i].run == on_disk[k])
 				*r = all[i];
-		r->bytes = run_bytes(run_dir, case_dir, on_disk[k]);
+		r->bytes = run_bytes(run_dir, case_dir, on_disk[k], &r->cut_events);
 		r->faults = faulted && faulted(ctx, case_dir, on_disk[k]);
+		if (r->cut_events) {
+			kc->cut++;
+			kc->cut_events += r->cut_events;
+		}
 	}
 	kc->dropped = trace_keep_choose(kc->r, kc->n, higher, budget, &kc->dropped_bytes);
-	ret = trace_keep_apply(run_dir, case_dir, kc->r, kc->n, budget, err);
+	ret = trace_keep_apply(run_dir, case_dir, kc, err);
 out:
 	free(all);
 	free(on_disk);
@@ -351,19 +379,34 @@ out:
 
 void trace_keep_summary(const char *case_dir, const struct tk_case *kc, struct strbuf *out)
 {
+	size_t kept = 0;
+
 	strbuf_addf(out, "%s: kept", case_dir);
 	for (size_t i = 0; i < kc->n; i++) {
 		char why[80];
 
 		if (!kc->r[i].keep)
 			continue;
+		kept++;
 		trace_keep_why(kc->r[i].why, why, sizeof(why));
 		if (kc->r[i].why & TK_OUTLIER)
 			strbuf_addf(out, " run%u (%s, z %.1f)", kc->r[i].run, why, kc->r[i].z);
 		else
 			strbuf_addf(out, " run%u (%s)", kc->r[i].run, why[0] ? why : "-");
 	}
-	strbuf_addf(out, "; dropped %zu run%s, %.1f MiB (budget %llu MiB)\n", kc->dropped,
+	if (!kept)
+		strbuf_addstr(out, " none");
+	strbuf_addf(out, "; dropped %zu run%s, %.1f MiB (budget %llu MiB)", kc->dropped,
 		    kc->dropped == 1 ? "" : "s", (double)kc->dropped_bytes / (1 << 20),
 		    (unsigned long long)(kc->budget >> 20));
+	if (kc->cut && kc->run_budget)
+		strbuf_addf(out, "; cut %zu run%s to the last %llu MiB (ring buffer, %llu events "
+			    "overwritten)", kc->cut, kc->cut == 1 ? "" : "s",
+			    (unsigned long long)(kc->run_budget >> 20),
+			    (unsigned long long)kc->cut_events);
+	else if (kc->cut)
+		strbuf_addf(out, "; cut %zu run%s to their end (ring buffer full, %llu events "
+			    "overwritten)", kc->cut, kc->cut == 1 ? "" : "s",
+			    (unsigned long long)kc->cut_events);
+	strbuf_addch(out, '\n');
 }

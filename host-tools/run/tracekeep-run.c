@@ -1,5 +1,5 @@
-/* tracekeep-run.c - lab run keeps, per case with trace_keep_mb, only the
- * traced runs that explain it, and says what it dropped. */
+/* tracekeep-run.c - lab run keeps, per traced case, only the runs that
+ * explain it within trace_keep_mb (or its default), and says what it dropped. */
 #include "run/tracekeep-run.h"
 
 #include <stdio.h>
@@ -23,7 +23,7 @@ int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *ou
 		struct tk_case kc = TK_CASE_INIT;
 		char *case_dir, *dir;
 
-		if (!c->trace_keep_mb || !(c->counters & PLAN_CNT_SCHEDTRACE))
+		if (!(c->counters & PLAN_CNT_SCHEDTRACE))
 			continue;
 		case_dir = schedtrace_case_dir(c->id);
 		dir = xasprintf("%s/trace/%s", run_dir, case_dir);
@@ -41,8 +41,9 @@ int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *ou
 			if (fault_marks_load(&fm, run_dir, &why) < 0)
 				strbuf_reset(&why);
 		}
-		if (trace_keep_case(run_dir, case_dir, (uint64_t)c->trace_keep_mb << 20,
-				    timeline_run_faulted, &fm, &kc, &why) < 0) {
+		if (trace_keep_case(run_dir, case_dir, (uint64_t)plan_trace_keep_mb(c) << 20,
+				    (uint64_t)c->trace_run_mb << 20, timeline_run_faulted, &fm, &kc,
+				    &why) < 0) {
 			if (!ret)
 				strbuf_addf(err, "case '%s': %s", c->id, why.buf);
 			strbuf_reset(&why);

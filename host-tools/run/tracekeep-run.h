@@ -1,6 +1,6 @@
-/* tracekeep-run.h - lab run's own keep of traced runs: a case with
- * trace_keep_mb keeps its failed, faulted, outlying, slowest and fastest
- * runs within that budget, as `lab trace --keep` does after the fact. */
+/* tracekeep-run.h - lab run's own keep of traced runs: a traced case keeps
+ * its failed, faulted, outlying, slowest and fastest runs within
+ * trace_keep_mb (or its default), as `lab trace --keep` does after the fact. */
 #ifndef LAB_RUN_TRACEKEEP_RUN_H
 #define LAB_RUN_TRACEKEEP_RUN_H
 
@@ -11,8 +11,8 @@
 #include "report/htmlreport.h"
 
 /*
- * Prunes the traces of run_dir's cases whose plan case has trace_keep_mb
- * (the cases of one matrix share a trace directory only when their ids do,
+ * Prunes the traces of run_dir's cases that traced (schedtrace), each
+ * within its plan_trace_keep_mb() (the cases of one matrix share a trace directory only when their ids do,
  * which they do not).  One summary line per pruned case is appended to out,
  * "trace: CASE: kept ...".  -1 with err when a case could not be pruned;
  * the others still are.

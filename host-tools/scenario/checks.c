@@ -72,7 +72,10 @@ int loader_check(struct loader *l)
 	if (l->key_lines[KEY_WC_GRACE_MS] && !(s->counters & PLAN_CNT_SCHEDTRACE))
 		return loader_fail_at(l, l->key_lines[KEY_WC_GRACE_MS],
 				      "'wc_grace_ms' without 'schedtrace' in counters");
-	if (s->trace_keep_mb && !(s->counters & PLAN_CNT_SCHEDTRACE))
+	if (l->key_lines[KEY_TRACE_RUN_MB] && !(s->counters & PLAN_CNT_SCHEDTRACE))
+		return loader_fail_at(l, l->key_lines[KEY_TRACE_RUN_MB],
+				      "'trace_run_mb' without 'schedtrace' in counters");
+	if (s->trace_keep_set && !(s->counters & PLAN_CNT_SCHEDTRACE))
 		return loader_fail_at(l, l->key_lines[KEY_TRACE_KEEP_MB],
 				      "'trace_keep_mb' without 'schedtrace' in counters");
 	for (unsigned i = 0; i < s->nr_faults; i++)

@@ -60,6 +60,8 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->wc_grace_ms = s->wc_grace_ms;
 		c->wc_grace_set = s->wc_grace_set;
 		c->trace_keep_mb = s->trace_keep_mb;
+		c->trace_keep_set = s->trace_keep_set;
+		c->trace_run_mb = s->trace_run_mb;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

@@ -45,7 +45,9 @@ struct scenario {
 	unsigned trace_kb;  /* trace_buffer_kb; 0: the runner's default */
 	unsigned wc_grace_ms; /* wc_grace_ms, when wc_grace_set */
 	int wc_grace_set;     /* 0: the host's default grace */
-	unsigned trace_keep_mb; /* trace_keep_mb; 0: every traced run is kept */
+	unsigned trace_keep_mb; /* trace_keep_mb, when trace_keep_set (0 keeps none) */
+	int trace_keep_set;     /* 0: PLAN_TRACE_KEEP_DEFAULT_MB */
+	unsigned trace_run_mb;  /* trace_run_mb; 0: no per-run cap */
 	unsigned nr_cases;  /* the matrix's size */
 };
 

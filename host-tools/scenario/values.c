@@ -13,7 +13,7 @@
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
 	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
-	"trace_keep_mb",
+	"trace_keep_mb", "trace_run_mb",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -87,6 +87,19 @@ static int set_number(struct loader *l, const char *key, const char *value, unsi
 	if (parse_uint(value, min, max, out))
 		return loader_fail_at(l, l->lineno, "bad value '%s' for '%s' (a number %u..%u)",
 			       scenario_quoted(value, shown, sizeof(shown)), key, min, max);
+	return 0;
+}
+
+/* A size in MiB: "4", not "4M" or "4 MiB" (the unit is in the key's name). */
+static int set_mib(struct loader *l, const char *key, const char *value, unsigned min,
+		   unsigned max, const char *what, unsigned *out)
+{
+	char shown[64];
+
+	if (parse_uint(value, min, max, out))
+		return loader_fail_at(l, l->lineno, "bad value '%s' for '%s' (%s: a whole number "
+			       "%u..%u)", scenario_quoted(value, shown, sizeof(shown)), key, what,
+			       min, max);
 	return 0;
 }
 
@@ -201,7 +214,7 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per, trace_buffer_kb, wc_grace_ms or trace_keep_mb)",
+			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb or trace_run_mb)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -241,7 +254,12 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 		s->wc_grace_set = 1;
 		return set_number(l, name, value, 0, PLAN_MAX_WC_GRACE_MS, &s->wc_grace_ms);
 	case KEY_TRACE_KEEP_MB:
-		return set_number(l, name, value, 1, PLAN_MAX_TRACE_KEEP_MB, &s->trace_keep_mb);
+		s->trace_keep_set = 1;
+		return set_mib(l, name, value, 0, PLAN_MAX_TRACE_KEEP_MB,
+			       "MiB of kept traces per case; 0 keeps none", &s->trace_keep_mb);
+	case KEY_TRACE_RUN_MB:
+		return set_mib(l, name, value, 1, PLAN_MAX_TRACE_RUN_MB,
+			       "MiB of one run's trace over all CPUs", &s->trace_run_mb);
 	default:
 		return set_counters(l, value);
 	}

@@ -24,6 +24,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < n; i++)
 			r[i].bytes = (uint64_t)(i * 4096);
 		trace_keep_choose(r, n, higher, 3 * 4096, &dropped);
+		/* a budget of 0 keeps none, whatever was read */
+		if (trace_keep_choose(r, n, higher, 0, &dropped) != n)
+			abort();
 		free(r);
 	}
 	return 0;

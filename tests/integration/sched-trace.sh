@@ -1,7 +1,8 @@
 # sched-trace - the smoke hackbench scenario with the sched tracepoints on,
 # in a 2-socket guest: the raw per-CPU pages and format files land under
 # trace/, our libtraceevent reader decodes them, and the wakeup placement and migration rows
-# are in cases.json with placement shares summing to 100 %.
+# are in cases.json with placement shares summing to 100 %; a 64 KiB buffer
+# loses events, and trace_run_mb = 1 cuts a longer run to its last MiB.
 . "$(dirname "$0")/lib.sh"
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/; s/^name = smoke-hackbench/name = trace-hackbench/' \
 	scenarios/smoke-hackbench.ini >"$TMP/trace.ini"
@@ -18,6 +19,13 @@ for f in header_page header_event sched_switch sched_waking sched_wakeup sched_m
 done
 raw=$(ls "$run"/trace/trace-hackbench_mode=process/run0/cpu*.raw 2>/dev/null | wc -l)
 [ "$raw" -eq 4 ] || fail "expected 4 cpu*.raw files of run0, found $raw"
+# no trace_keep_mb: lab run keeps within the default 4 MiB per case, and
+# counts what it dropped (two runs a case: the slowest and the fastest stay)
+for m in process thread; do
+	grep -q "^trace: trace-hackbench_mode=$m: kept run[01] .*; dropped [01] runs\?, [0-9.]* MiB (budget 4 MiB)\$" "$TMP/out" ||
+		fail "lab run did not keep mode=$m's traces within the default budget"
+	[ -s "$run/trace/trace-hackbench_mode=$m/kept.json" ] || fail "no kept.json of mode=$m"
+done
 python3 - "$run/cases.json" <<'PY' || fail "checks on the decision metrics"
 import json, sys
 cases = json.load(open(sys.argv[1]))["cases"]
@@ -87,5 +95,34 @@ c = json.load(open(sys.argv[1]))["cases"][0]
 assert c["metrics"]["trace_lost_events"]["mean"] > 0, c["metrics"]
 assert c["schedtrace"]["lost_runs"] > 0 and "lost events" in c["reason"], c["reason"]
 print("lost:", c["metrics"]["trace_lost_events"]["values"], "-", c["reason"])
+PY
+
+# trace_run_mb: the flight recorder.  1 MiB over 4 CPUs is a 256 KiB ring
+# per CPU, which 100 loops overflow: the guest overwrote the run's start,
+# shipped at most its budget, and the cut is counted and said
+sed 's/^mode = .*/mode = process/; s/^loops = .*/loops = 100/; s/^runs = .*/runs = 1/;
+     /^counters/a trace_run_mb = 1' "$TMP/trace.ini" >"$TMP/cut.ini"
+rc=0
+"$LAB" run --topo 2s2c --kernel debian --scenario "$TMP/cut.ini" --accel tcg \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ "$rc" -eq 0 ] || fail "lab run with trace_run_mb = 1 exited $rc"
+grep -q "^trace: trace-hackbench: kept run0 (slowest); dropped 0 runs, 0.0 MiB (budget 4 MiB); cut 1 run to the last 1 MiB (ring buffer, [0-9]* events overwritten)\$" "$TMP/out" ||
+	fail "lab run did not say the run was cut"
+python3 - "$run" <<'PY' || fail "checks on a run cut by trace_run_mb"
+import glob, json, os, sys
+run = sys.argv[1]
+c = json.load(open(run + "/cases.json"))["cases"][0]
+assert c["metrics"]["trace_lost_events"]["mean"] > 0, c["metrics"]
+assert "cut to the last 1 MiB in 1 run (trace_run_mb" in c["reason"], c["reason"]
+d = run + "/trace/trace-hackbench"
+k = json.load(open(d + "/kept.json"))
+assert k["run_budget_bytes"] == 1 << 20 and k["cut_runs"] == 1 and k["cut_events"] > 0, k
+assert k["kept"][0]["cut_events"] == k["cut_events"], k
+raw = sum(os.path.getsize(f) for f in glob.glob(d + "/run0/cpu*.raw"))
+# each CPU's ring: 256 KiB, plus the reader's spare page
+assert 0 < raw <= (1 << 20) + 4 * 4096, raw
+print("cut:", k["cut_events"], "events overwritten,", raw, "bytes shipped -", c["reason"])
 PY
 echo "ok"

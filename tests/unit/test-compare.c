@@ -9,6 +9,7 @@
 
 #include "report/compare.h"
 #include "report/summary.h"
+#include "results/schedtrace.h"
 
 #include <ftw.h>
 #include <json-c/json.h>
@@ -493,6 +494,55 @@ static void test_full_text_json_junit(void **state)
 	}
 }
 
+/* A case whose traces were pruned keeping outliers: every output's
+ * summary names the case, the side, the runs and their z (issue 15). */
+static void test_summary_kept_outliers(void **state)
+{
+	struct cmp_run runs[3];
+	struct comparison c;
+	struct strbuf out = STRBUF_INIT;
+	struct json_object *j, *items;
+	char *dirs[3], *cdir, *tdir;
+	int found = 0;
+
+	(void)state;
+	synth_runs(dirs);
+	cdir = schedtrace_case_dir("synth/clients=8");
+	tdir = xasprintf("%s/trace/%s", dirs[2], cdir);
+	assert_int_equal(mkdir_p(tdir, 0755), 0);
+	fx_write(tdir, "kept.json", "{\"kept\": [{\"run\": 3, \"why\": \"outlier,slowest\", "
+				    "\"z\": 5.1, \"bytes\": 4096}, {\"run\": 0, \"why\": \"fastest\", "
+				    "\"z\": -0.4, \"bytes\": 4096}], \"dropped_runs\": 8}");
+	for (int k = 0; k < 3; k++)
+		load(&runs[k], dirs[k], NULL);
+	comparison_build(&c, runs, 3);
+	comparison_text(&c, 0, &out);
+	assert_non_null(strstr(out.buf, "Kept outlier traces (lab trace RUN --case C --run N):\n"
+				"- synth/clients=8 in 6.1.0-slow: run3 (z 5.1, slowest)\n"));
+	/* the fastest run is kept too, but it is no outlier: not listed */
+	assert_null(strstr(out.buf, "run0 (z"));
+	j = comparison_json(&c);
+	assert_true(json_object_object_get_ex(j, "summary_items", &items));
+	for (size_t i = 0; i < json_object_array_length(items); i++) {
+		struct json_object *text;
+
+		if (json_object_object_get_ex(json_object_array_get_idx(items, i), "text", &text) &&
+		    !strcmp(json_object_get_string(text), "synth/clients=8 in 6.1.0-slow: run3 (z 5.1, slowest)"))
+			found = 1;
+	}
+	assert_true(found);
+	json_object_put(j);
+	assert_int_equal(remove_tree(tdir), 0);
+	free(tdir);
+	free(cdir);
+	strbuf_release(&out);
+	comparison_release(&c);
+	for (int k = 0; k < 3; k++) {
+		cmp_run_release(&runs[k]);
+		free(dirs[k]);
+	}
+}
+
 /* The summary is items; the text draws them, the JSON lists them, and
  * neither needs the other's layout. */
 static void test_summary_items(void **state)
@@ -861,6 +911,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_full_text_json_junit),
 		cmocka_unit_test(test_summary_items),
+		cmocka_unit_test(test_summary_kept_outliers),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_axes),
 		cmocka_unit_test(test_bad_cases_json),

@@ -130,6 +130,10 @@ static void full_case(struct plan_case *c, unsigned seed)
 	c->profile.nr_funcs = PLAN_MAX_PROFILE;
 	memset(c->profile.per, 'p', sizeof(c->profile.per) - 1);
 	memcpy(c->profile.per, "vmstat:", 7);
+	/* a keep budget of 0 (none) is written, and read back as set */
+	c->trace_keep_set = 1;
+	c->trace_keep_mb = seed % 2 ? 0 : PLAN_MAX_TRACE_KEEP_MB;
+	c->trace_run_mb = seed % 2 ? 1 : PLAN_MAX_TRACE_RUN_MB;
 }
 
 /* small_case with a fault and an invariant, as the scenario loader makes them */
@@ -656,6 +660,18 @@ static void test_malformed(void **state)
 	expect_bad(edit(6, "param\tgroups\t\tx.ini:5"), "line 6: empty param value");
 	expect_bad(edit(6, "param\tgroups\t4\t"), "line 6: empty param location");
 	expect_bad(edit(6, "param\tgroups\t4\tx.ini:5\r"), "line 6: control character 0x0d");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_run_mb\t0"),
+		   "line 12: trace_run_mb 0 is out of range 1..65536");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_run_mb\t65537"),
+		   "line 12: trace_run_mb 65537 is out of range 1..65536");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_run_mb\t2\ntrace_run_mb\t2"),
+		   "line 13: second 'trace_run_mb' record in case 'x'");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_keep_mb\t65537"),
+		   "line 12: trace_keep_mb 65537 is out of range 0..65536");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_keep_mb\t-1"),
+		   "line 12: trace_keep_mb is not a number 0..65536");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_keep_mb"),
+		   "line 12: 'trace_keep_mb' record has 1 fields, expected 2");
 	expect_bad(edit(6, "param\tgroups\t\x01\tx.ini:5"), "line 6: control character 0x01");
 
 	memset(big, 'k', 6 + 64);

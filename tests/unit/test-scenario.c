@@ -373,7 +373,7 @@ static void test_errors(void **state)
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
 		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb, "
-		  "wc_grace_ms or trace_keep_mb)" },
+		  "wc_grace_ms, trace_keep_mb or trace_run_mb)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
@@ -386,8 +386,28 @@ static void test_errors(void **state)
 		  "t.ini:2: bad value '10001' for 'wc_grace_ms' (a number 0..10000)" },
 		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_keep_mb = 8\n[metric t]\n"
 		  "better = lower\n", "t.ini:4: 'trace_keep_mb' without 'schedtrace' in counters" },
-		{ "[scenario]\ntrace_keep_mb = 0\n",
-		  "t.ini:2: bad value '0' for 'trace_keep_mb' (a number 1..65536)" },
+		{ "[scenario]\ntrace_keep_mb = -1\n",
+		  "t.ini:2: bad value '-1' for 'trace_keep_mb' (MiB of kept traces per case; 0 keeps "
+		  "none: a whole number 0..65536)" },
+		{ "[scenario]\ntrace_keep_mb = 4M\n",
+		  "t.ini:2: bad value '4M' for 'trace_keep_mb' (MiB of kept traces per case; 0 keeps "
+		  "none: a whole number 0..65536)" },
+		{ "[scenario]\ntrace_keep_mb = 65537\n",
+		  "t.ini:2: bad value '65537' for 'trace_keep_mb' (MiB of kept traces per case; 0 keeps "
+		  "none: a whole number 0..65536)" },
+		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_keep_mb = 0\n[metric t]\n"
+		  "better = lower\n", "t.ini:4: 'trace_keep_mb' without 'schedtrace' in counters" },
+		{ "[scenario]\ntrace_run_mb = 0\n",
+		  "t.ini:2: bad value '0' for 'trace_run_mb' (MiB of one run's trace over all CPUs: a "
+		  "whole number 1..65536)" },
+		{ "[scenario]\ntrace_run_mb = 2.5\n",
+		  "t.ini:2: bad value '2.5' for 'trace_run_mb' (MiB of one run's trace over all CPUs: a "
+		  "whole number 1..65536)" },
+		{ "[scenario]\ntrace_run_mb = 1\ntrace_run_mb = 2\n",
+		  "t.ini:3: duplicate key 'trace_run_mb' in [scenario] (first at line 2)" },
+		{ "[scenario]\nname = x\nworkload = hackbench\ncounters = tasks\ntrace_run_mb = 2\n"
+		  "[metric t]\nbetter = lower\n",
+		  "t.ini:5: 'trace_run_mb' without 'schedtrace' in counters" },
 		{ "[scenario]\nprofile = a b c d e f g h i\n",
 		  "t.ini:2: more than 8 functions in 'profile'" },
 		{ "[scenario]\nprofile = ,\n", "t.ini:2: 'profile' names no function" },
@@ -937,7 +957,7 @@ static void test_wc_grace_ms(void **state)
 }
 
 /* The keep budget travels to the host in the plan; without the key lab run
- * keeps every traced run (no record). */
+ * keeps within the default (no record), and 0 (keep none) is a budget too. */
 static void test_trace_keep_mb(void **state)
 {
 	struct strbuf out = STRBUF_INIT;
@@ -945,10 +965,11 @@ static void test_trace_keep_mb(void **state)
 
 	(void)state;
 	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
-		   "trace_keep_mb = 4\n[metric time]\nbetter = lower\n", &p, &back, &out);
-	assert_int_equal(p.cases[0].trace_keep_mb, 4);
-	assert_non_null(strstr(out.buf, "trace_keep_mb\t4\n"));
-	assert_int_equal(back.cases[0].trace_keep_mb, 4);
+		   "trace_keep_mb = 12\n[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_int_equal(p.cases[0].trace_keep_mb, 12);
+	assert_non_null(strstr(out.buf, "trace_keep_mb\t12\n"));
+	assert_int_equal(back.cases[0].trace_keep_mb, 12);
+	assert_int_equal(plan_trace_keep_mb(&back.cases[0]), 12);
 	plan_release(&back);
 	plan_release(&p);
 
@@ -956,8 +977,56 @@ static void test_trace_keep_mb(void **state)
 	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
 		   "[metric time]\nbetter = lower\n", &p, &back, &out);
 	assert_int_equal(p.cases[0].trace_keep_mb, 0);
+	assert_false(p.cases[0].trace_keep_set);
 	assert_null(strstr(out.buf, "trace_keep_mb"));
 	assert_int_equal(back.cases[0].trace_keep_mb, 0);
+	assert_int_equal(plan_trace_keep_mb(&back.cases[0]), PLAN_TRACE_KEEP_DEFAULT_MB);
+	assert_int_equal(PLAN_TRACE_KEEP_DEFAULT_MB, 4);
+	plan_release(&back);
+	plan_release(&p);
+
+	strbuf_reset(&out);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "trace_keep_mb = 0\n[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_true(p.cases[0].trace_keep_set);
+	assert_non_null(strstr(out.buf, "trace_keep_mb\t0\n"));
+	assert_true(back.cases[0].trace_keep_set);
+	assert_int_equal(plan_trace_keep_mb(&back.cases[0]), 0);
+	plan_release(&back);
+	plan_release(&p);
+	strbuf_release(&out);
+}
+
+/* The per-run budget travels to the runner, which sizes each CPU's ring
+ * buffer to its share (never above trace_buffer_kb, never below 64 KiB). */
+static void test_trace_run_mb(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct plan p = { 0 }, back = { 0 };
+
+	(void)state;
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "trace_run_mb = 16\n[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_int_equal(p.cases[0].trace_run_mb, 16);
+	assert_non_null(strstr(out.buf, "trace_run_mb\t16\n"));
+	assert_int_equal(back.cases[0].trace_run_mb, 16);
+	/* 32 CPUs: 512 KiB each; 2 CPUs: the default 4096 is smaller than 8 MiB */
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 32, 4096), 512);
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 2, 4096), 4096);
+	/* 1024 CPUs: 16 KiB would be a share, the floor is 64 */
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 1024, 4096), PLAN_MIN_TRACE_KB);
+	back.cases[0].trace_kb = 256;
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 32, 4096), 256);
+	plan_release(&back);
+	plan_release(&p);
+
+	strbuf_reset(&out);
+	round_trip("[scenario]\nname = tr\nworkload = hackbench\ncounters = schedtrace\n"
+		   "[metric time]\nbetter = lower\n", &p, &back, &out);
+	assert_int_equal(p.cases[0].trace_run_mb, 0);
+	assert_null(strstr(out.buf, "trace_run_mb"));
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 32, 4096), 4096);
+	assert_int_equal(plan_trace_cpu_kb(&back.cases[0], 0, 4096), 4096);
 	plan_release(&back);
 	plan_release(&p);
 	strbuf_release(&out);
@@ -1173,6 +1242,7 @@ int main(void)
 		cmocka_unit_test(test_trace_buffer_kb),
 		cmocka_unit_test(test_wc_grace_ms),
 		cmocka_unit_test(test_trace_keep_mb),
+		cmocka_unit_test(test_trace_run_mb),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),
