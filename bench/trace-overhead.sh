@@ -19,7 +19,7 @@
 #           tracing_on off: the tracepoints' own cost, without writing
 #           the ring buffer
 # A mode takes variants after a '+', each one more kernel command line
-# argument, and is compared with "off" of the same variants:
+# argument, and is compared with "off" of the same variants (or "off"):
 #   +nomit  mitigations=off (no PTI, retpolines, return thunks, VERW)
 #   +nopti  pti=off (only the page-table isolation)
 #   +nowakeup  the events without sched_wakeup (a later trace_event= wins;
@@ -33,9 +33,12 @@
 # "bare" is not a clock but this host: `lab bare` runs the same scenarios
 # (off and traced only; the host's kernel, its tracefs, restored after).
 # Prints per mode the mean of the per-boot means of hackbench's time, their
-# CV, the ratio to "off", the median of the per-boot medians and its ratio, the trace volume of the traced modes (raw page
-# bytes per second of measured run), and boots that did not pass (a busy
-# host gives RCU stall splats under TCG: their times are still used).
+# CV, the ratio to "off", the median of the per-boot medians and its
+# ratio, the pooled runs' median and minimum and their ratios, the trace
+# volume of the traced modes (raw page bytes per second of measured run),
+# hackbench's own context switches per run (its tasks' counters), and
+# boots that did not pass (a busy host gives RCU stall splats under TCG:
+# their times are still used).
 # A flight recorder (issue 15) would pay the "traced" mode's cost inside
 # each run: the ring buffer already overwrites, only the shipping after the
 # run would change.  Exit 0 when every traced ratio is at most 1.05, 1
@@ -159,9 +162,12 @@ for line in open(sys.argv[1]):
         notes.append("%s %s: %s %s" % (clock, mode[1], c["verdict"], c["reason"][:90]))
     if not times:
         continue
-    vol, evs = [], []
+    vol, evs, sws = [], [], []
     for l in open(run + "/results.jsonl"):
         r = json.loads(l)
+        tk = r.get("tasks")
+        if not r.get("warmup") and tk and "nr_voluntary_switches" in tk:
+            sws.append(tk["nr_voluntary_switches"] + tk["nr_involuntary_switches"])
         st = r.get("schedtrace")
         if r.get("warmup") or not st or "bytes" not in st:
             continue
@@ -173,16 +179,16 @@ for line in open(sys.argv[1]):
     rj = json.load(open(run + "/run.json"))
     tcg = rj.get("tcg_threads", "bare" if rj.get("backend") == "bare" else "?")
     ns_insn = 2 ** rj["icount_shift"] if rj.get("clock") == "virtual" and "icount_shift" in rj else None
-    by.setdefault(mode, []).append((statistics.mean(times), vol, tcg, statistics.median(times), evs, ns_insn, times))
+    by.setdefault(mode, []).append((statistics.mean(times), vol, tcg, statistics.median(times), evs, ns_insn, times, sws))
 def cv(xs):
     return 100 * statistics.stdev(xs) / statistics.mean(xs) if len(xs) > 1 else float("nan")
 print("trace overhead: hackbench process 1 group %s loops, %s, %s rounds, load after %s" %
       (sys.argv[5], sys.argv[2], sys.argv[3], sys.argv[4]))
 bad = 0
 for mode, rows in sorted(by.items()):
-    # "traced+nomit" against "off+nomit"
+    # "traced+nomit" against "off+nomit"; "traced+nowakeup" against "off"
     variant = mode[1][len(mode[1].split("+")[0]):]
-    off = by.get((mode[0], "off" + variant))
+    off = by.get((mode[0], "off" + variant)) or by.get((mode[0], "off"))
     base = statistics.mean(r[0] for r in off) if off else None
     means = [r[0] for r in rows]
     vols = [v for r in rows for v in r[1]]
@@ -209,6 +215,10 @@ for mode, rows in sorted(by.items()):
         line += " (%.3f, %.3f)" % (statistics.median(pool) / statistics.median(opool), min(pool) / min(opool))
     if vols:
         line += "  trace %.0f KiB/s" % (statistics.mean(vols) / 1024)
+    # hackbench's own context switches: the tracer changes them on SMP
+    sws = [x for r in rows for x in r[7]]
+    if sws:
+        line += "  %.0f switches/run" % statistics.mean(sws)
     # virtual time is instructions: the extra ones per recorded event
     evs = [e for r in rows for e in r[4]]
     ns = rows[0][5]
