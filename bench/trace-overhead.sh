@@ -22,9 +22,11 @@
 # argument, and is compared with "off" of the same variants (or "off"):
 #   +nomit  mitigations=off (no PTI, retpolines, return thunks, VERW)
 #   +nopti  pti=off (only the page-table isolation)
-#   +nowakeup  the events without sched_wakeup (a later trace_event= wins;
-#           the runner flips no event of a boot-traced guest): what one
-#           event less saves, its metrics are not derived then
+#   +nowakeup  the events without sched_wakeup: QEMU is started through a
+#           wrapper that takes it out of trace_event= on the command line
+#           (a second trace_event= adds to the first; the runner flips no
+#           event of a boot-traced guest; run.json keeps lab's line):
+#           what one event less saves, its metrics are not derived then
 # Clocks (CLOCKS, default "wall virtual"): every round runs every mode on
 # each clock; the virtual clock (QEMU icount, one TCG thread) counts
 # instructions, so its ratio is the tracer's cost without the host's load,
@@ -81,7 +83,7 @@ sed "s/^runs = .*/runs = $RUNS/; s/^mode = .*/mode = process/; s/^name = .*/name
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/' "$TMP/off.ini" >"$TMP/traced.ini"
 
 run_mode() { # MODE ROUND CLOCK
-	local base=${1%%+*} app="" v
+	local base=${1%%+*} app="" v qemu=""
 	local -a a=(run --topo "$TOPO" --kernel debian --accel tcg --clock "$3")
 	[ "$3" = bare ] && a=(bare --quiet)
 	if [ "$base" != "$1" ]; then
@@ -90,7 +92,7 @@ run_mode() { # MODE ROUND CLOCK
 			case $v in
 			nomit) app+=" mitigations=off" ;;
 			nopti) app+=" pti=off" ;;
-			nowakeup) app+=" trace_event=${events/,sched:sched_wakeup,/,}" ;;
+			nowakeup) qemu=$TMP/qemu-nowakeup ;;
 			*) die "unknown variant '$v' of mode '$1' (nomit, nopti, nowakeup)" ;;
 			esac
 		done
@@ -110,15 +112,16 @@ run_mode() { # MODE ROUND CLOCK
 	elif [ -n "$app" ]; then
 		a+=(--append "${app# }")
 	fi
+	[ -z "$qemu" ] || [ "$3" != bare ] || die "mode '$1' changes the guest's command line: not on bare"
 	local rc=0 t0=$SECONDS run
-	"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	env ${qemu:+LAB_QEMU="$qemu"} "$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 	run=$(sed -n 's/^results: //p' "$TMP/out")
 	# a loaded host now and then fails TCG's early IO-APIC timer check
 	# (a CRASH before any case): that boot says nothing of tracing, boot again
 	if [ "$rc" -ne 0 ] && grep -q "^verdict: CRASH" "$TMP/out" && grep -q "topology: not verified" "$TMP/out"; then
 		echo "round $2 $1: boot crashed before the cases ($(sed -n 's/^verdict: //p' "$TMP/out" | cut -c1-80)), again" >&2
 		rc=0
-		"$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
+		env ${qemu:+LAB_QEMU="$qemu"} "$LAB" "${a[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 		run=$(sed -n 's/^results: //p' "$TMP/out")
 	fi
 	# 1 is a case that did not pass (a splat): its times still count
@@ -129,6 +132,16 @@ run_mode() { # MODE ROUND CLOCK
 	echo "$3 $1 $run" >>"$TMP/runs"
 	echo "round $2 $3 $1: $((SECONDS - t0)) s wall, $(cut -d' ' -f1-3 /proc/loadavg) load, $run" >&2
 }
+
+# +nowakeup: the QEMU that lab starts, with sched_wakeup (not _new) taken
+# out of the kernel command line
+cat >"$TMP/qemu-nowakeup" <<EOF
+#!/bin/bash
+args=()
+for a in "\$@"; do args+=("\${a/,sched:sched_wakeup,/,}"); done
+exec ${LAB_QEMU:-qemu-system-x86_64} "\${args[@]}"
+EOF
+chmod +x "$TMP/qemu-nowakeup"
 
 read -r -a modes <<<"$MODES"
 read -r -a clocks <<<"$CLOCKS"
