@@ -180,7 +180,8 @@ long lv_meta_owner(const char *text)
 	xmlChar *v = NULL;
 	long pid = 0;
 
-	if (root && named(root, "run") && root->ns && !xmlStrcmp(root->ns->href, BAD_CAST LV_META_NS))
+	/* virDomainGetMetadata, asked by namespace, returns the element without it */
+	if (root && named(root, "run") && (!root->ns || !xmlStrcmp(root->ns->href, BAD_CAST LV_META_NS)))
 		v = xmlGetProp(root, BAD_CAST "pid");
 	if (v) {
 		char *end;

@@ -28,8 +28,9 @@ struct lv_restore_paths {
 char *lv_restore_xml(const char *saved, size_t len, const struct lv_restore_paths *paths,
 		     struct strbuf *err);
 
-/* The owner pid in a domain's lab metadata (the element virDomainGetMetadata
- * returns); 0 when text is not one. */
+/* The owner pid in a domain's lab metadata: the element virDomainGetMetadata
+ * returns for LV_META_NS (<run pid='N'/>, the namespace left out), or the
+ * element with it; 0 when text is not one. */
 long lv_meta_owner(const char *text);
 
 /* The <name> of a domain XML (caller frees), or NULL. */

@@ -19,6 +19,7 @@
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,6 +241,36 @@ static void touch_last_use(const struct warm *w)
 }
 
 /*
+ * When QEMU cannot load the stream (a damaged snapshot), libvirtd 9.0
+ * opens the image's path once more, after zstd has ended: on a FIFO that
+ * open waits for a writer forever, and the restore with it.  Once zstd is
+ * gone this thread opens the FIFO for writing now and then and closes it
+ * again: a reader blocked in open() gets EOF, a reader already reading is
+ * not affected (the data in the pipe stays, and EOF comes only when no
+ * writer is left).  It ends with warm_restore_end().
+ */
+static void *kick_fifo(void *arg)
+{
+	struct warm *w = arg;
+
+	while (!w->fifo_kick_stop) {
+		siginfo_t si = { 0 };
+		struct timespec ts = { 0, 100 * 1000000L };
+
+		/* WNOWAIT: finish_command_timeout() reaps it later */
+		if (waitid(P_PID, (id_t)w->unzip.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid) {
+			int fd = open(w->fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+			if (fd >= 0)
+				close(fd);
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/*
  * libvirtd opens the image by path and reads it from start to end (its
  * header, the domain XML, QEMU's stream): a FIFO, fed by zstd -d, is such
  * a path, and nothing is decompressed to disk.  zstd writes into it
@@ -299,6 +330,8 @@ static int libvirt_restore_begin(struct warm *w, struct backend_conf *conf, cons
 		return -1;
 	}
 	close(fd);
+	w->fifo_kick_stop = 0;
+	w->fifo_kick_started = !pthread_create(&w->fifo_kick, NULL, kick_fifo, w);
 	conf->restore = 1;
 	conf->incoming_fd = -1;
 	conf->restore_path = fifo;
@@ -378,6 +411,11 @@ void warm_restore_end(struct warm *w)
 	/* a cold boot after a failed restore is like any other */
 	if (w->thp_disabled && prctl(PR_SET_THP_DISABLE, 0, 0, 0, 0) == 0)
 		w->thp_disabled = 0;
+	if (w->fifo_kick_started) {
+		w->fifo_kick_stop = 1;
+		pthread_join(w->fifo_kick, NULL);
+		w->fifo_kick_started = 0;
+	}
 	if (w->unzip.pid > 0) {
 		/* a truncated or foreign stream makes QEMU stop reading */
 		if (finish_command_timeout(&w->unzip, 2000) == -2)

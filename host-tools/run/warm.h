@@ -3,6 +3,7 @@
 #ifndef LAB_WARM_H
 #define LAB_WARM_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -49,6 +50,9 @@ struct warm {
 	struct strbuf saved_xml;    /* libvirt restore: the domain XML saved */
 	char *fifo_dir;             /* libvirt restore: the FIFO libvirtd reads, */
 	char *fifo_path;            /* in a directory of its own */
+	pthread_t fifo_kick;        /* see warm.c's kick_fifo() */
+	int fifo_kick_started;
+	volatile int fifo_kick_stop;
 	int busy;                   /* libvirt restore: another lab runs the
 	                             * snapshot's domain; it stays, unused */
 	char why[256];              /* why a save or restore failed, one line */

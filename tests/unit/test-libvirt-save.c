@@ -206,7 +206,9 @@ static void test_meta_owner(void **state)
 	assert_int_equal(lv_meta_owner("<lab:run xmlns:lab=\"" LV_META_NS "\" pid=\"-3\"/>"), 0);
 	assert_int_equal(lv_meta_owner("<lab:run xmlns:lab=\"" LV_META_NS "\" pid=\"12x\"/>"), 0);
 	assert_int_equal(lv_meta_owner("<lab:run xmlns:lab=\"" LV_META_NS "\"/>"), 0);
-	assert_int_equal(lv_meta_owner("<run pid=\"5\"/>"), 0);
+	/* as virDomainGetMetadata returns it: without the namespace */
+	assert_int_equal(lv_meta_owner("<run pid=\"5\"/>\n"), 5);
+	assert_int_equal(lv_meta_owner("<other pid=\"5\"/>"), 0);
 	assert_int_equal(lv_meta_owner(""), 0);
 	assert_int_equal(lv_meta_owner(NULL), 0);
 }
