@@ -571,8 +571,14 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	/* libvirtd writes and reads its save image on the hypervisor's host */
 	if (r->warm && r->ops == &backend_libvirt && libvirt_uri_remote(libvirt_uri(r->uri))) {
-		strbuf_addf(err, "--warm under libvirt needs a local URI and its sockets (qemu:///system, "
-			    "no LIBVIRT_REMOTE=1); '%s' boots with --cold", libvirt_uri(r->uri));
+		const char *uri = libvirt_uri(r->uri);
+
+		if (strstr(uri, ":///"))
+			strbuf_addstr(err, "--warm under libvirt reads the serial ports through local "
+				      "sockets: unset LIBVIRT_REMOTE, or run --cold");
+		else
+			strbuf_addf(err, "--warm under libvirt needs a local URI such as qemu:///system "
+				    "(libvirtd at '%s' writes its save image on its own host): run it --cold", uri);
 		return -1;
 	}
 	if (r->warm && r->plan_len + 256 > WIRE_MAX_PAYLOAD) {
