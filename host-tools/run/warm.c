@@ -8,6 +8,7 @@
 #include "kernel/kbuild.h"
 #include "lib/json.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -270,6 +271,28 @@ static void *kick_fifo(void *arg)
 	return NULL;
 }
 
+/* A lab killed during a libvirt restore leaves its FIFO's directory;
+ * the next restore removes those whose lab is gone. */
+static void sweep_fifo_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		long pid;
+		char *path;
+
+		if (sscanf(e->d_name, "warm-%ld-", &pid) != 1 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", tmp, e->d_name);
+		remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
 /*
  * libvirtd opens the image by path and reads it from start to end (its
  * header, the domain XML, QEMU's stream): a FIFO, fed by zstd -d, is such
@@ -304,6 +327,7 @@ static int libvirt_restore_begin(struct warm *w, struct backend_conf *conf, cons
 		char *tmp = xasprintf("%s/tmp", lab_cache_dir());
 
 		mkdir_p(tmp, 0755);
+		sweep_fifo_dirs(tmp);
 		free(tmp);
 	}
 	if (!mkdtemp(tmpl)) {

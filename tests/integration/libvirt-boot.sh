@@ -171,6 +171,7 @@ virsh -c $URI list --name | grep -qx "$name" || fail "test premise: SIGKILL ende
 warm_run lv-orphan
 [ "$start" = warm ] || fail "the run after a killed restore was not restored"
 gone "$name"
+ls -d "$TMP/lvcache/tmp/warm-$pid-"* >/dev/null 2>&1 && fail "the killed restore's FIFO directory was not swept"
 
 # a snapshot libvirt cannot load (its stream damaged, size intact) is
 # deleted with one line and the run boots cold (and saves a new one)
