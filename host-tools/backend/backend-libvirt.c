@@ -5,6 +5,7 @@
 #include "backend/backend.h"
 #include "backend/daemon.h"
 #include "backend/libvirt-remote.h"
+#include "backend/libvirt-save.h"
 #include "common/io.h"
 #include "lib/json.h"
 
@@ -41,8 +42,10 @@ struct libvirt_priv {
 	virDomainPtr dom;
 	char *uri;
 	char *name;
+	char *dom_name;      /* the domain's: a restored one keeps its saver's */
 	char *run_dir;
 	char dir[PATH_MAX];  /* the private directory, "" when none */
+	char *restored_xml;  /* warm start: the dxml of the last restore */
 	int listen_fd[2];    /* console, records */
 	int destroyed;
 	int streams;         /* remote mode: pool uploads and console streams */
@@ -371,6 +374,86 @@ static void save_domain_xml(const struct backend_conf *conf, const char *xml)
 	free(dst);
 }
 
+/*
+ * libvirt's restore has no AUTODESTROY: a restored domain names its lab in
+ * <metadata> (libvirt-save.h), and a lab that finds one whose lab is gone
+ * destroys it, as the kernel would have on the connection's close.
+ */
+static void sweep_orphans(virConnectPtr conn)
+{
+	virDomainPtr *doms = NULL;
+	int n = virConnectListAllDomains(conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+
+	for (int i = 0; i < n; i++) {
+		char *meta = virDomainGetMetadata(doms[i], VIR_DOMAIN_METADATA_ELEMENT,
+						  LV_META_NS, VIR_DOMAIN_AFFECT_LIVE);
+		long pid = lv_meta_owner(meta);
+
+		if (pid > 0 && pid != (long)getpid() && kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			virDomainDestroy(doms[i]);
+		free(meta);
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+}
+
+/*
+ * Restores the save image at image (a file, or a FIFO a decompressor feeds)
+ * with its XML pointed at this run's private directory.  Name and uuid are
+ * the saving run's (libvirt's ABI check insists), so one snapshot restores
+ * once at a time per libvirtd: a second lab finds the domain running.
+ */
+static int restore_domain(struct libvirt_priv *p, const char *image, const char *saved,
+			  char *const *path, struct strbuf *err)
+{
+	struct lv_restore_paths rp = {
+		.kernel = path[ST_KERNEL], .initrd = path[ST_INITRD],
+		.console = path[ST_CONSOLE], .records = path[ST_RECORDS],
+		.owner_pid = (long)getpid(),
+	};
+	virDomainPtr other;
+	char *name;
+
+	free(p->restored_xml);
+	p->restored_xml = saved ? lv_restore_xml(saved, strlen(saved), &rp, err) : NULL;
+	if (!p->restored_xml) {
+		if (!saved)
+			strbuf_addstr(err, "no saved domain XML to restore with");
+		return -1;
+	}
+	name = lv_domain_name(p->restored_xml, strlen(p->restored_xml));
+	if (!name) {
+		strbuf_addstr(err, "saved domain XML has no <name>");
+		return -1;
+	}
+	sweep_orphans(p->conn);
+	other = virDomainLookupByName(p->conn, name);
+	if (other && virDomainIsActive(other) == 1) {
+		strbuf_addf(err, "domain '%s' of this snapshot is running (another lab restored it)", name);
+		virDomainFree(other);
+		free(name);
+		return -1;
+	}
+	if (other)
+		virDomainFree(other);
+	if (virDomainRestoreFlags(p->conn, image, p->restored_xml, VIR_DOMAIN_SAVE_RUNNING) < 0) {
+		add_lv_error(err, "virDomainRestoreFlags");
+		free(name);
+		return -1;
+	}
+	if (p->dom)
+		virDomainFree(p->dom);
+	p->dom = virDomainLookupByName(p->conn, name);
+	free(p->dom_name);
+	p->dom_name = name;
+	if (!p->dom) {
+		add_lv_error(err, "the restored domain");
+		return -1;
+	}
+	p->destroyed = 0;
+	return 0;
+}
+
 static int create_local(struct libvirt_priv *p, struct backend *b,
 			const struct backend_conf *conf, struct strbuf *err)
 {
@@ -380,6 +463,7 @@ static int create_local(struct libvirt_priv *p, struct backend *b,
 	int ret = -1;
 
 	sweep_stale_dirs();
+	sweep_orphans(p->conn);
 	if (make_private_dir(p, gid, err) < 0)
 		return -1;
 	for (unsigned i = 0; i < NR_STAGED; i++)
@@ -392,6 +476,13 @@ static int create_local(struct libvirt_priv *p, struct backend *b,
 	if ((conf->kernel && stage_file(conf->kernel, path[ST_KERNEL], gid, err) < 0) ||
 	    (conf->initrd && stage_file(conf->initrd, path[ST_INITRD], gid, err) < 0))
 		goto out;
+	if (conf->restore && conf->restore_path) {
+		if (restore_domain(p, conf->restore_path, conf->restore_xml, path, err) < 0)
+			goto out;
+		save_domain_xml(conf, p->restored_xml);
+		ret = accept_both(p, b, 30000, err);
+		goto out;
+	}
 	xml = libvirt_domain_xml(conf, conf->kernel ? path[ST_KERNEL] : NULL,
 				 conf->initrd ? path[ST_INITRD] : NULL,
 				 path[ST_CONSOLE], path[ST_RECORDS]);
@@ -492,6 +583,32 @@ int libvirt_check(const char *want, struct strbuf *err)
 	}
 	virConnectClose(conn);
 	return 0;
+}
+
+int libvirt_domain_busy(const char *want, const char *saved_xml, struct strbuf *err)
+{
+	char *name = lv_domain_name(saved_xml, strlen(saved_xml));
+	virConnectPtr conn;
+	virDomainPtr dom;
+	int busy = 0;
+
+	if (!name)
+		return 0;
+	virSetErrorFunc(NULL, quiet_libvirt);
+	conn = virConnectOpen(libvirt_uri(want));
+	if (conn) {
+		sweep_orphans(conn);
+		dom = virDomainLookupByName(conn, name);
+		if (dom && virDomainIsActive(dom) == 1) {
+			strbuf_addf(err, "its domain '%s' runs in another lab's restore", name);
+			busy = 1;
+		}
+		if (dom)
+			virDomainFree(dom);
+		virConnectClose(conn);
+	}
+	free(name);
+	return busy;
 }
 
 static int libvirt_start(struct backend *b, const struct backend_conf *conf, struct strbuf *err)
@@ -647,6 +764,68 @@ static int libvirt_vcpu_set(struct backend *b, unsigned vcpu, int online, struct
 	return -1;
 }
 
+/*
+ * libvirt's save ends the domain; the run goes on with the guest restored
+ * from the image just written (its sockets are this run's still: QEMU
+ * connects again, and the new connections take the old fds' numbers, so
+ * that the session reads on as before).  The records channel is quiet
+ * meanwhile: the runner is parked, waiting for its plan.
+ */
+static int libvirt_save_file(struct backend *b, const char *image, char **xml,
+			     struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+	int *fd[2] = { &b->console_fd, &b->record_fd };
+	char *path[NR_STAGED] = { NULL };
+	char *saved;
+	int ret = -1;
+
+	if (!p || !p->dom || p->destroyed) {
+		strbuf_addstr(err, "the domain is not running");
+		return -1;
+	}
+	if (p->streams || !p->dir[0]) {
+		strbuf_addstr(err, "libvirt's save image would be on the hypervisor's host: a local URI saves");
+		return -1;
+	}
+	if (virDomainSaveFlags(p->dom, image, NULL, VIR_DOMAIN_SAVE_RUNNING) < 0) {
+		add_lv_error(err, "virDomainSaveFlags");
+		return -1;
+	}
+	p->destroyed = 1;
+	saved = virDomainSaveImageGetXMLDesc(p->conn, image, VIR_DOMAIN_SAVE_IMAGE_XML_SECURE);
+	if (!saved) {
+		add_lv_error(err, "virDomainSaveImageGetXMLDesc");
+		return -1;
+	}
+	for (unsigned i = 0; i < NR_STAGED; i++)
+		path[i] = staged_path(p, i);
+	if (restore_domain(p, image, saved, path, err) < 0)
+		goto out;
+	for (unsigned i = 0; i < 2; i++) {
+		int nfd = accept_one(p->listen_fd[i], now_ns() + 30000000000ull);
+
+		if (nfd < 0) {
+			strbuf_addf(err, "the restored QEMU did not connect to '%s'", path[ST_CONSOLE + i]);
+			goto out;
+		}
+		if (*fd[i] >= 0) {
+			dup3(nfd, *fd[i], O_CLOEXEC);
+			close(nfd);
+		} else {
+			*fd[i] = nfd;
+		}
+	}
+	*xml = saved;
+	saved = NULL;
+	ret = 0;
+out:
+	for (unsigned i = 0; i < NR_STAGED; i++)
+		free(path[i]);
+	free(saved);
+	return ret;
+}
+
 /* libvirt sends QEMU's stderr to virtlogd; the run keeps a copy, as the
  * QEMU backend's qemu.log, and libvirt's log of a transient domain goes. */
 static void keep_qemu_log(struct libvirt_priv *p)
@@ -656,7 +835,7 @@ static void keep_qemu_log(struct libvirt_priv *p)
 
 	if (!p->run_dir || strcmp(p->uri, "qemu:///system"))
 		return;
-	from = xasprintf("/var/log/libvirt/qemu/%s.log", p->name);
+	from = xasprintf("/var/log/libvirt/qemu/%s.log", p->dom_name ? p->dom_name : p->name);
 	text = read_file(from, &len);
 	if (text) {
 		to = xasprintf("%s/qemu.log", p->run_dir);
@@ -709,6 +888,8 @@ static void libvirt_release(struct backend *b)
 	lv_pool_remove(&p->pool);
 	free(p->uri);
 	free(p->name);
+	free(p->dom_name);
+	free(p->restored_xml);
 	free(p->run_dir);
 	free(p);
 	b->priv = NULL;
@@ -731,6 +912,7 @@ const struct backend_ops backend_libvirt = {
 	.dump_vcpus = libvirt_dump_vcpus,
 	.qmp = libvirt_qmp,
 	.vcpu_set = libvirt_vcpu_set,
+	.save_file = libvirt_save_file,
 	.stop = libvirt_stop,
 	.release = libvirt_release,
 };

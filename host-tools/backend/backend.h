@@ -30,6 +30,9 @@ struct backend_conf {
 	int restore;           /* warm start: load the guest from incoming_fd (a
 	                        * stream save() wrote) instead of booting it */
 	int incoming_fd;
+	const char *restore_path; /* libvirt: the save image to restore (a file
+	                           * or a FIFO libvirtd reads), with restore */
+	const char *restore_xml;  /* libvirt: the domain XML saved with it */
 };
 
 /*
@@ -69,6 +72,12 @@ struct backend_ops {
 	/* Warm start: writes the whole guest (stopped for the while) to fd,
 	 * then lets it run on; NULL where the backend cannot save. */
 	int (*save)(struct backend *b, int fd, struct strbuf *err);
+	/* Warm start where the hypervisor writes the file itself (libvirt's
+	 * save image at path, on this host): the guest is saved, which ends
+	 * it, and restored from path at once, so that this run goes on with
+	 * the same console and record fds.  *xml gets the domain XML the
+	 * image holds (caller frees).  NULL where the backend has no such. */
+	int (*save_file)(struct backend *b, const char *path, char **xml, struct strbuf *err);
 	/* Graceful end when possible (QMP quit), then kill; always reaps.
 	 * Returns the hypervisor's exit status, or -1. */
 	int (*stop)(struct backend *b, int timeout_ms);
@@ -101,6 +110,12 @@ int libvirt_qmp_reply(const char *cmd, const char *text, struct json_object **re
  * (started when local, absent and we are root), a connection opens.
  * -1 with one line in err. */
 int libvirt_check(const char *want, struct strbuf *err);
+
+/* Warm start under libvirt: 1 when the domain a saved XML names runs on
+ * uri in another living lab (a restored domain keeps its saver's name and
+ * uuid, so one snapshot restores once at a time), with why in err; its
+ * orphans (their lab is gone) are destroyed first.  0 otherwise. */
+int libvirt_domain_busy(const char *uri, const char *saved_xml, struct strbuf *err);
 
 /* The domain XML the libvirt backend creates (caller frees): the topology's
  * domain with kernel, initrd and cmdline at the given paths and the two

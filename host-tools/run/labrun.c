@@ -573,11 +573,21 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		if (image_probe(&r->image, err) < 0)
 			return -1;
 	}
-	if (r->warm && (r->ops != &backend_qemu || r->image_path || !r->plan_text)) {
-		strbuf_addstr(err, r->ops != &backend_qemu ?
-			      "--warm needs the qemu backend (libvirt's save and restore are not wired up)" :
-			      r->image_path ? "--warm cannot restore a guest with a disk image (--image)" :
+	if (r->warm && (r->image_path || !r->plan_text)) {
+		strbuf_addstr(err, r->image_path ? "--warm cannot restore a guest with a disk image (--image)" :
 			      "--warm needs a plan to send: lab run");
+		return -1;
+	}
+	/* libvirtd writes and reads its save image on the hypervisor's host */
+	if (r->warm && r->ops == &backend_libvirt && libvirt_uri_remote(libvirt_uri(r->uri))) {
+		const char *uri = libvirt_uri(r->uri);
+
+		if (strstr(uri, ":///"))
+			strbuf_addstr(err, "--warm under libvirt reads the serial ports through local "
+				      "sockets: unset LIBVIRT_REMOTE, or run --cold");
+		else
+			strbuf_addf(err, "--warm under libvirt needs a local URI such as qemu:///system "
+				    "(libvirtd at '%s' writes its save image on its own host): run it --cold", uri);
 		return -1;
 	}
 	if (r->warm && r->plan_len + 256 > WIRE_MAX_PAYLOAD) {
@@ -789,10 +799,16 @@ static void warm_save_cb(void *ctx, struct backend *b)
 /* One line, and the snapshot goes: a later run must not trip on it again. */
 static void warm_fallback(struct lab_run *r, struct strbuf *err)
 {
-	printf("start: snapshot %.12s did not restore (%s); deleted, booting cold\n",
-	       r->warm_state.key, err->buf);
+	if (r->warm_state.busy) {
+		/* sound, only in use (libvirt): it stays, and this boot is not saved */
+		printf("start: snapshot %.12s is in use (%s); booting cold\n", r->warm_state.key, err->buf);
+		r->warm_state.restoring = 0;
+	} else {
+		printf("start: snapshot %.12s did not restore (%s); deleted, booting cold\n",
+		       r->warm_state.key, err->buf);
+		warm_drop(&r->warm_state);
+	}
 	fflush(stdout);
-	warm_drop(&r->warm_state);
 	r->start = "cold";
 }
 
@@ -964,6 +980,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 
 		if (restoring && warm_restore_begin(&r->warm_state, &conf, &err) < 0) {
 			warm_fallback(r, &err);
+			if (r->warm_state.busy)
+				sw.save = NULL;
+			strbuf_reset(&err);
 			restoring = 0;
 		}
 		sw.restore = restoring;

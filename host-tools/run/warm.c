@@ -8,6 +8,7 @@
 #include "kernel/kbuild.h"
 #include "lib/json.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -57,6 +59,8 @@ void warm_key_text(const struct backend_conf *conf, const char *backend,
 	c.cmdline = cmd.buf;
 	qemu_build_argv(&c, 0, 0, 0, &argv);
 	strbuf_addf(out, "schedlab warm 1\nbackend %s\nqemu %s\n", backend, qemu_version);
+	if (!strcmp(backend, "libvirt"))
+		strbuf_addf(out, "uri %s\n", libvirt_uri(conf->uri));
 	for (size_t i = 0; i < argv.nr; i++)
 		strbuf_addf(out, "arg %s\n", argv.v[i]);
 	strvec_clear(&argv);
@@ -114,7 +118,7 @@ int warm_key(const struct backend_conf *conf, const char *backend, const char *q
 void warm_init(struct warm *w, const char *key)
 {
 	memset(w, 0, sizeof(*w));
-	w->dir.buf = w->prefix.buf = w->plan_frame.buf = strbuf_empty;
+	w->dir.buf = w->prefix.buf = w->plan_frame.buf = w->saved_xml.buf = strbuf_empty;
 	child_process_init(&w->unzip);
 	snprintf(w->key, sizeof(w->key), "%s", key);
 	strbuf_addf(&w->dir, "%s/snapshots/%s", lab_cache_dir(), key);
@@ -133,6 +137,7 @@ void warm_release(struct warm *w)
 	strbuf_release(&w->dir);
 	strbuf_release(&w->prefix);
 	strbuf_release(&w->plan_frame);
+	strbuf_release(&w->saved_xml);
 }
 
 int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf *err)
@@ -227,6 +232,137 @@ static int state_intact(const struct warm *w, struct strbuf *err)
 	return ret;
 }
 
+static void touch_last_use(const struct warm *w)
+{
+	char *path = xasprintf("%s/last-use", w->dir.buf);
+
+	write_file_atomic(path, "", 0);
+	free(path);
+}
+
+/*
+ * When QEMU cannot load the stream (a damaged snapshot), libvirtd 9.0
+ * opens the image's path once more, after zstd has ended: on a FIFO that
+ * open waits for a writer forever, and the restore with it.  Once zstd is
+ * gone this thread opens the FIFO for writing now and then and closes it
+ * again: a reader blocked in open() gets EOF, a reader already reading is
+ * not affected (the data in the pipe stays, and EOF comes only when no
+ * writer is left).  It ends with warm_restore_end().
+ */
+static void *kick_fifo(void *arg)
+{
+	struct warm *w = arg;
+
+	while (!w->fifo_kick_stop) {
+		siginfo_t si = { 0 };
+		struct timespec ts = { 0, 100 * 1000000L };
+
+		/* WNOWAIT: finish_command_timeout() reaps it later */
+		if (waitid(P_PID, (id_t)w->unzip.pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid) {
+			int fd = open(w->fifo_path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+
+			if (fd >= 0)
+				close(fd);
+		}
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* A lab killed during a libvirt restore leaves its FIFO's directory;
+ * the next restore removes those whose lab is gone. */
+static void sweep_fifo_dirs(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+
+	while (d && (e = readdir(d))) {
+		long pid;
+		char *path;
+
+		if (sscanf(e->d_name, "warm-%ld-", &pid) != 1 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", tmp, e->d_name);
+		remove_tree(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+/*
+ * libvirtd opens the image by path and reads it from start to end (its
+ * header, the domain XML, QEMU's stream): a FIFO, fed by zstd -d, is such
+ * a path, and nothing is decompressed to disk.  zstd writes into it
+ * through a read-write descriptor, so that it never sees EPIPE before
+ * libvirtd has opened its end.
+ */
+static int libvirt_restore_begin(struct warm *w, struct backend_conf *conf, const char *xml_path,
+				 const char *state, struct strbuf *err)
+{
+	char *tmpl = xasprintf("%s/tmp/warm-%ld-XXXXXX", lab_cache_dir(), (long)getpid());
+	char *fifo, *xml;
+	size_t len;
+
+	int fd;
+
+	xml = read_file(xml_path, &len);
+	if (!xml) {
+		strbuf_addf(err, "cannot read '%s': %s", xml_path, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	strbuf_reset(&w->saved_xml);
+	strbuf_add(&w->saved_xml, xml, len);
+	free(xml);
+	if (libvirt_domain_busy(conf->uri, w->saved_xml.buf, err)) {
+		w->busy = 1;
+		free(tmpl);
+		return -1;
+	}
+	{
+		char *tmp = xasprintf("%s/tmp", lab_cache_dir());
+
+		mkdir_p(tmp, 0755);
+		sweep_fifo_dirs(tmp);
+		free(tmp);
+	}
+	if (!mkdtemp(tmpl)) {
+		strbuf_addf(err, "cannot create '%s': %s", tmpl, strerror(errno));
+		free(tmpl);
+		return -1;
+	}
+	w->fifo_dir = tmpl;
+	fifo = w->fifo_path = xasprintf("%s/state.fifo", tmpl);
+	if (mkfifo(fifo, 0600) < 0 || (fd = open(fifo, O_RDWR | O_CLOEXEC)) < 0) {
+		strbuf_addf(err, "cannot make the FIFO '%s': %s", fifo, strerror(errno));
+		return -1;
+	}
+	child_process_clear(&w->unzip);
+	strvec_pushl(&w->unzip.args, "zstd", "-q", "-d", "-c", state, NULL);
+	w->unzip.in = CHILD_DEVNULL;
+	w->unzip.out = fd;
+	w->unzip.err = CHILD_DEVNULL;
+	w->unzip.new_pgrp = 1;
+	w->unzip.die_with_parent = 1;
+	w->unzip.errbuf = err;
+	if (start_command(&w->unzip) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	w->fifo_kick_stop = 0;
+	w->fifo_kick_started = !pthread_create(&w->fifo_kick, NULL, kick_fifo, w);
+	conf->restore = 1;
+	conf->incoming_fd = -1;
+	conf->restore_path = fifo;
+	conf->restore_xml = w->saved_xml.buf;
+	touch_last_use(w);
+	return 0;
+}
+
 int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf *err)
 {
 	char *path = xasprintf("%s/prefix.bin", w->dir.buf), *state;
@@ -248,6 +384,15 @@ int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf 
 	strbuf_add(&w->prefix, buf, len);
 	free(buf);
 	state = xasprintf("%s/state.zst", w->dir.buf);
+	path = xasprintf("%s/saved.xml", w->dir.buf);
+	if (is_file(path)) {
+		int ret = libvirt_restore_begin(w, conf, path, state, err);
+
+		free(path);
+		free(state);
+		return ret;
+	}
+	free(path);
 	if (pipe2(pfd, O_CLOEXEC) < 0) {
 		strbuf_addf(err, "pipe: %s", strerror(errno));
 		free(state);
@@ -271,19 +416,29 @@ int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf 
 	conf->restore = 1;
 	conf->incoming_fd = pfd[0];
 	/* last use, for lab cache prune */
-	path = xasprintf("%s/last-use", w->dir.buf);
-	write_file_atomic(path, "", 0);
-	free(path);
+	touch_last_use(w);
 	return 0;
 }
 
 void warm_restore_end(struct warm *w)
 {
+	if (w->fifo_kick_started) {
+		w->fifo_kick_stop = 1;
+		pthread_join(w->fifo_kick, NULL);
+		w->fifo_kick_started = 0;
+	}
 	if (w->unzip.pid > 0) {
 		/* a truncated or foreign stream makes QEMU stop reading */
 		if (finish_command_timeout(&w->unzip, 2000) == -2)
 			child_process_kill(&w->unzip, SIGKILL);
 		w->unzip.pid = 0;
+	}
+	if (w->fifo_dir) {
+		unlink(w->fifo_path);
+		rmdir(w->fifo_dir);
+		free(w->fifo_dir);
+		free(w->fifo_path);
+		w->fifo_dir = w->fifo_path = NULL;
 	}
 }
 
@@ -387,8 +542,49 @@ static int save_stream(struct backend *b, const char *tmpdir, struct migstream_s
 	return ret;
 }
 
-static void write_meta(const struct warm *w, const char *tmpdir, uint64_t ram_mib,
-		       size_t prefix_len, const struct migstream_stats *ms)
+/*
+ * libvirt writes its save image itself, to a path (libvirt 9.0 takes no
+ * fd, so no filter sits between QEMU and the file); zstd compresses it
+ * afterwards, and the raw image goes.  saved.xml keeps its domain XML,
+ * which each restore rewrites for its own run.
+ */
+static int save_image(struct backend *b, const char *tmpdir, int64_t *image_bytes,
+		      struct strbuf *err)
+{
+	char *raw = xasprintf("%s/libvirt.save", tmpdir);
+	char *state = xasprintf("%s/state.zst", tmpdir);
+	char *xml_path = xasprintf("%s/saved.xml", tmpdir);
+	const char *argv[] = { "zstd", "-q", "-3", "-T2", "-f", "-o", state, raw, NULL };
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	char *xml = NULL;
+	struct stat st;
+	int ret = -1, rc;
+
+	if (b->ops->save_file(b, raw, &xml, err) < 0)
+		goto out;
+	*image_bytes = stat(raw, &st) ? -1 : (int64_t)st.st_size;
+	if (write_file_atomic_err(xml_path, xml, strlen(xml), err) < 0)
+		goto out;
+	rc = run_command_capture(argv, 120000, &out, &errout);
+	if (rc) {
+		strbuf_addf(err, "zstd exited with %d: %s", rc, errout.buf);
+		goto out;
+	}
+	ret = 0;
+out:
+	unlink(raw);
+	free(raw);
+	free(state);
+	free(xml_path);
+	free(xml);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return ret;
+}
+
+static void write_meta(const struct warm *w, const char *tmpdir, const char *backend,
+		       uint64_t ram_mib, size_t prefix_len, const struct migstream_stats *ms,
+		       int64_t image_bytes)
 {
 	struct json_object *o = json_object_new_object();
 	char *path = xasprintf("%s/state.zst", tmpdir);
@@ -404,8 +600,15 @@ static void write_meta(const struct warm *w, const char *tmpdir, uint64_t ram_mi
 	json_object_object_add(o, "prefix_bytes", json_object_new_int64((int64_t)prefix_len));
 	json_object_object_add(o, "save_s", json_object_new_double(w->save_s));
 	json_object_object_add(o, "state_bytes", json_object_new_int64((int64_t)state_bytes));
-	json_object_object_add(o, "ram_pages", json_object_new_int64((int64_t)ms->pages));
-	json_object_object_add(o, "zero_pages_left_out", json_object_new_int64((int64_t)ms->zero_dropped));
+	json_object_object_add(o, "backend", json_object_new_string(backend));
+	if (image_bytes >= 0) {
+		/* libvirt's image as libvirtd wrote it, before zstd */
+		json_object_object_add(o, "libvirt_image_bytes", json_object_new_int64(image_bytes));
+	} else {
+		json_object_object_add(o, "ram_pages", json_object_new_int64((int64_t)ms->pages));
+		json_object_object_add(o, "zero_pages_left_out",
+				       json_object_new_int64((int64_t)ms->zero_dropped));
+	}
 	text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
 	write_file_atomic(path, text, strlen(text));
 	json_object_put(o);
@@ -419,10 +622,11 @@ int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t g
 	char *tmpdir, *path, *prefix;
 	size_t plen = 0;
 	uint64_t t0 = now_ns();
+	int64_t image_bytes = -1;
 	uint32_t seq;
 	int ret = -1;
 
-	if (!b->ops->save) {
+	if (!b->ops->save && !b->ops->save_file) {
 		snprintf(w->why, sizeof(w->why), "the %s backend cannot save a guest", b->ops->name);
 		return -1;
 	}
@@ -440,7 +644,8 @@ int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t g
 		snprintf(w->why, sizeof(w->why), "cannot create '%s': %s", tmpdir, strerror(errno));
 		goto out;
 	}
-	if (save_stream(b, tmpdir, &st, &err) < 0) {
+	if ((b->ops->save_file ? save_image(b, tmpdir, &image_bytes, &err) :
+	     save_stream(b, tmpdir, &st, &err)) < 0) {
 		snprintf(w->why, sizeof(w->why), "%s", err.buf);
 		goto out;
 	}
@@ -452,7 +657,7 @@ int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t g
 		goto out;
 	}
 	w->save_s = (double)(now_ns() - t0) / 1e9;
-	write_meta(w, tmpdir, guest_ram_mib, plen, &st);
+	write_meta(w, tmpdir, b->ops->name, guest_ram_mib, plen, &st, image_bytes);
 	path = xasprintf("%s/last-use", tmpdir);
 	write_file_atomic(path, "", 0);
 	free(path);

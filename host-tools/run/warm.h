@@ -3,6 +3,7 @@
 #ifndef LAB_WARM_H
 #define LAB_WARM_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -13,7 +14,8 @@
 #define WARM_KEY_HEX 65
 
 /*
- * The snapshot key: SHA-256 over the backend name, the QEMU version, the
+ * The snapshot key: SHA-256 over the backend name (and libvirt's URI: an
+ * image libvirtd saved restores only there), the QEMU version, the
  * complete QEMU command line conf gives (topology, accelerator, TCG
  * threads, firmware, kernel command line with SMT and sched_feat
  * variants) and the kernel and initrd files (contents, or the identity
@@ -44,6 +46,14 @@ struct warm {
 	struct child_process unzip; /* restore: zstd -d feeding QEMU */
 	int saved;                  /* this run wrote the snapshot */
 	double save_s;              /* how long the save took */
+	struct strbuf saved_xml;    /* libvirt restore: the domain XML saved */
+	char *fifo_dir;             /* libvirt restore: the FIFO libvirtd reads, */
+	char *fifo_path;            /* in a directory of its own */
+	pthread_t fifo_kick;        /* see warm.c's kick_fifo() */
+	int fifo_kick_started;
+	volatile int fifo_kick_stop;
+	int busy;                   /* libvirt restore: another lab runs the
+	                             * snapshot's domain; it stays, unused */
 	char why[256];              /* why a save or restore failed, one line */
 };
 
@@ -58,8 +68,10 @@ int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf 
  * runner); -1 when there is none. */
 int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq);
 
-/* Restore: loads prefix.bin and starts the decompressor; conf->incoming_fd
- * and conf->restore are set.  -1 with err: the snapshot is unusable. */
+/* Restore: loads prefix.bin and starts the decompressor; conf->restore and
+ * conf->incoming_fd (qemu) or conf->restore_path and restore_xml (libvirt:
+ * a FIFO the decompressor feeds libvirtd through) are set.  -1 with err:
+ * the snapshot is unusable, or with w->busy: in use by another lab. */
 int warm_restore_begin(struct warm *w, struct backend_conf *conf, struct strbuf *err);
 /* After the backend started (or failed): reaps the decompressor. */
 void warm_restore_end(struct warm *w);
@@ -68,10 +80,12 @@ void warm_restore_end(struct warm *w);
 void warm_drop(struct warm *w);
 
 /*
- * The parked guest on a boot: saves it through b->ops->save() into a
- * temporary directory (state.zst, prefix.bin from run_dir/records.bin,
- * meta.json) renamed into place, so that two labs saving the same key
- * never leave a half snapshot.  -1 with w->why set; the run goes on.
+ * The parked guest on a boot: saves it through b->ops->save() (or, under
+ * libvirt, save_file(): libvirt's save image, compressed afterwards, and
+ * its domain XML as saved.xml) into a temporary directory (state.zst,
+ * prefix.bin from run_dir/records.bin, meta.json) renamed into place, so
+ * that two labs saving the same key never leave a half snapshot.  -1 with
+ * w->why set; the run goes on.
  */
 int warm_save(struct warm *w, struct backend *b, const char *run_dir, uint64_t guest_ram_mib);
 

@@ -54,5 +54,8 @@ EOF
 check_bad matrix --dir "$TMP/mx" --clock virtual
 check_bad matrix --dir "$TMP/mx" --cold
 check_bad matrix --dir "$TMP/mx" --warm --cold
+# libvirt's save image is written on the hypervisor's host: local URIs only
+check_bad run --topo 1s2c --suite smoke --backend libvirt --uri 'qemu+ssh://nohost.invalid/system' --warm
+LIBVIRT_REMOTE=1 check_bad run --topo 1s2c --suite smoke --backend libvirt --warm
 check_bad bare --no-such-option
 echo ok

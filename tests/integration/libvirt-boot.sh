@@ -2,7 +2,10 @@
 # non-default distance) and passes the same verification as the QEMU
 # backend; its XML is kept and valid; pause/resume and an NMI go through
 # libvirt; CRASH and HANG are verdicts; a lab killed by SIGTERM leaves no
-# domain; libvirtd and virtlogd are started by the lab when not running.
+# domain; libvirtd and virtlogd are started by the lab when not running;
+# --warm saves through libvirt's own save and restores with the saved XML
+# rewritten (a killed restore's domain is swept, a corrupted snapshot boots
+# cold).
 . "$(dirname "$0")/lib.sh"
 URI=qemu:///system
 command -v libvirtd >/dev/null || skip "libvirtd is not installed (libvirt-daemon-system)"
@@ -110,6 +113,74 @@ boot 1s2c --backend libvirt --accel tcg --timeout 25 --append lab.mode=hang
 grep -q '^verdict: HANG: ' "$TMP/out" || fail "hang: verdict line"
 grep -q 'RIP=' "$run/hang-vcpus.txt" || fail "hang: no vCPU registers in hang-vcpus.txt"
 grep -q 'NMI' "$run/console.log" || fail "hang: no NMI evidence on the console"
+gone "$(domain_of "$run")"
+
+# 6. warm start through virDomainSaveFlags / virDomainRestoreFlags, with a
+# private snapshot cache (kernels and initrds from the shared one) that
+# libvirt's QEMU can enter
+shared=$(realpath "${LAB_CACHE:-.cache}")
+chmod 711 "$TMP"
+mkdir -p "$TMP/lvcache"
+ln -s "$shared/kernels" "$TMP/lvcache/kernels"
+ln -s "$shared/initrd" "$TMP/lvcache/initrd"
+warm_run() {
+	local label=$1 rc=0
+	LAB_CACHE=$TMP/lvcache "$LAB" run --topo 1s2c --scenario scenarios/smoke-exec.ini --backend libvirt \
+		--accel tcg --warm >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	sed "s/^/$label stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "$label: lab run --backend libvirt --warm exited $rc"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	[ -s "$run/cases.json" ] || fail "$label: no results"
+	start=$(json "$run/run.json" 'd["start"]')
+}
+warm_run lv-save
+[ "$start" = cold ] || fail "first warm run did not boot"
+key=$(json "$run/run.json" 'd["snapshot"]')
+snap=$TMP/lvcache/snapshots/$key
+[ -s "$snap/state.zst" ] && [ -s "$snap/saved.xml" ] && [ -s "$snap/prefix.bin" ] ||
+	fail "no libvirt snapshot in $snap"
+[ "$(json "$snap/meta.json" 'd["backend"]')" = libvirt ] || fail "meta.json backend"
+[ ! -e "$snap/libvirt.save" ] || fail "libvirt's raw image left beside state.zst"
+gone "$(domain_of "$run")"
+LAB_CACHE=$TMP/lvcache "$LAB" cache | grep -q "snapshot.*$key" || fail "lab cache does not list the libvirt snapshot"
+
+warm_run lv-restore
+[ "$start" = warm ] || fail "second run was not restored"
+[ "$(json "$run/verdict.json" 'd["start"]')" = warm ] || fail "verdict.json does not say warm"
+grep -q "lab:run xmlns:lab=" "$run/domain.xml" || fail "restored domain.xml has no owner metadata"
+grep -q "$TMP/lvcache/tmp/lv-" "$run/domain.xml" || fail "restored domain.xml keeps the saver's paths"
+gone "$(domain_of "$run")"
+
+# a restored domain is not AUTODESTROY: a lab killed by SIGKILL leaves it,
+# and the next lab destroys it (its owner is gone) before restoring again
+printf '%s\n' "[scenario]" "name = lv-hold" "workload = exec" "deadline = 90" "runs = 1" "warmup = 0" \
+	"[params]" "cmd = /bin/busybox sleep 60" "[metric elapsed]" "better = lower" >"$TMP/lv-hold.ini"
+LAB_CACHE=$TMP/lvcache "$LAB" run --topo 1s2c --scenario "$TMP/lv-hold.ini" --backend libvirt \
+	--accel tcg --warm >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$snap/saved.xml")
+for _ in $(seq 120); do
+	virsh -c $URI list --name | grep -qx "$name" && break
+	sleep 0.5
+done
+virsh -c $URI list --name | grep -qx "$name" || fail "restored domain '$name' never appeared"
+kill -KILL $pid
+wait $pid || true
+virsh -c $URI list --name | grep -qx "$name" || fail "test premise: SIGKILL ended the restored domain"
+warm_run lv-orphan
+[ "$start" = warm ] || fail "the run after a killed restore was not restored"
+gone "$name"
+ls -d "$TMP/lvcache/tmp/warm-$pid-"* >/dev/null 2>&1 && fail "the killed restore's FIFO directory was not swept"
+
+# a snapshot libvirt cannot load (its stream damaged, size intact) is
+# deleted with one line and the run boots cold (and saves a new one)
+dd if=/dev/zero of="$snap/state.zst" bs=1 count=4096 seek=65536 conv=notrunc status=none
+warm_run lv-corrupt
+[ "$start" = cold ] || fail "a damaged snapshot was restored"
+grep -q "^start: snapshot ${key:0:12} did not restore (.*); deleted, booting cold$" "$TMP/out" ||
+	fail "no fallback line"
+[ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the cold fallback did not pass"
 gone "$(domain_of "$run")"
 
 echo ok

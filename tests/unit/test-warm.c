@@ -147,6 +147,29 @@ static void test_key_text_drops_name(void **state)
 	strbuf_release(&t);
 }
 
+/* a libvirt save image restores only through the libvirtd that wrote it */
+static void test_key_text_libvirt_uri(void **state)
+{
+	struct key_fixture f;
+	struct strbuf q = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+
+	(void)state;
+	key_fixture_init(&f, "1s2c", "console=ttyS0");
+	f.conf.uri = "qemu:///system";
+	warm_key_text(&f.conf, "qemu", "QEMU 7.2", &q);
+	assert_null(strstr(q.buf, "uri "));
+	warm_key_text(&f.conf, "libvirt", "QEMU 7.2", &a);
+	assert_non_null(strstr(a.buf, "backend libvirt\n"));
+	assert_non_null(strstr(a.buf, "uri qemu:///system\n"));
+	f.conf.uri = "qemu:///session";
+	warm_key_text(&f.conf, "libvirt", "QEMU 7.2", &b);
+	assert_non_null(strstr(b.buf, "uri qemu:///session\n"));
+	assert_string_not_equal(a.buf, b.buf);
+	strbuf_release(&q);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 static int on_frame(const struct wire_record *rec, void *ctx)
 {
 	struct park_header *h = ctx;
@@ -309,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_missing_kernel, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_key_text_drops_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_text_libvirt_uri, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_plan_frame_round_trip, setup, teardown),
 		cmocka_unit_test(test_park_header_bad),
 		cmocka_unit_test(test_prefix_next_seq),
