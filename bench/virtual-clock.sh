@@ -17,8 +17,10 @@
 #   CLOCKS=virtual VARIANT_BOOTS=0 LAB_ICOUNT_KICK_MS=5 ...   another kick period
 #   LAB_ICOUNT_KICK=always ...      kick through the runs, not only at boot
 #   TOPO=2s4c,llc=2,arch=arm64 CLOCKS=virtual ...   arm64 virt, no kicks
-# Needs LAB_CACHE (kernel and initrd) like every boot; 40-60 minutes on 2
-# busy cores.
+# Needs LAB_CACHE (kernel and initrd) like every boot; about 2 hours on 2
+# cores at a load of 30 (a virtual-time boot of the vclock suite: 11-15
+# minutes).  A virtual-time number does not depend on the host's load, so
+# copies with CLOCKS=virtual KEEP=1 may run side by side to get more boots.
 set -u
 cd "$(dirname "$0")/.." || exit 2
 

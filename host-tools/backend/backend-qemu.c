@@ -127,6 +127,27 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	strvec_push(argv, "-no-reboot");
 }
 
+/*
+ * QEMU's UART hands the chardev one byte per write, and a unix socket
+ * charges each such byte a whole buffer (about 770 bytes of the 208 KiB
+ * default): 278 bytes wait unread before QEMU gets EAGAIN and retries
+ * from its main loop, on host time.  Under icount that is the host's
+ * clock leaking into the guest: the UART's next interrupt comes when the
+ * host reader woke up, and the guest idles (its clock jumping) until
+ * then.  A large send buffer on QEMU's ends lets a late reader catch up
+ * without the guest noticing: 16 MiB (the kernel doubles it) holds about
+ * 43000 bytes; without CAP_NET_ADMIN, what net.core.wmem_max allows.
+ */
+#define ICOUNT_SNDBUF (16 << 20)
+
+static void icount_widen_sndbuf(int fd)
+{
+	int size = ICOUNT_SNDBUF;
+
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &size, sizeof(size)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 static int qemu_start(struct backend *b, const struct backend_conf *conf, struct strbuf *err)
 {
 	struct qemu_priv *p = xcalloc(1, sizeof(*p));
@@ -141,6 +162,10 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 		strbuf_addf(err, "socketpair: %s", strerror(errno));
 		free(p);
 		return -1;
+	}
+	if (conf->icount) {
+		icount_widen_sndbuf(con[1]);
+		icount_widen_sndbuf(rec[1]);
 	}
 	child_process_init(&p->cp);
 	qemu_build_argv(conf, con[1], rec[1], qmp[1], &p->cp.args);
