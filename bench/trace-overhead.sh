@@ -21,7 +21,10 @@
 # A mode takes variants after a '+', each one more kernel command line
 # argument, and is compared with "off" of the same variants (or "off"):
 #   +nomit  mitigations=off (no PTI, retpolines, return thunks, VERW)
-#   +nopti  pti=off (only the page-table isolation)
+#   +nopti  pti=off (only the page-table isolation; TCG guests have it
+#           already, docs/tcg.md)
+#   +pti    pti=auto: the kernel's own choice, page-table isolation on
+#           for TCG's CPU model (what TCG guests had before pti=off)
 #   +nowakeup  the events without sched_wakeup: QEMU is started through a
 #           wrapper that takes it out of trace_event= on the command line
 #           (a second trace_event= adds to the first; the runner flips no
@@ -92,8 +95,9 @@ run_mode() { # MODE ROUND CLOCK
 			case $v in
 			nomit) app+=" mitigations=off" ;;
 			nopti) app+=" pti=off" ;;
+			pti) app+=" pti=auto" ;;
 			nowakeup) qemu=$TMP/qemu-nowakeup ;;
-			*) die "unknown variant '$v' of mode '$1' (nomit, nopti, nowakeup)" ;;
+			*) die "unknown variant '$v' of mode '$1' (nomit, nopti, pti, nowakeup)" ;;
 			esac
 		done
 	fi

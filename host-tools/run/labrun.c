@@ -339,7 +339,7 @@ static void tcg_cmdline(struct lab_run *r)
 	 * interrupt writes CR3 twice, and each CR3 write flushes all of
 	 * QEMU's software TLB.  The machines the lab stands in for (EPYC,
 	 * Xeon since Cascade Lake) are not affected and run without it;
-	 * with it, hackbench on 2s4c2t took 3.2x as long (docs/tcg.md).
+	 * with it, hackbench on 2s4c2t took 2.8x as long (docs/tcg.md).
 	 */
 	strbuf_addstr(&r->cmdline, " pti=off");
 	/*
