@@ -28,6 +28,15 @@ stop_daemons() {
 trap 'stop_daemons; keep_on_failure' EXIT
 [ $had_libvirtd = 1 ] && echo "libvirtd already running" || echo "libvirtd not running: the lab starts it"
 
+running() { virsh -c $URI list --name | grep -qx "$1"; }
+# waits up to $2 half-seconds for domain $1 to run
+appears() {
+	for _ in $(seq "$2"); do
+		running "$1" && return 0
+		sleep 0.5
+	done
+	running "$1"
+}
 domain_of() { sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$1/domain.xml"; }
 gone() {
 	local name=$1
@@ -77,11 +86,7 @@ gone "$(domain_of "$run")"
 	>"$TMP/out" 2>"$TMP/err" &
 pid=$!
 name=schedlab-$pid
-for _ in $(seq 60); do
-	virsh -c $URI list --name | grep -qx "$name" && break
-	sleep 0.5
-done
-virsh -c $URI list --name | grep -qx "$name" || fail "domain '$name' never appeared"
+appears "$name" 60 || fail "domain '$name' never appeared"
 kill -TERM $pid
 wait $pid
 for _ in $(seq 20); do
@@ -160,14 +165,10 @@ LAB_CACHE=$TMP/lvcache "$LAB" run --topo 1s2c --scenario "$TMP/lv-hold.ini" --ba
 	--accel tcg --warm >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$snap/saved.xml")
-for _ in $(seq 120); do
-	virsh -c $URI list --name | grep -qx "$name" && break
-	sleep 0.5
-done
-virsh -c $URI list --name | grep -qx "$name" || fail "restored domain '$name' never appeared"
+appears "$name" 120 || fail "restored domain '$name' never appeared"
 kill -KILL $pid
 wait $pid || true
-virsh -c $URI list --name | grep -qx "$name" || fail "test premise: SIGKILL ended the restored domain"
+running "$name" || fail "test premise: SIGKILL ended the restored domain"
 warm_run lv-orphan
 [ "$start" = warm ] || fail "the run after a killed restore was not restored"
 gone "$name"
