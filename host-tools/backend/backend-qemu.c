@@ -400,8 +400,6 @@ uint64_t host_tsc_hz(void)
 }
 #endif
 
-/* Starts a paused KVM guest for a moment: QEMU aborts at once when KVM is
- * present but cannot run a vCPU (seen on nested hosts without svm/vmx). */
 /*
  * Whether QEMU can run a KVM guest here, asked of QEMU itself: a paused
  * 1-vCPU q35 guest answers QMP's query-kvm only once the machine is built
@@ -478,7 +476,8 @@ static int kvm_works(struct strbuf *why)
 		child_process_clear(&cp);
 		return 0;
 	}
-	/* a pipe holds this much: QMP reads it once the machine is up */
+	/* a pipe holds this much: QMP reads it once the machine is up (a
+	 * QEMU already gone is EPIPE: the lab ignores SIGPIPE) */
 	write_in_full(in[1], ask, sizeof(ask) - 1);
 	ok = kvm_probe_answer(out[0], &got);
 	close(in[1]);
