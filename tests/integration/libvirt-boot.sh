@@ -166,6 +166,14 @@ LAB_CACHE=$TMP/lvcache "$LAB" run --topo 1s2c --scenario "$TMP/lv-hold.ini" --ba
 pid=$!
 name=$(sed -n 's:.*<name>\(.*\)</name>.*:\1:p' "$snap/saved.xml")
 appears "$name" 120 || fail "restored domain '$name' never appeared"
+# a domain is listed while its stream still loads (paused); killed then,
+# the lab's zstd ends the stream and libvirtd ends the domain: wait for
+# the restore to have finished
+for _ in $(seq 120); do
+	[ "$(virsh -c $URI domstate "$name" 2>/dev/null)" = running ] && break
+	sleep 0.5
+done
+[ "$(virsh -c $URI domstate "$name" 2>/dev/null)" = running ] || fail "restored domain '$name' never ran"
 kill -KILL $pid
 wait $pid || true
 running "$name" || fail "test premise: SIGKILL ended the restored domain"
