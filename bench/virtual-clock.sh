@@ -7,8 +7,9 @@
 # each running the vclock suite (hackbench, schbench, tbench, each repeated
 # within the boot).  Prints per metric and clock the CV within a boot (mean
 # over boots) and between boots (of the boots' means); then `lab compare`
-# of 3 virtual boots against 3 with sched_feat NO_WA_IDLE (the q column
-# says whether the change is flagged); then the wall time of the smoke
+# of 3 virtual boots against 3 with sched_feat NO_TTWU_QUEUE (the q column
+# says whether the change is flagged; NO_WA_IDLE changes nothing on 8 busy
+# CPUs, docs/tcg.md); then the wall time of the smoke
 # suite on each clock.
 #
 #   bench/virtual-clock.sh                  5 boots a clock on small-numa
@@ -17,9 +18,9 @@
 #   CLOCKS=virtual VARIANT_BOOTS=0 LAB_ICOUNT_KICK_MS=5 ...   another kick period
 #   LAB_ICOUNT_KICK=always ...      kick through the runs, not only at boot
 #   TOPO=2s4c,llc=2,arch=arm64 CLOCKS=virtual ...   arm64 virt, no kicks
-# Needs LAB_CACHE (kernel and initrd) like every boot; about 2 hours on 2
-# cores at a load of 30 (a virtual-time boot of the vclock suite: 11-15
-# minutes).  A virtual-time number does not depend on the host's load, so
+# Needs LAB_CACHE (kernel and initrd) like every boot; 27 minutes on 2
+# cores at a load of 4-8 (a virtual-time boot of the vclock suite: 1.5-3
+# minutes; at a load of 30, with PTI still on, 11-15).  A virtual-time number does not depend on the host's load, so
 # copies with CLOCKS=virtual KEEP=1 may run side by side to get more boots.
 set -u
 cd "$(dirname "$0")/.." || exit 2
@@ -28,7 +29,7 @@ LAB=${LAB:-./lab}
 TOPO=${TOPO:-small-numa}
 BOOTS=${BOOTS:-5}
 VARIANT_BOOTS=${VARIANT_BOOTS:-3}
-FEATURE=${FEATURE:-NO_WA_IDLE}
+FEATURE=${FEATURE:-NO_TTWU_QUEUE}
 SUITE=${SUITE:-vclock}
 CLOCKS=${CLOCKS:-wall virtual}
 TMP=$(mktemp -d /tmp/virtual-clock.XXXXXX)
