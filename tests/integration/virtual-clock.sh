@@ -70,6 +70,14 @@ for n in 1 2; do
 done
 d1=$(ls -d "$TMP"/det1/*/) d2=$(ls -d "$TMP"/det2/*/)
 cmp "$d1/records.bin" "$d2/records.bin" || fail "two 1-vCPU virtual-time boots wrote different records"
-cmp "$d1/console.log" "$d2/console.log" || fail "two 1-vCPU virtual-time boots wrote different consoles"
+# after the END record the lab stops QEMU when it gets to it, on host time,
+# so how much of the guest's power-off each console holds may differ:
+# what both hold must be the same, and both hold the case's end
+n1=$(wc -c <"$d1/console.log") n2=$(wc -c <"$d2/console.log")
+cmp -n $((n1 < n2 ? n1 : n2)) "$d1/console.log" "$d2/console.log" ||
+	fail "two 1-vCPU virtual-time boots wrote different consoles"
+for d in "$d1" "$d2"; do
+	grep -q "schedlab: case smoke-exec end" "$d/console.log" || fail "$d/console.log ends before the case does"
+done
 echo "two 1s1c boots, one read late: records identical ($(wc -c <"$d1/records.bin") bytes)"
 echo "PASS"
