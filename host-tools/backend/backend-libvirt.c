@@ -15,7 +15,6 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <limits.h>
-#include <dirent.h>
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
@@ -268,22 +267,8 @@ static void remove_private_dir(struct libvirt_priv *p)
 static void sweep_stale_dirs(void)
 {
 	char *tmp = xasprintf("%s/tmp", lab_cache_dir());
-	DIR *d = opendir(tmp);
-	struct dirent *e;
 
-	while (d && (e = readdir(d))) {
-		long pid;
-		char *path;
-
-		if (sscanf(e->d_name, "lv-schedlab-%ld-", &pid) != 1 || pid <= 0 ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		path = xasprintf("%s/%s", tmp, e->d_name);
-		remove_staged(path);
-		free(path);
-	}
-	if (d)
-		closedir(d);
+	sweep_dead_owner_dirs(tmp, "lv-schedlab-", remove_staged);
 	free(tmp);
 }
 

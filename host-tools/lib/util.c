@@ -4,7 +4,9 @@
 #include "lib/util.h"
 #include "common/io.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
@@ -569,4 +571,28 @@ int utf8_clean_already(const char *s)
 
 	free(c);
 	return same;
+}
+
+void sweep_dead_owner_dirs(const char *dir, const char *prefix, void (*rm)(const char *path))
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t plen = strlen(prefix);
+
+	while (d && (e = readdir(d))) {
+		char *end, *path;
+		long pid;
+
+		if (strncmp(e->d_name, prefix, plen))
+			continue;
+		pid = strtol(e->d_name + plen, &end, 10);
+		if (end == e->d_name + plen || *end != '-' || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		path = xasprintf("%s/%s", dir, e->d_name);
+		rm(path);
+		free(path);
+	}
+	if (d)
+		closedir(d);
 }

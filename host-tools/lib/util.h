@@ -107,6 +107,9 @@ int is_file(const char *path);
 /* Removes path and everything below it without following symlinks or
  * crossing mount points; 0 also when path does not exist, -1 with errno. */
 int remove_tree(const char *path);
+/* Calls rm(path) for each entry of dir named "<prefix><pid>-..." whose pid
+ * no longer runs (a lab killed before it cleaned up); ours is left. */
+void sweep_dead_owner_dirs(const char *dir, const char *prefix, void (*rm)(const char *path));
 
 /*
  * A malloc'ed copy of at most max bytes of s that is valid UTF-8 and

@@ -8,7 +8,6 @@
 #include "kernel/kbuild.h"
 #include "lib/json.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <fcntl.h>
@@ -272,24 +271,14 @@ static void *kick_fifo(void *arg)
 
 /* A lab killed during a libvirt restore leaves its FIFO's directory;
  * the next restore removes those whose lab is gone. */
+static void remove_fifo_dir(const char *path)
+{
+	remove_tree(path);
+}
+
 static void sweep_fifo_dirs(const char *tmp)
 {
-	DIR *d = opendir(tmp);
-	struct dirent *e;
-
-	while (d && (e = readdir(d))) {
-		long pid;
-		char *path;
-
-		if (sscanf(e->d_name, "warm-%ld-", &pid) != 1 || pid <= 0 ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		path = xasprintf("%s/%s", tmp, e->d_name);
-		remove_tree(path);
-		free(path);
-	}
-	if (d)
-		closedir(d);
+	sweep_dead_owner_dirs(tmp, "warm-", remove_fifo_dir);
 }
 
 /*
