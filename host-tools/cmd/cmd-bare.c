@@ -13,6 +13,7 @@
 #include "results/results.h"
 #include "common/journal.h"
 #include "results/runreport.h"
+#include "run/tracekeep-run.h"
 #include "results/runfiles.h"
 #include "scenario/scenario.h"
 #include "run/progress-run.h"
@@ -448,10 +449,13 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	if (signalled)
 		run_stop_record(dir.buf, signalled, last, during);
 	bad = run_report_build(dir.buf, &cases, &err);
-	if (bad < 0)
+	if (bad < 0) {
 		error("%s", err.buf);
-	else
+	} else {
 		run_report_print(cases);
+		/* as lab run: the traces within the plan's budgets */
+		run_keep_traces_print(dir.buf, &p);
+	}
 	if (signalled) {
 		verdict = VERDICT_STOPPED;
 		snprintf(reason, sizeof(reason), "stopped by signal %d; last case finished: %s",

@@ -42,19 +42,6 @@ static void name_cases(struct lab_run *r, const struct run_progress *rp, struct 
 	json_object_object_add(vx, "stopped_during", during ? json_object_new_string(during) : NULL);
 }
 
-/* trace_keep_mb: the decision metrics are in, the pages of the runs that
- * explain nothing go; a case that cannot be pruned keeps all, and says so. */
-static void keep_traces(struct lab_run *r, const struct plan *p)
-{
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-
-	if (run_keep_traces(r->dir.buf, p, &out, &err) < 0)
-		warning("trace keep: %s", err.buf);
-	fputs(out.buf, stdout);
-	strbuf_release(&out);
-	strbuf_release(&err);
-}
-
 int cmd_run(int argc, const char **argv)
 {
 	const char *suite = NULL, *scenario = NULL, *smt = NULL;
@@ -254,9 +241,11 @@ int cmd_run(int argc, const char **argv)
 			snprintf(r.reason, sizeof(r.reason), "%d case%s did not pass", bad, bad == 1 ? "" : "s");
 		}
 	}
-	/* without the report the runs have no metrics to choose by: keep all */
+	/* trace_keep_mb: the decision metrics are in, the pages of the runs
+	 * that explain nothing go; without the report the runs have no
+	 * metrics to choose by: keep all */
 	if (bad >= 0)
-		keep_traces(&r, &parsed);
+		run_keep_traces_print(r.dir.buf, &parsed);
 	vx = json_object_new_object();
 	name_cases(&r, &rp, vx);
 	json_object_object_add(vx, "cases", json_object_new_int(cases ? (int)json_object_array_length(cases) : 0));

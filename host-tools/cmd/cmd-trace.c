@@ -21,17 +21,33 @@ static const char trace_usage[] =
 /*
  * --keep: the case's traced runs that explain it (failed, faulted, outliers,
  * slowest, fastest) within the budget; the others' pages are removed and
- * trace/<case>/kept.json says what stayed and what went.
+ * trace/<case>/kept.json says what stayed and what went.  The budgets are
+ * the plan's (trace_keep_mb, trace_run_mb, as lab run used them) unless
+ * --budget-mb names one.
  */
 static int keep_case(const char *dir, const char *case_dir, const struct fault_marks *fm,
-		     unsigned budget_mb)
+		     const struct plan *plan, unsigned budget_mb)
 {
 	struct strbuf err = STRBUF_INIT, line = STRBUF_INIT;
 	struct tk_case kc = TK_CASE_INIT;
+	unsigned keep_mb = TRACE_KEEP_BUDGET_MB, run_mb = 0;
 	int ret = 0;
 
-	if (trace_keep_case(dir, case_dir, (uint64_t)budget_mb << 20, 0, timeline_run_faulted,
-			    (void *)fm, &kc, &err) < 0) {
+	for (unsigned i = 0; i < plan->nr_cases; i++) {
+		char *cd = schedtrace_case_dir(plan->cases[i].id);
+		int same = !strcmp(cd, case_dir);
+
+		free(cd);
+		if (same) {
+			keep_mb = plan_trace_keep_mb(&plan->cases[i]);
+			run_mb = plan->cases[i].trace_run_mb;
+			break;
+		}
+	}
+	if (budget_mb)
+		keep_mb = budget_mb;
+	if (trace_keep_case(dir, case_dir, (uint64_t)keep_mb << 20, (uint64_t)run_mb << 20,
+			    timeline_run_faulted, (void *)fm, &kc, &err) < 0) {
 		error("%s", err.buf);
 		ret = 1;
 	}
@@ -105,11 +121,12 @@ int cmd_trace(int argc, const char **argv)
 	struct fault_marks fm = FAULT_MARKS_INIT;
 	const char *run_str = NULL;
 	int keep = 0;
-	unsigned budget_mb = TRACE_KEEP_BUDGET_MB;
+	unsigned budget_mb = 0; /* 0: the plan's */
+	struct plan plan = { 0 };
 	const struct lab_option opts[] = {
 		OPT_BOOL("keep", &keep, "keep only the runs that explain each case (failed, faulted, "
 			 "outliers, slowest, fastest) within the budget; remove the other runs' pages"),
-		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default 4)"),
+		OPT_UINT("budget-mb", &budget_mb, 1, 1u << 20, "--keep's size budget per case (default: the plan's trace_keep_mb, else 4)"),
 		OPT_STRING("case", &case_arg, "only this case (its id or its directory under trace/)"),
 		OPT_STRING("run", &run_str, "only this measured run (N as in runN)"),
 		OPT_UINT("top", &top, 1, 1000, "lines per digest section (default 5)"),
@@ -138,6 +155,10 @@ int cmd_trace(int argc, const char **argv)
 	if (fault_marks_load(&fm, pos[0], &err) < 0)
 		warning("no fault marks on the timelines: %s", err.buf);
 	strbuf_reset(&err);
+	/* a run without a readable plan prunes on the defaults */
+	if (keep && run_plan_load(pos[0], &plan, &err) < 0)
+		warning("--keep uses the default budgets: %s", err.buf);
+	strbuf_reset(&err);
 	for (size_t i = 0; i < cases.nr; i++) {
 		unsigned *runs = NULL;
 		size_t nr = 0, shown = 0;
@@ -146,7 +167,7 @@ int cmd_trace(int argc, const char **argv)
 			continue;
 		found_case = 1;
 		if (keep)
-			bad |= keep_case(pos[0], cases.v[i], &fm, budget_mb);
+			bad |= keep_case(pos[0], cases.v[i], &fm, &plan, budget_mb);
 		if (trace_list_runs(pos[0], cases.v[i], &runs, &nr, &err) < 0) {
 			error("%s", err.buf);
 			strbuf_reset(&err);
@@ -168,6 +189,7 @@ int cmd_trace(int argc, const char **argv)
 	if (!found_case)
 		die(LAB_EXIT_USAGE, "no kept trace of case '%s' in '%s'", case_arg, pos[0]);
 	fault_marks_release(&fm);
+	plan_release(&plan);
 	strvec_clear(&cases);
 	strbuf_release(&err);
 	free(want);

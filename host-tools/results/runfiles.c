@@ -96,6 +96,26 @@ void run_info_release(struct run_info *info)
 	memset(info, 0, sizeof(*info));
 }
 
+/* ---- plan.txt ---- */
+
+int run_plan_load(const char *dir, struct plan *p, struct strbuf *err)
+{
+	char *path = path_in(dir, "plan.txt"), *text, perr[512];
+	size_t len;
+	int ret = -1;
+
+	text = read_file(path, &len);
+	free(path);
+	if (!text)
+		strbuf_addf(err, "cannot read the plan of '%s': missing plan.txt", dir);
+	else if (plan_parse(text, len, p, perr, sizeof(perr)) < 0)
+		strbuf_addf(err, "cannot read the plan of '%s': %s", dir, perr);
+	else
+		ret = 0;
+	free(text);
+	return ret;
+}
+
 /* ---- verdict.json ---- */
 
 struct json_object *verdict_json_new(const char *verdict, const char *reason, const char *topology)

@@ -3,6 +3,7 @@
 #ifndef LAB_RUNFILES_H
 #define LAB_RUNFILES_H
 
+#include "common/plan.h"
 #include "lib/json.h"
 
 /* Every file of a run directory is read with this bound. */
@@ -39,6 +40,12 @@ int run_parse(struct run_info *info, const char *text, size_t len, struct strbuf
 /* <dir>/run.json; *missing (may be NULL) tells the file is absent. */
 int run_load(struct run_info *info, const char *dir, int *missing, struct strbuf *err);
 void run_info_release(struct run_info *info);
+
+/* ---- plan.txt: the plan the runner ran (or runs), as lab wrote it ---- */
+
+/* <dir>/plan.txt parsed into p (release it with plan_release() either
+ * way); -1 with one line in err when it is missing or does not parse. */
+int run_plan_load(const char *dir, struct plan *p, struct strbuf *err);
 
 /* ---- verdict.json: how the run ended; written once, when it ended ---- */
 

@@ -983,19 +983,13 @@ int run_report_build(const char *dir, struct json_object **cases_out, struct str
 	struct collect c = { 0 };
 	struct json_object *cases, *console, *not_run = NULL;
 	const char *stopped_in = NULL;
-	char *path, *text, perr[512], *interrupted = NULL;
-	size_t len;
+	char *path, *interrupted = NULL;
 	int bad = 0, stopped;
 
-	path = xasprintf("%s/plan.txt", dir);
-	text = read_file(path, &len);
-	free(path);
-	if (!text || plan_parse(text, len, &plan, perr, sizeof(perr)) < 0) {
-		strbuf_addf(err, "cannot read the plan of '%s': %s", dir, text ? perr : "missing plan.txt");
-		free(text);
+	if (run_plan_load(dir, &plan, err) < 0) {
+		plan_release(&plan);
 		return -1;
 	}
-	free(text);
 	c.plan = &plan;
 	c.dir = dir;
 	c.sysfs = (struct strbuf)STRBUF_INIT;

@@ -60,3 +60,14 @@ int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *ou
 	strbuf_release(&why);
 	return ret;
 }
+
+void run_keep_traces_print(const char *run_dir, const struct plan *p)
+{
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+
+	if (run_keep_traces(run_dir, p, &out, &err) < 0)
+		warning("trace keep: %s", err.buf);
+	fputs(out.buf, stdout);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}

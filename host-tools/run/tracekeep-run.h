@@ -19,5 +19,8 @@
  */
 int run_keep_traces(const char *run_dir, const struct plan *p, struct strbuf *out,
 		    struct strbuf *err);
+/* The same, printing the summary lines on stdout and a failure as a
+ * warning: what lab run and lab bare do once the report is built. */
+void run_keep_traces_print(const char *run_dir, const struct plan *p);
 
 #endif

@@ -79,6 +79,47 @@ rc=0
 [ "$rc" -eq 2 ] || fail "--fidelity took bare runs as guest runs (exit $rc)"
 grep -q 'expected a guest run' "$TMP/err" || fail "--fidelity: $(cat "$TMP/err")"
 
+# ---- the sched trace on this host: recorded, decision rows, pruned to the
+# plan's budget as lab run does, the host's tracefs as it was ----
+if [ "$(id -u)" = 0 ] && { [ -d /sys/kernel/tracing/events/sched ] || [ -d /sys/kernel/debug/tracing/events/sched ]; }; then
+	T=/sys/kernel/tracing
+	[ -d "$T/events/sched" ] || T=/sys/kernel/debug/tracing
+	before=$(cat "$T/trace_clock" "$T/tracing_on" "$T/buffer_size_kb" "$T/events/sched/sched_switch/enable")
+	sed 's/^counters = .*/counters = tasks schedtrace/; s/^name = smoke-hackbench/name = bare-trace/;
+	     s/^runs = .*/runs = 6/; s/^mode = .*/mode = process/; s/^\[params\]/trace_keep_mb = 1\n\n[params]/' \
+		scenarios/smoke-hackbench.ini >"$TMP/bare-trace.ini"
+	rc=0
+	"$LAB" bare --scenario "$TMP/bare-trace.ini" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	cat "$TMP/out"
+	[ "$rc" -eq 0 ] || fail "traced lab bare exited $rc: $(tail -3 "$TMP/err")"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	grep -q '^trace: bare-trace: kept run[0-9].* (budget 1 MiB)' "$TMP/out" ||
+		fail "lab bare did not prune the traces to the plan's budget"
+	[ -s "$run/trace/bare-trace/kept.json" ] || fail "no kept.json after lab bare"
+	left=$(ls -d "$run"/trace/bare-trace/run* | wc -l)
+	[ "$left" -ge 1 ] && [ "$left" -lt 6 ] || fail "$left of 6 runs' traces left after pruning"
+	python3 - "$run/cases.json" <<'PY' || fail "no decision rows from the host's trace"
+import json, sys
+c = json.load(open(sys.argv[1]))["cases"][0]
+assert c["verdict"] == "PASS", c.get("reason")
+m = c["metrics"]
+assert m["wakeups"]["mean"] > 0 and "idle_found_pct" in m, sorted(m)
+share = sum(v["mean"] for k, v in m.items() if k.startswith("wake_") and k.endswith("_pct"))
+assert abs(share - 100) < 0.01, share
+print("bare decision rows:", {k: round(m[k]["mean"], 1) for k in ("wakeups", "idle_found_pct")})
+PY
+	after=$(cat "$T/trace_clock" "$T/tracing_on" "$T/buffer_size_kb" "$T/events/sched/sched_switch/enable")
+	[ "$before" = "$after" ] || fail "tracefs not put back: '$before' became '$after'"
+	# lab trace --keep after the fact takes the plan's budget too
+	rc=0
+	"$LAB" trace --keep "$run" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	[ "$rc" -eq 0 ] || fail "lab trace --keep exited $rc: $(cat "$TMP/err")"
+	grep -q '^bare-trace: kept .* (budget 1 MiB)' "$TMP/out" ||
+		fail "lab trace --keep did not take the plan's budget: $(grep 'kept' "$TMP/out")"
+else
+	echo "SKIP part: the traced lab bare needs root and tracefs with sched events"
+fi
+
 # ---- faults that change the host ----
 rc=0
 "$LAB" bare --scenario "$SCEN" >"$TMP/out" 2>"$TMP/err" || rc=$?
