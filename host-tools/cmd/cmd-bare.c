@@ -34,7 +34,7 @@
 #include <unistd.h>
 
 static const char bare_usage[] =
-	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR] [--quiet]"
+	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR] [--trace] [--quiet]"
 	" | --restore | --topology [--expect SPEC]"
 	" | --fidelity GUEST_BASE GUEST_TEST BARE_BASE BARE_TEST";
 
@@ -299,7 +299,7 @@ static void write_run_json(const char *dir, const char *what, const char *name,
 
 struct bare_opts {
 	const char *suite, *scenario, *expect, *results;
-	int allow, restore, topology, fidelity, quiet;
+	int allow, restore, topology, fidelity, quiet, trace;
 	unsigned timeout_s;
 };
 
@@ -379,7 +379,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	const char *last = NULL, *during = NULL;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
-			plan_compile_file(o->scenario, &plan, &err)) < 0)
+			plan_compile_file(o->scenario, &plan, &err)) < 0 ||
+	    (o->trace && plan_text_add_counters(&plan, PLAN_CNT_SCHEDTRACE, &err) < 0))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (plan_parse(plan.buf, plan.len, &p, perr, sizeof(perr)) < 0)
 		die(LAB_EXIT_USAGE, "compiled plan: %s", perr);
@@ -593,6 +594,7 @@ int cmd_bare(int argc, const char **argv)
 		OPT_BOOL("topology", &o.topology, "print this host's topology, and exit"),
 		OPT_BOOL("fidelity", &o.fidelity, "line up two kernels' guest runs and bare runs, and exit"),
 		OPT_BOOL("quiet", &o.quiet, "no progress lines on stderr"),
+		OPT_BOOL("trace", &o.trace, "the flight recorder in every case: schedtrace added to each case's counters"),
 		OPT_END(),
 	};
 

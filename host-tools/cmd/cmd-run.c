@@ -24,7 +24,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] [--trace] "
 	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /* A run that ended early says where: the last case it finished, and the
@@ -52,7 +52,7 @@ int cmd_run(int argc, const char **argv)
 	struct lab_run r;
 	struct plan parsed = { 0 };
 	char perr[256];
-	int nr_pos, ret, bad, quiet = 0, warm = 0, cold = 0;
+	int nr_pos, ret, bad, quiet = 0, warm = 0, cold = 0, trace = 0;
 	const char *resume = NULL;
 	struct run_resume rr = RUN_RESUME_INIT;
 	struct run_progress rp;
@@ -85,6 +85,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
+			OPT_BOOL("trace", &trace, "the flight recorder in every case: schedtrace added to each case's counters (decision rows, the runs that explain a case kept)"),
 			OPT_BOOL("warm", &warm, "restore a saved, verified guest of the same kernel, topology and variant (the first run boots and saves it)"),
 			OPT_BOOL("cold", &cold, "boot the guest (the default)"),
 			OPT_END(),
@@ -97,6 +98,8 @@ int cmd_run(int argc, const char **argv)
 	if (warm && cold)
 		die(LAB_EXIT_USAGE, "give at most one of --warm and --cold");
 	r.warm = warm;
+	if (trace && resume)
+		die(LAB_EXIT_USAGE, "--trace with --resume: a resumed run keeps the plan it was started with");
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
 	r.smt_off = smt && !strcmp(smt, "off");
@@ -130,7 +133,8 @@ int cmd_run(int argc, const char **argv)
 
 	/* Scenarios first: a typo must not cost a boot. */
 	if ((suite || scenario) &&
-	    (suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0)
+	    ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0 ||
+	     (trace && plan_text_add_counters(&plan, PLAN_CNT_SCHEDTRACE, &err) < 0)))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (resume) {
 		if (run_resume_check(&rr, NULL, NULL, plan.buf, plan.len, &err) < 0)

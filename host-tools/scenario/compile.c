@@ -62,6 +62,30 @@ int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err)
 	return 0;
 }
 
+int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err)
+{
+	struct plan p = { 0 };
+	struct strbuf text = STRBUF_INIT;
+	char why[512];
+	int ret = -1;
+
+	if (plan_parse(plan_text->buf, plan_text->len, &p, why, sizeof(why)) < 0) {
+		strbuf_addf(err, "compiled plan: %s", why);
+		goto out;
+	}
+	for (unsigned i = 0; i < p.nr_cases; i++)
+		p.cases[i].counters |= bits;
+	if (plan_to_text(&p, &text, err) < 0)
+		goto out;
+	strbuf_reset(plan_text);
+	strbuf_add(plan_text, text.buf, text.len);
+	ret = 0;
+out:
+	plan_release(&p);
+	strbuf_release(&text);
+	return ret;
+}
+
 static int compile(const char *const *paths, size_t nr, struct strbuf *plan_text,
 		   struct strbuf *err)
 {

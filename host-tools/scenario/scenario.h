@@ -94,6 +94,9 @@ int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf 
 int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err);
 /* Appends the text form of p; -1 when a field cannot be written. */
 int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
+/* Adds the counters in bits (PLAN_CNT_*) to every case of plan_text, in
+ * place (lab run --trace: schedtrace); -1 with one line in err. */
+int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err);
 
 /* path relative to lab_root() when inside it, else path; caller frees. */
 char *lab_shown_path(const char *path);

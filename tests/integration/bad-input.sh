@@ -44,6 +44,7 @@ check_bad report --no-such-option
 check_bad compare --no-such-option
 check_bad ab --no-such-option
 check_bad matrix --no-such-option
+check_bad run --topo 1s2c --resume "$TMP" --trace
 # a resumed matrix boots as it began: another clock or start is refused
 mkdir -p "$TMP/mx"
 cat >"$TMP/mx/matrix.json" <<'EOF'

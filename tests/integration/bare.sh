@@ -108,6 +108,14 @@ share = sum(v["mean"] for k, v in m.items() if k.startswith("wake_") and k.endsw
 assert abs(share - 100) < 0.01, share
 print("bare decision rows:", {k: round(m[k]["mean"], 1) for k in ("wakeups", "idle_found_pct")})
 PY
+	# --trace: the flight recorder on a scenario that does not ask for it
+	rc=0
+	"$LAB" bare --scenario scenarios/smoke-hackbench.ini --trace --quiet >"$TMP/out2" 2>"$TMP/err" || rc=$?
+	[ "$rc" -eq 0 ] || fail "lab bare --trace exited $rc: $(tail -3 "$TMP/err")"
+	run2=$(sed -n 's/^results: //p' "$TMP/out2")
+	[ "$(grep -c '^counters	.*schedtrace' "$run2/plan.txt")" = 2 ] || fail "--trace did not add schedtrace to both cases"
+	grep -q '^trace: smoke-hackbench_mode=thread: kept ' "$TMP/out2" || fail "--trace kept no trace"
+	grep -q '"wake_prev_pct"' "$run2/cases.json" || fail "--trace gave no decision rows"
 	after=$(cat "$T/trace_clock" "$T/tracing_on" "$T/buffer_size_kb" "$T/events/sched/sched_switch/enable")
 	[ "$before" = "$after" ] || fail "tracefs not put back: '$before' became '$after'"
 	# lab trace --keep after the fact takes the plan's budget too

@@ -1168,6 +1168,49 @@ static void test_golden_plans(void **state)
 	strbuf_release(&err);
 }
 
+/* lab run --trace: schedtrace joins every case's counters, nothing else
+ * of the plan moves, a case that had it already keeps it once, and a plan
+ * that does not parse is refused with its text untouched. */
+static void test_add_counters(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan before = { 0 }, after = { 0 };
+	char why[256];
+
+	(void)state;
+	if (plan_compile_suite("smoke", &text, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(plan_parse(text.buf, text.len, &before, why, sizeof(why)), 0);
+	assert_int_equal(plan_text_add_counters(&text, PLAN_CNT_SCHEDTRACE, &err), 0);
+	assert_int_equal(plan_parse(text.buf, text.len, &after, why, sizeof(why)), 0);
+	assert_int_equal(before.nr_cases, after.nr_cases);
+	for (unsigned i = 0; i < after.nr_cases; i++) {
+		assert_string_equal(before.cases[i].id, after.cases[i].id);
+		assert_int_equal(after.cases[i].counters, before.cases[i].counters | PLAN_CNT_SCHEDTRACE);
+		assert_int_equal(before.cases[i].runs, after.cases[i].runs);
+		assert_int_equal(before.cases[i].deadline_s, after.cases[i].deadline_s);
+	}
+	/* twice is once */
+	{
+		size_t len = text.len;
+		char *once = xstrdup(text.buf);
+
+		assert_int_equal(plan_text_add_counters(&text, PLAN_CNT_SCHEDTRACE, &err), 0);
+		assert_int_equal(text.len, len);
+		assert_string_equal(text.buf, once);
+		free(once);
+	}
+	strbuf_reset(&text);
+	strbuf_addstr(&text, "not a plan\n");
+	assert_int_equal(plan_text_add_counters(&text, PLAN_CNT_SCHEDTRACE, &err), -1);
+	assert_string_equal(text.buf, "not a plan\n");
+	assert_non_null(strstr(err.buf, "compiled plan"));
+	plan_release(&before);
+	plan_release(&after);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 /* Runs cmd_scenarios with stdout in a file; returns its exit code. */
 static int run_cmd(const char **argv, int argc, char **out)
 {
@@ -1249,6 +1292,7 @@ int main(void)
 		cmocka_unit_test(test_smoke_covers_every_workload),
 		cmocka_unit_test(test_faults_suite_covers_every_kind),
 		cmocka_unit_test(test_golden_plans),
+		cmocka_unit_test(test_add_counters),
 		cmocka_unit_test(test_cmd_scenarios),
 	};
 
