@@ -595,6 +595,16 @@ static void test_row_links(void **state)
 	free(html);
 }
 
+/* <to>/<rel> is a symbolic link to <from>/<rel>. */
+static void link_in(const char *from, const char *to, const char *rel)
+{
+	char *a = xasprintf("%s/%s", from, rel), *b = xasprintf("%s/%s", to, rel);
+
+	assert_int_equal(symlink(a, b), 0);
+	free(a);
+	free(b);
+}
+
 static int cmp_wake_key(const void *a, const void *b)
 {
 	const struct tr_wake *x = a, *y = b;
@@ -621,30 +631,20 @@ static void test_wakes_without_wakeup(void **state)
 	struct trace_run a = TRACE_RUN_INIT, b = TRACE_RUN_INIT;
 	struct strbuf err = STRBUF_INIT;
 	size_t wakeups = 0;
-	char *from, *to;
+	char *fmt;
 
 	(void)state;
 	assert_non_null(mkdtemp(cdir));
-	to = xasprintf("%s/trace/format", cdir);
-	assert_int_equal(mkdir_p(to, 0755), 0);
-	free(to);
+	fmt = xasprintf("%s/trace/format", cdir);
+	assert_int_equal(mkdir_p(fmt, 0755), 0);
+	free(fmt);
 	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
-		from = xasprintf("%s/trace/format/%s", src, formats[i]);
-		to = xasprintf("%s/trace/format/%s", cdir, formats[i]);
-		assert_int_equal(symlink(from, to), 0);
-		free(from);
-		free(to);
+		fmt = xasprintf("trace/format/%s", formats[i]);
+		link_in(src, cdir, fmt);
+		free(fmt);
 	}
-	from = xasprintf("%s/trace/fx-hackbench", src);
-	to = xasprintf("%s/trace/fx-hackbench", cdir);
-	assert_int_equal(symlink(from, to), 0);
-	free(from);
-	free(to);
-	from = xasprintf("%s/guest-topology.json", src);
-	to = xasprintf("%s/guest-topology.json", cdir);
-	assert_int_equal(symlink(from, to), 0);
-	free(from);
-	free(to);
+	link_in(src, cdir, "trace/fx-hackbench");
+	link_in(src, cdir, "guest-topology.json");
 
 	if (trace_run_load(&a, src, "fx-hackbench", 1, &err) < 0 ||
 	    trace_run_load(&b, cdir, "fx-hackbench", 1, &err) < 0)
