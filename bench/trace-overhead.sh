@@ -30,7 +30,10 @@
 #           sched_migrate_task): QEMU is started through a wrapper that adds
 #           it to trace_event= on the command line (the runner flips no
 #           event of a boot-traced guest; run.json keeps lab's line): what
-#           the event that is no longer recorded cost
+#           the event that is no longer recorded cost.  Its events/run and
+#           insn/event count the four events only (the runner sends no
+#           sched_wakeup format, so the host skips those records); its
+#           trace volume shows what sched_wakeup adds
 # Clocks (CLOCKS, default "wall virtual"): every round runs every mode on
 # each clock; the virtual clock (QEMU icount, one TCG thread) counts
 # instructions, so its ratio is the tracer's cost without the host's load,
