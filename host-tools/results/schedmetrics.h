@@ -127,8 +127,8 @@ size_t *st_link_wakings(const void *ev, size_t n, size_t stride);
  * runqueue and the wake-to-run clock start at the waking, except for a
  * task still running on another CPU, that the waker found already
  * dequeued: that wakeup takes effect when the task's CPU switches it out.
- * A trace with sched_wakeup (recorded before, or a host that enables it)
- * is derived as it always was: a wakeup is matched to the latest
+ * A trace with sched_wakeup (recorded before the runner left it out) is
+ * derived as it always was: a wakeup is matched to the latest
  * sched_waking of the same pid before it: its recording CPU is the
  * waker's, its target_cpu the previous one.
  * A work-conservation episode counts only past grace_ns, and only that
