@@ -25,7 +25,7 @@ static const struct {
 };
 
 const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS] = {
-	"sched_switch", "sched_waking", "sched_wakeup", "sched_wakeup_new", "sched_migrate_task",
+	"sched_switch", "sched_waking", "sched_wakeup_new", "sched_migrate_task",
 };
 
 static const char *const statistics[] = { "amean", "hmean", "median" };

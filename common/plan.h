@@ -174,11 +174,14 @@ enum plan_counter {
  * The events of the schedtrace counter, in tracefs' events/sched/.  The
  * runner enables them around a traced case; a guest booted for a traced
  * plan has them enabled from boot (trace_event=, see run/labrun.c).
- * sched_waking gives the waker's CPU and the task's previous CPU;
- * sched_process_exit is left out: no metric needs it, and every byte
- * crosses the serial line.
+ * sched_waking gives the waker's CPU and the task's previous CPU, and
+ * the CPU the wakeup chose is the sched_migrate_task that follows it on
+ * the waker's CPU (or none: the previous one), so sched_wakeup, a quarter
+ * of all events, is left out (results/schedmetrics.c); so is
+ * sched_process_exit: no metric needs it, and every byte crosses the
+ * serial line.
  */
-#define PLAN_NR_SCHEDTRACE_EVENTS 5
+#define PLAN_NR_SCHEDTRACE_EVENTS 4
 extern const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS];
 
 struct plan_case {

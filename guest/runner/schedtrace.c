@@ -211,7 +211,7 @@ int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, u
 		if (send(o, "", "-", "format", "trace_clock", t->clock, strlen(t->clock)) < 0)
 			return -1;
 	}
-	/* comms come with sched_switch and sched_wakeup: the saved-cmdlines
+	/* comms come with sched_switch and sched_waking: the saved-cmdlines
 	 * cache is a global trylock and a copy on every switch, for nothing.
 	 * A lab guest's command line already said (trace_options=). */
 	if (!events_on_from_boot()) {

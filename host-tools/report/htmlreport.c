@@ -836,8 +836,10 @@ static void placement_section(struct html_ctx *x, const char *scenario)
 	if (bars.len) {
 		strbuf_addstr(x->out, "<h3>Wakeup placement: ");
 		esc(x->out, scenario);
-		strbuf_addstr(x->out, "</h3>\n<p class=legend>Shares of sched_wakeup by where the "
-				      "task was placed (schedtrace counters).</p>\n");
+		strbuf_addstr(x->out, "</h3>\n<p class=legend>Shares of wakeups (sched_waking) by where "
+				      "the task was placed: the CPU of the sched_migrate_task that "
+				      "follows it on the waker's CPU, else the previous one "
+				      "(schedtrace counters).</p>\n");
 		strbuf_add(x->out, bars.buf, bars.len);
 	}
 	strbuf_release(&bars);

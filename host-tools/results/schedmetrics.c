@@ -181,11 +181,61 @@ static int sort_by_time(struct st_event *ev, size_t n)
 	return 0;
 }
 
+/* Above any CPU a trace holds (SCHEDTRACE_MAX_CPUS): events past it are not linked. */
+#define LINK_MAX_CPUS 16384
+
+static const struct st_event *ev_at(const void *ev, size_t stride, size_t i)
+{
+	return (const struct st_event *)(const void *)((const char *)ev + i * stride);
+}
+
+size_t *st_link_wakings(const void *ev, size_t n, size_t stride)
+{
+	size_t *link = malloc((n ? n : 1) * sizeof(*link)), *open;
+	int ncpu = 0;
+
+	if (!link)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int c = ev_at(ev, stride, i)->cpu;
+
+		link[i] = SIZE_MAX;
+		if (c >= ncpu && c < LINK_MAX_CPUS)
+			ncpu = c + 1;
+	}
+	/* per CPU: its last event when that was a sched_waking, still open */
+	if (!(open = malloc((ncpu ? (size_t)ncpu : 1) * sizeof(*open)))) {
+		free(link);
+		return NULL;
+	}
+	for (int c = 0; c < ncpu; c++)
+		open[c] = SIZE_MAX;
+	for (size_t i = 0; i < n; i++) {
+		const struct st_event *e = ev_at(ev, stride, i);
+		size_t w;
+
+		if (e->cpu < 0 || e->cpu >= ncpu)
+			continue;
+		w = open[e->cpu];
+		if (w != SIZE_MAX && e->type == ST_MIGRATE && e->pid == ev_at(ev, stride, w)->pid &&
+		    e->pid > 0) {
+			link[w] = i;
+			link[i] = w;
+		}
+		open[e->cpu] = e->type == ST_WAKING ? i : SIZE_MAX;
+	}
+	free(open);
+	return link;
+}
+
 /* What the sweep knows of one task (pid > 0). */
 struct task {
 	int pid;         /* 0: empty slot (pid 0 is the idle task, never a task here) */
 	int waker, prev; /* of its last sched_waking, prev -1 when none */
 	int waking_open; /* a sched_waking not yet followed by its sched_wakeup */
+	int pend;        /* woken by another CPU while it ran there: ... */
+	int pend_cpu;    /* ... the CPU chosen, and ... */
+	uint64_t pend_ts; /* ... when (no sched_wakeup: until it switches out) */
 	int init;        /* first pass: the runqueue it was on when tracing began */
 	int onrq;        /* the CPU whose runqueue holds it, -1 none */
 	uint64_t woke;   /* time of a wakeup that has not run yet ... */
@@ -524,19 +574,70 @@ static int first_pass(const struct st_event *ev, size_t n, struct sweep *s, stru
 	return 0;
 }
 
-/* A wakeup (or a new task's) queues the task on target_cpu and starts its
+/* A wakeup (or a new task's) queues the task on cpu and starts its
  * wake-to-run clock; a task woken while it still runs waits for nothing. */
-static void woken(struct sweep *s, struct task *k, const struct st_event *e)
+static void woken(struct sweep *s, struct task *k, uint64_t ts, int cpu)
 {
 	if (!k)
 		return;
 	k->waking_open = 0;
 	if (!(k->onrq >= 0 && s->cur[k->onrq] == k->pid)) {
-		k->woke = e->ts;
+		k->woke = ts;
 		k->woke_set = 1;
 	}
 	if (k->onrq < 0)
-		rq_put(s, k, e->target_cpu);
+		rq_put(s, k, cpu);
+}
+
+/* Idle found: what the chosen CPU ran at the decision, when known. */
+static void idle_at(struct sweep *s, int cpu)
+{
+	if (cpu_ok(s, cpu) && s->cur[cpu] >= 0) {
+		s->m->idle_known++;
+		s->m->idle_found += s->cur[cpu] == 0;
+	}
+}
+
+/*
+ * The end of a wakeup that found its task running on another CPU: that
+ * CPU switched it out (slept: the waker found it dequeued, and the kernel
+ * queues it once the switch is done, on its previous CPU or after
+ * select_task_rq(): idle found is the chosen CPU's state now, the wait
+ * runs from the waking), or it kept running (ttwu_runnable(): its CPU
+ * ran it at the decision).
+ */
+static void pend_end(struct sweep *s, struct task *k, int slept)
+{
+	if (!k->pend)
+		return;
+	k->pend = 0;
+	if (!slept) {
+		s->m->idle_known++;
+		return;
+	}
+	idle_at(s, k->pend_cpu);
+	k->woke = k->pend_ts;
+	k->woke_set = 1;
+	rq_put(s, k, k->pend_cpu);
+}
+
+/*
+ * A sched_waking in a trace without sched_wakeup: the wakeup, placed on
+ * cpu (the migrate's dest_cpu or the previous CPU).
+ */
+static void waking_placed(struct sweep *s, struct task *k, const struct st_event *e, int cpu)
+{
+	pend_end(s, k, 0); /* its switch out was lost */
+	s->m->wakeups++;
+	s->m->place[place_of(s->t, k->prev, k->waker, cpu)]++;
+	if (k->onrq >= 0 && s->cur[k->onrq] == k->pid && k->onrq != e->cpu) {
+		k->pend = 1;
+		k->pend_cpu = cpu;
+		k->pend_ts = e->ts;
+		return;
+	}
+	idle_at(s, cpu);
+	woken(s, k, e->ts, cpu);
 }
 
 int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t grace_ns,
@@ -545,12 +646,17 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 	struct tasks ts = { calloc(64, sizeof(struct task)), 64, 0 };
 	struct samples lat = { 0 };
 	struct sweep s;
-	int ret = -1, no_state = 0;
+	size_t *link = NULL;
+	int ret = -1, no_state = 0, from_wakeup = 0;
 
 	if (!ts.tab || sort_by_time(ev, n) < 0 || sweep_init(&s, t, grace_ns, m) < 0) {
 		free(ts.tab);
 		return -1;
 	}
+	for (size_t i = 0; i < n && !from_wakeup; i++)
+		from_wakeup = ev[i].type == ST_WAKEUP;
+	if (!from_wakeup && !(link = st_link_wakings(ev, n, sizeof(*ev))))
+		goto out;
 	if (first_pass(ev, n, &s, &ts, &no_state) < 0)
 		goto out;
 	m->rq_tracked = n && !no_state;
@@ -575,7 +681,11 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 				break;
 			k->waker = e->cpu;
 			k->prev = e->target_cpu;
-			k->waking_open = 1;
+			if (from_wakeup)
+				k->waking_open = 1;
+			else
+				waking_placed(&s, k, e, link[i] != SIZE_MAX ? ev[link[i]].dest_cpu
+									    : e->target_cpu);
 			break;
 		case ST_WAKEUP:
 			m->wakeups++;
@@ -584,20 +694,21 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 				m->idle_known++;
 				m->idle_found += s.cur[e->target_cpu] == 0;
 			}
-			woken(&s, k, e);
+			woken(&s, k, e->ts, e->target_cpu);
 			break;
 		case ST_WAKEUP_NEW:
 			m->wakeups_new++;
-			woken(&s, k, e);
+			woken(&s, k, e->ts, e->target_cpu);
 			break;
 		case ST_MIGRATE: {
 			enum st_level l;
+			int by_wakeup = from_wakeup ? k && k->waking_open : link[i] != SIZE_MAX;
 
 			if (e->orig_cpu == e->dest_cpu)
 				break;
 			l = level_of(t, e->orig_cpu, e->dest_cpu);
 			m->migrations[l]++;
-			m->migr_cause[k && k->waking_open ? ST_CAUSE_WAKEUP : ST_CAUSE_BALANCE][l]++;
+			m->migr_cause[by_wakeup ? ST_CAUSE_WAKEUP : ST_CAUSE_BALANCE][l]++;
 			if (k && k->onrq >= 0)
 				rq_put(&s, k, e->dest_cpu);
 			break;
@@ -613,6 +724,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 					rq_remove(&s, p);
 			}
 			if (k) {
+				pend_end(&s, k, 0); /* it ran on: its switch out was lost */
 				if (k->woke_set && e->ts >= k->woke && sample_add(&lat, e->ts - k->woke) < 0)
 					goto out;
 				k->woke_set = 0;
@@ -623,12 +735,18 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 				s.cur[e->cpu] = e->pid;
 				cpu_changed(&s, (unsigned)e->cpu);
 			}
+			/* after the switch: the CPU it leaves may be idle now */
+			if (p)
+				pend_end(&s, p, e->prev_state < 0 || (e->prev_state & 0xff));
 			break;
 		}
 		default:
 			break;
 		}
 	}
+	for (size_t i = 0; i < ts.cap; i++)
+		if (ts.tab[i].pid)
+			pend_end(&s, &ts.tab[i], 0);
 	/* episodes still open at the end are cut there, and counted */
 	for (int l = 0; l < ST_WC_MAX; l++)
 		for (unsigned c = 0; c < s.n; c++)
@@ -649,6 +767,7 @@ out:
 	sweep_release(&s);
 	free(ts.tab);
 	free(lat.v);
+	free(link);
 	return ret;
 }
 

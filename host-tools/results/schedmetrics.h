@@ -12,7 +12,7 @@ struct json_object;
 enum st_ev_type {
 	ST_SWITCH,       /* prev_pid -> next_pid on cpu */
 	ST_WAKING,       /* on the waker's cpu; target_cpu = the task's previous cpu */
-	ST_WAKEUP,       /* target_cpu = where the task was placed */
+	ST_WAKEUP,       /* target_cpu = where the task was placed (no longer recorded) */
 	ST_WAKEUP_NEW,
 	ST_MIGRATE,      /* orig_cpu -> dest_cpu */
 	ST_OTHER,
@@ -56,8 +56,10 @@ enum st_place {
 
 enum st_level { ST_LVL_SMT, ST_LVL_LLC, ST_LVL_NODE, ST_LVL_NUMA, ST_LVL_UNKNOWN, ST_LVL_MAX };
 
-/* Why a task moved: inside a wakeup (between its sched_waking and its
- * sched_wakeup) or anything else (load balancing, NUMA, exec, affinity). */
+/* Why a task moved: inside a wakeup (the sched_migrate_task of its
+ * sched_waking, see st_link_wakings(); in a trace with sched_wakeup,
+ * between the two) or anything else (load balancing, NUMA, exec,
+ * affinity). */
 enum st_cause { ST_CAUSE_WAKEUP, ST_CAUSE_BALANCE, ST_CAUSE_MAX };
 
 /* The groups an idle CPU is compared with for work conservation. */
@@ -71,18 +73,20 @@ enum st_rq { ST_RQ_LLC, ST_RQ_NODE, ST_RQ_MAX };
 
 struct st_metrics {
 	uint64_t events;
-	uint64_t wakeups;             /* sched_wakeup, the placement denominator */
+	uint64_t wakeups;             /* sched_waking (sched_wakeup in a trace that has
+				       * it), the placement denominator */
 	uint64_t wakeups_new;
 	uint64_t place[ST_PLACE_MAX];
 	uint64_t migrations[ST_LVL_MAX];
 	uint64_t migr_cause[ST_CAUSE_MAX][ST_LVL_MAX];
 	uint64_t lost;                /* events the buffers dropped or overwrote */
 
-	/* sched_wakeups whose target CPU's current task was known, and of
-	 * those the ones that found it running the idle task */
+	/* wakeups whose chosen CPU's current task was known at the
+	 * decision, and of those the ones that found it running the idle task */
 	uint64_t idle_known, idle_found;
 
-	/* wakeup (or wakeup_new) to the switch that runs the task */
+	/* sched_waking (sched_wakeup in a trace that has it; sched_wakeup_new)
+	 * to the switch that runs the task */
 	uint64_t lat_samples;
 	double lat_p50_us, lat_p99_us;
 
@@ -102,9 +106,31 @@ enum st_level st_level_of(const struct st_topo *t, int a, int b);
 const char *st_level_name(enum st_level l);
 
 /*
- * Sorts ev by time (stable: per-CPU order kept on ties) and counts.  A
- * wakeup is matched to the latest sched_waking of the same pid before it:
- * its recording CPU is the waker's, its target_cpu the previous one.
+ * The wakeups' choices from sched_waking and sched_migrate_task alone.
+ * ev holds n elements of stride bytes, each beginning with a struct
+ * st_event, by time, each CPU's events in the order it recorded them.
+ * try_to_wake_up() records sched_waking on the waker's CPU, and when
+ * select_task_rq() picks a CPU other than the task's, set_task_cpu()
+ * records sched_migrate_task in the same section with interrupts off
+ * (p->pi_lock): that CPU's very next event.  Returns link (malloc'ed, n
+ * entries): for a sched_waking the index of that migrate, for the migrate
+ * the index of its waking, SIZE_MAX for every other event and a waking
+ * that kept the previous CPU.  NULL when memory runs out.
+ */
+size_t *st_link_wakings(const void *ev, size_t n, size_t stride);
+
+/*
+ * Sorts ev by time (stable: per-CPU order kept on ties) and counts.
+ * A trace without sched_wakeup (what the runner records): each
+ * sched_waking is a wakeup, placed on its migrate's dest_cpu
+ * (st_link_wakings()) or else on the previous CPU; idle found, the
+ * runqueue and the wake-to-run clock start at the waking, except for a
+ * task still running on another CPU, that the waker found already
+ * dequeued: that wakeup takes effect when the task's CPU switches it out.
+ * A trace with sched_wakeup (recorded before the runner left it out) is
+ * derived as it always was: a wakeup is matched to the latest
+ * sched_waking of the same pid before it: its recording CPU is the
+ * waker's, its target_cpu the previous one.
  * A work-conservation episode counts only past grace_ns, and only that
  * part of it.  m->lost is left as it was (the caller adds the buffers'
  * counts).  Returns -1 only when memory runs out.

@@ -332,21 +332,38 @@ static int cmp_slice(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static size_t wake_add(struct trace_run *t, size_t *alloc, struct tr_wake w)
+{
+	if (t->nr_wakes == *alloc) {
+		*alloc = *alloc ? *alloc * 2 : 1024;
+		t->wakes = xrealloc(t->wakes, *alloc * sizeof(*t->wakes));
+	}
+	t->wakes[t->nr_wakes] = w;
+	return t->nr_wakes++;
+}
+
 /*
  * Wakeups and when the woken task next ran: a pid's pending wakeup is
- * closed by the first switch to it.  Pids are bounded by the kernel's
+ * closed by the first switch to it.  Without sched_wakeup in the trace (the
+ * runner no longer records it) a sched_waking is the wakeup, its time
+ * the decision's and its target the CPU chosen (st_link_wakings(), as the
+ * metrics); with it, the old way.  Pids are bounded by the kernel's
  * PID_MAX_LIMIT (4M); the table is indexed by pid.
  */
 #define TR_PID_MAX (1 << 22)
 static void build_wakes(struct trace_run *t)
 {
 	struct pend { uint64_t waking; int waker; size_t wake; } *p;
-	size_t alloc = 0;
-	int maxpid = 0;
+	size_t alloc = 0, *link = NULL;
+	int maxpid = 0, from_wakeup = 0;
 
-	for (size_t i = 0; i < t->nr; i++)
+	for (size_t i = 0; i < t->nr; i++) {
 		if (t->ev[i].e.pid > maxpid && t->ev[i].e.pid < TR_PID_MAX)
 			maxpid = t->ev[i].e.pid;
+		from_wakeup |= t->ev[i].e.type == ST_WAKEUP;
+	}
+	if (!from_wakeup && !(link = st_link_wakings(t->ev, t->nr, sizeof(*t->ev))))
+		die(LAB_EXIT_FAIL, "out of memory linking %zu events", t->nr); /* as xcalloc */
 	p = xcalloc((size_t)maxpid + 1, sizeof(*p));
 	for (int i = 0; i <= maxpid; i++)
 		p[i].waker = -1, p[i].wake = SIZE_MAX;
@@ -358,20 +375,23 @@ static void build_wakes(struct trace_run *t)
 			continue;
 		switch (te->e.type) {
 		case ST_WAKING:
+			if (!from_wakeup) {
+				p[pid].wake = wake_add(t, &alloc, (struct tr_wake){
+					.waking = te->e.ts, .wakeup = te->e.ts, .pid = pid,
+					.waker_cpu = te->e.cpu, .run_cpu = -1, .comm = te->comm,
+					.target_cpu = link[i] != SIZE_MAX ? t->ev[link[i]].e.dest_cpu
+									  : te->e.target_cpu });
+				break;
+			}
 			p[pid].waking = te->e.ts;
 			p[pid].waker = te->e.cpu;
 			break;
 		case ST_WAKEUP:
 		case ST_WAKEUP_NEW:
-			if (t->nr_wakes == alloc) {
-				alloc = alloc ? alloc * 2 : 1024;
-				t->wakes = xrealloc(t->wakes, alloc * sizeof(*t->wakes));
-			}
-			t->wakes[t->nr_wakes] = (struct tr_wake){
+			p[pid].wake = wake_add(t, &alloc, (struct tr_wake){
 				.waking = p[pid].waker >= 0 ? p[pid].waking : te->e.ts,
 				.wakeup = te->e.ts, .pid = pid, .waker_cpu = p[pid].waker,
-				.target_cpu = te->e.target_cpu, .run_cpu = -1, .comm = te->comm };
-			p[pid].wake = t->nr_wakes++;
+				.target_cpu = te->e.target_cpu, .run_cpu = -1, .comm = te->comm });
 			p[pid].waker = -1;
 			break;
 		case ST_SWITCH:
@@ -386,6 +406,7 @@ static void build_wakes(struct trace_run *t)
 		}
 	}
 	free(p);
+	free(link);
 }
 
 int trace_run_decode(struct trace_run *t, struct strbuf *err)

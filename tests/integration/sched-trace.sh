@@ -14,7 +14,7 @@ cat "$TMP/out"; sed 's/^/stderr: /' "$TMP/err"
 run=$(sed -n 's/^results: //p' "$TMP/out")
 [ "$rc" -eq 0 ] || fail "lab run exited $rc"
 echo "wall: $(( $(date +%s) - start )) s, records.bin: $(stat -c %s "$run/records.bin") bytes"
-for f in header_page header_event sched_switch sched_waking sched_wakeup sched_migrate_task page_size; do
+for f in header_page header_event sched_switch sched_waking sched_wakeup_new sched_migrate_task page_size; do
 	[ -s "$run/trace/format/$f" ] || fail "missing trace/format/$f"
 done
 raw=$(ls "$run"/trace/trace-hackbench_mode=process/run0/cpu*.raw 2>/dev/null | wc -l)

@@ -17,6 +17,7 @@
 #include "results/runreport.h"
 #include "results/schedmetrics.h"
 #include "results/schedtrace.h"
+#include "results/tracerun.h"
 
 /* 16 CPUs: SMT pairs, 2 cores per LLC, 2 LLCs per node, 2 nodes. */
 #define NCPU 16
@@ -505,6 +506,242 @@ static void test_report_without_tracing(void **state)
 	rmdir(dir);
 }
 
+/* ---- without sched_wakeup: placement from sched_waking + sched_migrate_task ---- */
+
+/* A sched_migrate_task recorded on cpu (the waker's, for a wakeup's). */
+static struct st_event migrate_on(uint64_t ts, int cpu, int pid, int from, int to)
+{
+	struct st_event e = migrate(ts, pid, from, to);
+
+	e.cpu = cpu;
+	return e;
+}
+
+/*
+ * try_to_wake_up(): the migrate that is the waker CPU's very next event
+ * after the task's sched_waking is select_task_rq()'s choice; without
+ * one the task stays on its previous CPU.
+ */
+static void test_waking_migrate_rule(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		waking(10, 5, 4, 2), migrate_on(11, 4, 5, 2, 4), /* the waker's CPU (node) */
+		waking(20, 6, 9, 0), migrate_on(21, 9, 6, 0, 2), /* other core of the LLC */
+		waking(30, 7, 9, 8),                             /* stays: prev */
+		waking(40, 8, 5, 0), migrate_on(41, 5, 8, 0, 1), /* SMT sibling */
+		waking(50, 9, 1, 0), migrate_on(51, 1, 9, 0, 12),/* other node */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.wakeups, 5);
+	assert_int_equal(m.place[ST_PLACE_WAKER], 1);
+	assert_int_equal(m.place[ST_PLACE_LLC], 1);
+	assert_int_equal(m.place[ST_PLACE_PREV], 1);
+	assert_int_equal(m.place[ST_PLACE_SMT], 1);
+	assert_int_equal(m.place[ST_PLACE_REMOTE], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_NODE], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_LLC], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_SMT], 1);
+	assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][ST_LVL_NUMA], 1);
+	for (int l = 0; l < ST_LVL_MAX; l++)
+		assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][l], 0);
+}
+
+/*
+ * A migrate that is not the waker CPU's next event is no wakeup's: load
+ * balancing on another CPU right after a wakeup, another task's migrate,
+ * or the task's own after the waker CPU recorded something else.
+ */
+static void test_waking_balance_after(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		waking(10, 5, 4, 2), migrate_on(11, 6, 5, 2, 6),  /* pulled by cpu 6 */
+		waking(20, 6, 9, 8), migrate_on(21, 9, 7, 3, 11), /* task 7, not 6 */
+		waking(30, 8, 1, 0), sw(31, 1, 50, 51, S_SLEEP), migrate_on(32, 1, 8, 0, 1),
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.wakeups, 3);
+	assert_int_equal(m.place[ST_PLACE_PREV], 3);
+	assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_NODE], 1); /* 2->6 */
+	assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_NUMA], 1); /* 3->11 */
+	assert_int_equal(m.migr_cause[ST_CAUSE_BALANCE][ST_LVL_SMT], 1);  /* 0->1 */
+	for (int l = 0; l < ST_LVL_MAX; l++)
+		assert_int_equal(m.migr_cause[ST_CAUSE_WAKEUP][l], 0);
+}
+
+/*
+ * Idle found and the wait start at the waking: 20 placed on idle cpu 1
+ * runs 40 us later; 21 woken onto cpu 0, which runs 100, is not idle.
+ * A task woken on its own CPU while it runs (try_to_wake_up() on
+ * current) or from another CPU while it keeps running (ttwu_runnable())
+ * waits for nothing and found its CPU busy.  A task woken from another
+ * CPU while its CPU is switching it out (the waker saw it dequeued) is
+ * queued once that switch is done: its CPU went idle, so idle found,
+ * and the wait runs from the waking.
+ */
+static void test_waking_runnable(void **state)
+{
+	struct st_topo t = topo16();
+	struct st_event ev[] = {
+		sw(0, 0, 0, 100, 0), sw(0, 1, 101, 0, S_SLEEP), sw(0, 3, 0, 30, 0),
+		sw(0, 4, 0, 31, 0),
+		waking(10000, 20, 0, 1), sw(50000, 1, 0, 20, 0),   /* 40 us */
+		waking(60000, 21, 0, 0),
+		waking(70000, 30, 3, 3),                          /* current */
+		waking(80000, 31, 5, 4), sw(90000, 4, 31, 0, S_PREEMPT), /* runnable */
+		waking(100000, 20, 5, 1), sw(110000, 1, 20, 0, S_SLEEP), /* dequeued */
+		sw(310000, 1, 0, 20, 0),                          /* 210 us */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, ST_WC_GRACE_DEFAULT_NS, &m), 0);
+	assert_int_equal(m.wakeups, 5);
+	assert_int_equal(m.place[ST_PLACE_PREV], 5);
+	assert_int_equal(m.idle_known, 5);
+	assert_int_equal(m.idle_found, 2);
+	/* 21 never ran */
+	assert_int_equal(m.lat_samples, 2);
+	assert_true(m.lat_p50_us == 40.0 && m.lat_p99_us == 210.0);
+}
+
+/*
+ * Lost events: a lost sched_waking is no wakeup (the task just runs, no
+ * wait measured); a lost migrate leaves the previous CPU as the choice,
+ * and the switch that runs the task elsewhere moves it in the model; a
+ * lost switch out of a task woken while running ends at its next event.
+ */
+static void test_waking_lost(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = {
+		sw(0, 0, 0, 10, 0), sw(0, 1, 11, 0, S_SLEEP), sw(0, 2, 12, 0, S_SLEEP),
+		sw(0, 3, 0, 40, 0),
+		sw(1 * MS, 2, 0, 20, 0),                       /* 20: its waking lost */
+		waking(2 * MS, 21, 0, 3),                      /* migrate 3 -> 1 lost */
+		sw(3 * MS, 1, 0, 21, 0),
+		waking(4 * MS, 40, 2, 3),                      /* 40 runs on cpu 3 ... */
+		waking(5 * MS, 40, 2, 3),                      /* ... its switch out lost */
+	};
+	struct st_metrics m = { 0 };
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	assert_int_equal(m.wakeups, 3);
+	assert_int_equal(m.place[ST_PLACE_PREV], 3);
+	assert_int_equal(m.idle_known, 3);
+	assert_int_equal(m.idle_found, 0); /* cpu 3 ran 40 all along */
+	/* 21 waited on cpu 3 from 2 ms (busy) and ran on cpu 1 at 3 ms */
+	assert_int_equal(m.lat_samples, 1);
+	assert_true(m.lat_p50_us == 1000.0);
+	for (int l = 0; l < ST_LVL_MAX; l++)
+		assert_int_equal(m.migrations[l], 0);
+}
+
+/* ---- equivalence on recorded traces ---- */
+
+/*
+ * tests/golden/schedtrace/ holds runs recorded in TCG guests with the
+ * five events lab run enabled before (sched_wakeup among them): the
+ * format files, the guest's topology and one run's raw pages.  Derived
+ * from all events (the sched_wakeup way) and with sched_wakeup taken out
+ * (the sched_waking + sched_migrate_task way), the counts must agree.
+ */
+struct fixture_pair {
+	struct st_metrics with, without;
+	size_t wakeups_recorded, wakings;
+};
+
+static void derive_fixture(const char *name, const char *case_dir, unsigned run,
+			   struct fixture_pair *fp)
+{
+	char *dir = xasprintf("%s/tests/golden/schedtrace/%s", lab_root(), name);
+	struct trace_run tr = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct st_event *all, *strip;
+	size_t n = 0;
+
+	if (trace_run_load(&tr, dir, case_dir, run, &err) < 0)
+		fail_msg("%s: %s", name, err.buf);
+	assert_true(tr.topo.nr_cpus > 0);
+	all = xcalloc(tr.nr ? tr.nr : 1, sizeof(*all));
+	strip = xcalloc(tr.nr ? tr.nr : 1, sizeof(*strip));
+	memset(fp, 0, sizeof(*fp));
+	for (size_t i = 0; i < tr.nr; i++) {
+		all[i] = tr.ev[i].e;
+		fp->wakeups_recorded += all[i].type == ST_WAKEUP;
+		fp->wakings += all[i].type == ST_WAKING;
+		if (all[i].type != ST_WAKEUP)
+			strip[n++] = all[i];
+	}
+	assert_int_equal(st_derive(all, tr.nr, &tr.topo, ST_WC_GRACE_DEFAULT_NS, &fp->with), 0);
+	assert_int_equal(st_derive(strip, n, &tr.topo, ST_WC_GRACE_DEFAULT_NS, &fp->without), 0);
+	fp->with.lost = fp->without.lost = tr.lost;
+	free(all);
+	free(strip);
+	trace_run_release(&tr);
+	strbuf_release(&err);
+	free(dir);
+}
+
+/*
+ * The rows that must not move: wakeups, placement, idle found, migrations
+ * by level and cause, the samples of wake-to-run.  The wait itself now
+ * starts at sched_waking, before the kernel chose the CPU (and before the
+ * IPI that queues a task on a remote CPU): never shorter.  The runqueue
+ * rows (wc_*, rq_imbalance_*) are not compared: a wakee is queued from its
+ * waking now, from its sched_wakeup before (docs/results.md).
+ */
+static void assert_same_decisions(const struct fixture_pair *fp)
+{
+	const struct st_metrics *a = &fp->with, *b = &fp->without;
+
+	assert_true(fp->wakeups_recorded > 100 && fp->wakings > 100);
+	assert_int_equal(a->wakeups, fp->wakeups_recorded);
+	assert_int_equal(a->wakeups, b->wakeups);
+	assert_int_equal(a->wakeups_new, b->wakeups_new);
+	for (int p = 0; p < ST_PLACE_MAX; p++)
+		assert_int_equal(a->place[p], b->place[p]);
+	assert_true(a->idle_known > 0);
+	assert_int_equal(a->idle_known, b->idle_known);
+	assert_int_equal(a->idle_found, b->idle_found);
+	assert_true(a->migr_cause[ST_CAUSE_WAKEUP][ST_LVL_LLC] + a->migr_cause[ST_CAUSE_WAKEUP][ST_LVL_NUMA] > 0);
+	for (int l = 0; l < ST_LVL_MAX; l++) {
+		assert_int_equal(a->migrations[l], b->migrations[l]);
+		for (int c = 0; c < ST_CAUSE_MAX; c++)
+			assert_int_equal(a->migr_cause[c][l], b->migr_cause[c][l]);
+	}
+	assert_int_equal(a->lat_samples, b->lat_samples);
+	assert_true(b->lat_p50_us >= a->lat_p50_us && b->lat_p99_us >= a->lat_p99_us);
+	assert_int_equal(a->rq_tracked, b->rq_tracked);
+	assert_int_equal(a->cpus_known, b->cpus_known);
+}
+
+static void test_fixture_hackbench(void **state)
+{
+	struct fixture_pair fp;
+
+	(void)state;
+	derive_fixture("hackbench-2s2c2t", "fx-hackbench", 1, &fp);
+	assert_same_decisions(&fp);
+}
+
+static void test_fixture_schbench(void **state)
+{
+	struct fixture_pair fp;
+
+	(void)state;
+	derive_fixture("schbench-2s2c2t", "fx-schbench", 0, &fp);
+	assert_same_decisions(&fp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +761,12 @@ int main(void)
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_report_without_tracing),
+		cmocka_unit_test(test_waking_migrate_rule),
+		cmocka_unit_test(test_waking_balance_after),
+		cmocka_unit_test(test_waking_runnable),
+		cmocka_unit_test(test_waking_lost),
+		cmocka_unit_test(test_fixture_hackbench),
+		cmocka_unit_test(test_fixture_schbench),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -595,6 +595,87 @@ static void test_row_links(void **state)
 	free(html);
 }
 
+/* <to>/<rel> is a symbolic link to <from>/<rel>. */
+static void link_in(const char *from, const char *to, const char *rel)
+{
+	char *a = xasprintf("%s/%s", from, rel), *b = xasprintf("%s/%s", to, rel);
+
+	assert_int_equal(symlink(a, b), 0);
+	free(a);
+	free(b);
+}
+
+static int cmp_wake_key(const void *a, const void *b)
+{
+	const struct tr_wake *x = a, *y = b;
+
+	if (x->waking != y->waking)
+		return x->waking < y->waking ? -1 : 1;
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/*
+ * A recorded hackbench (tests/golden/schedtrace/, five events) read with
+ * and without sched_wakeup (a copy of its directory without that format
+ * file, so its records decode as nothing): the same wakeups, from the
+ * same waker CPU onto the same CPU, running at the same time on the same
+ * CPU; without sched_wakeup a wakeup's time is its sched_waking's.
+ */
+static void test_wakes_without_wakeup(void **state)
+{
+	static const char *const formats[] = { "page_size", "header_page", "header_event",
+						"sched_switch", "sched_waking", "sched_wakeup_new",
+						"sched_migrate_task", "trace_clock" };
+	char *src = xasprintf("%s/tests/golden/schedtrace/hackbench-2s2c2t", lab_root());
+	char cdir[] = "/tmp/test-tracedat-nowakeup-XXXXXX";
+	struct trace_run a = TRACE_RUN_INIT, b = TRACE_RUN_INIT;
+	struct strbuf err = STRBUF_INIT;
+	size_t wakeups = 0;
+	char *fmt;
+
+	(void)state;
+	assert_non_null(mkdtemp(cdir));
+	fmt = xasprintf("%s/trace/format", cdir);
+	assert_int_equal(mkdir_p(fmt, 0755), 0);
+	free(fmt);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		fmt = xasprintf("trace/format/%s", formats[i]);
+		link_in(src, cdir, fmt);
+		free(fmt);
+	}
+	link_in(src, cdir, "trace/fx-hackbench");
+	link_in(src, cdir, "guest-topology.json");
+
+	if (trace_run_load(&a, src, "fx-hackbench", 1, &err) < 0 ||
+	    trace_run_load(&b, cdir, "fx-hackbench", 1, &err) < 0)
+		fail_msg("%s", err.buf);
+	for (size_t i = 0; i < a.nr; i++)
+		wakeups += a.ev[i].e.type == ST_WAKEUP;
+	for (size_t i = 0; i < b.nr; i++)
+		assert_int_not_equal(b.ev[i].e.type, ST_WAKEUP);
+	assert_int_equal(b.nr, a.nr - wakeups);
+	assert_true(wakeups > 100);
+	assert_int_equal(a.nr_wakes, b.nr_wakes);
+	qsort(a.wakes, a.nr_wakes, sizeof(*a.wakes), cmp_wake_key);
+	qsort(b.wakes, b.nr_wakes, sizeof(*b.wakes), cmp_wake_key);
+	for (size_t i = 0; i < a.nr_wakes; i++) {
+		const struct tr_wake *x = &a.wakes[i], *y = &b.wakes[i];
+
+		assert_int_equal(x->pid, y->pid);
+		assert_int_equal(x->waking, y->waking);
+		assert_int_equal(x->waker_cpu, y->waker_cpu);
+		assert_int_equal(x->target_cpu, y->target_cpu);
+		assert_int_equal(x->run, y->run);
+		assert_int_equal(x->run_cpu, y->run_cpu);
+		assert_true(y->wakeup == y->waking && x->wakeup >= x->waking);
+	}
+	trace_run_release(&a);
+	trace_run_release(&b);
+	strbuf_release(&err);
+	remove_tree(cdir);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -610,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_same_ns_order),
 		cmocka_unit_test(test_rel_path),
 		cmocka_unit_test(test_row_links),
+		cmocka_unit_test(test_wakes_without_wakeup),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
