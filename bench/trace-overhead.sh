@@ -42,9 +42,10 @@
 # "bare" is not a clock but this host: `lab bare` runs the same scenarios
 # (off and traced only; the host's kernel, its tracefs, restored after).
 # Prints per mode the mean of the per-boot means of hackbench's time, their
-# CV, the ratio to "off", the median of the per-boot medians and its
-# ratio, the pooled runs' median and minimum and their ratios, the trace
-# volume of the traced modes (raw page bytes per second of measured run),
+# CV, the ratio to "off" with a bootstrap 95 % interval (boots resampled),
+# the median of the per-boot medians and its ratio, the pooled runs' median
+# and minimum and their ratios, the trace volume of the traced modes (raw
+# page bytes per second of measured run),
 # hackbench's own context switches per run (its tasks' counters), and
 # boots that did not pass (a busy host gives RCU stall splats under TCG:
 # their times are still used).
@@ -59,7 +60,7 @@
 #   CLOCKS=virtual TOPO=1s4c bench/trace-overhead.sh
 #   CLOCKS=virtual TRACE_MODES="off traced off+nomit traced+nomit" bench/trace-overhead.sh
 #   CLOCKS=bare RUNS=10 bench/trace-overhead.sh  (this host, root)
-#   SUMMARY=/tmp/trace-overhead.XXXXXX bench/trace-overhead.sh   (a KEEP=1 run)
+#   SUMMARY="/tmp/trace-overhead.XXXXXX ..." bench/trace-overhead.sh   (KEEP=1 runs, pooled)
 set -u
 cd "$(dirname "$0")/.." || exit 2
 
@@ -154,9 +155,13 @@ chmod +x "$TMP/qemu-wakeup"
 read -r -a modes <<<"$MODES"
 read -r -a clocks <<<"$CLOCKS"
 echo "load before: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
-# SUMMARY=<a KEEP=1 run's directory>: the summary of its boots again
+# SUMMARY="<KEEP=1 runs' directories>": the summary of their boots again,
+# pooled (the same TOPO and LOOPS, or the pool means nothing)
 if [ -n "${SUMMARY:-}" ]; then
-	cp "$SUMMARY/runs" "$TMP/runs" || die "no boots listed in '$SUMMARY/runs'"
+	: >"$TMP/runs"
+	for d in $SUMMARY; do
+		cat "$d/runs" >>"$TMP/runs" || die "no boots listed in '$d/runs'"
+	done
 	ROUNDS=0
 fi
 for ((r = 1; r <= ROUNDS; r++)); do
@@ -171,7 +176,7 @@ done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
 python3 - "$TMP/runs" "$TOPO" "$ROUNDS" "$load_after" "$LOOPS" <<'PY'
-import json, statistics, sys
+import json, random, statistics, sys
 by, notes = {}, []
 for line in open(sys.argv[1]):
     clock, mode, run = line.split(None, 2)
@@ -221,6 +226,13 @@ for mode, rows in sorted(by.items()):
         ratio = statistics.mean(means) / base
         bad += ratio > 1.05
         line += "  ratio %.3f" % ratio
+        # how sure: the boots resampled, each side on its own (fixed seed)
+        om = [r[0] for r in off]
+        if len(means) > 2 and len(om) > 2:
+            rnd = random.Random(1)
+            bs = sorted(statistics.mean(rnd.choices(means, k=len(means))) /
+                        statistics.mean(rnd.choices(om, k=len(om))) for _ in range(10000))
+            line += " (95 %% CI %.3f..%.3f)" % (bs[250], bs[9750])
     # a run on a stalled guest clock (RCU stall splats) can take minutes:
     # the median of the per-boot medians does not follow it
     med = statistics.median(r[3] for r in rows)
