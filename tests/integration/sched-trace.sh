@@ -98,9 +98,10 @@ print("lost:", c["metrics"]["trace_lost_events"]["values"], "-", c["reason"])
 PY
 
 # trace_run_mb: the flight recorder.  1 MiB over 4 CPUs is a 256 KiB ring
-# per CPU, which 100 loops overflow: the guest overwrote the run's start,
+# per CPU, which 300 loops overflow about three times over (100 did with
+# five events, not always with four): the guest overwrote the run's start,
 # shipped at most its budget, and the cut is counted and said
-sed 's/^mode = .*/mode = process/; s/^loops = .*/loops = 100/; s/^runs = .*/runs = 1/;
+sed 's/^mode = .*/mode = process/; s/^loops = .*/loops = 300/; s/^runs = .*/runs = 1/;
      /^counters/a trace_run_mb = 1' "$TMP/trace.ini" >"$TMP/cut.ini"
 rc=0
 "$LAB" run --topo 2s2c --kernel debian --scenario "$TMP/cut.ini" --accel tcg \
