@@ -373,6 +373,9 @@ static int parse_case(struct cmp_case *c, struct json_object *cs, struct strbuf 
 	c->verdict = dup_clean(s, 16);
 	s = json_get_str(cs, "reason");
 	c->reason = dup_clean(s ? s : "", 600);
+	if (json_object_object_get_ex(cs, "schedtrace", &ms) &&
+	    json_object_is_type(ms, json_type_object) && (s = json_get_str(ms, "wakeups_from")) && *s)
+		c->wakeups_from = dup_clean(s, 32);
 	if (json_object_object_get_ex(cs, "metrics", &ms) && !json_object_is_type(ms, json_type_null)) {
 		if (!json_object_is_type(ms, json_type_object)) {
 			strbuf_addf(err, "case '%.200s': metrics is not an object", c->id);
@@ -552,6 +555,7 @@ static void case_release(struct cmp_case *c)
 	free(c->workload);
 	free(c->verdict);
 	free(c->reason);
+	free(c->wakeups_from);
 }
 
 void cmp_run_release(struct cmp_run *run)

@@ -95,6 +95,18 @@ static void pool_case(struct cmp_case *dst, const struct cmp_case *const *src, c
 		dst->verdict = xstrdup("PASS");
 		dst->reason = xstrdup("");
 	}
+	for (size_t r = 0; r < nr; r++) {
+		const char *f = src[r]->wakeups_from;
+
+		if (!f)
+			continue;
+		if (!dst->wakeups_from)
+			dst->wakeups_from = xstrdup(f);
+		else if (strcmp(dst->wakeups_from, f)) {
+			free(dst->wakeups_from);
+			dst->wakeups_from = xstrdup("mixed");
+		}
+	}
 	pool_counters(dst, src, nr);
 }
 

@@ -43,6 +43,9 @@ struct cmp_case {
 	char *workload;
 	char *verdict;		/* PASS, FAIL, CRASH, HANG, SKIP, NOTRUN */
 	char *reason;
+	/* cases.json schedtrace.wakeups_from: "sched_waking" (what the runner
+	 * records), "sched_wakeup" (recorded before), "mixed"; NULL untraced */
+	char *wakeups_from;
 	struct cmp_metric *metrics;
 	size_t nr_metrics;
 	struct cmp_counter *counters;

@@ -241,6 +241,49 @@ static void kept_outliers(const struct comparison *c, struct summary *s, struct 
 		add(s, SUMMARY_END, "");
 }
 
+/*
+ * Cases whose sides placed their wakeups from different sched events: the
+ * runner recorded sched_wakeup before it derived placement from
+ * sched_waking, and the wake latency, wc_* and rq_imbalance_* rows moved
+ * with it (placement, idle found and migrations did not).
+ */
+static void event_sets(const struct comparison *c, struct summary *s, struct strbuf *sb)
+{
+	const struct cmp_case **found;
+	size_t listed = 0;
+
+	if (!c->nr_runs)
+		return;
+	found = xcalloc(c->nr_runs, sizeof(*found));
+	for (size_t i = 0; i < c->runs[0].nr_cases; i++) {
+		const char *base = c->runs[0].cases[i].wakeups_from;
+
+		cmp_find_all(c, c->runs[0].cases[i].id, found);
+		for (size_t k = 1; base && k < c->nr_runs; k++) {
+			const char *f = found[k] ? found[k]->wakeups_from : NULL;
+
+			if (!f || !strcmp(f, base))
+				continue;
+			if (!listed++)
+				add(s, SUMMARY_LINE, "Decision rows from different sched events (wake_lat_*, wc_* "
+				    "and rq_imbalance_* are not comparable; placement, idle found and "
+				    "migrations are: docs/results.md):");
+			if (listed > 10)
+				break;
+			strbuf_reset(sb);
+			strbuf_addf(sb, "%s: %s in %s, %s in %s", c->runs[0].cases[i].id, base,
+				    c->runs[0].label, f, c->runs[k].label);
+			add(s, SUMMARY_ITEM, sb->buf);
+			break;
+		}
+	}
+	if (listed > 10)
+		addf(s, SUMMARY_MORE, "... and %zu more", listed - 10);
+	if (listed)
+		add(s, SUMMARY_END, "");
+	free(found);
+}
+
 void comparison_summary(const struct comparison *c, struct summary *s)
 {
 	struct rowref *big, *var, *und, *any;
@@ -397,6 +440,7 @@ void comparison_summary(const struct comparison *c, struct summary *s)
 			add(s, SUMMARY_END, "");
 	}
 	kept_outliers(c, s, &sb);
+	event_sets(c, s, &sb);
 	strbuf_release(&sb);
 	free(big);
 	free(var);

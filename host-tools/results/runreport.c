@@ -757,14 +757,22 @@ static void trace_note(struct case_data *cd, struct json_object *o, char *reason
 {
 	struct json_object *st, *why = NULL;
 	size_t nr = json_object_array_length(cd->runs), used = strlen(reason);
+	const char *from = NULL;
 
 	if (!(cd->pc->counters & PLAN_CNT_SCHEDTRACE))
 		return;
-	for (size_t i = 0; i < nr && !why; i++) {
-		struct json_object *run = json_object_array_get_idx(cd->runs, i), *x;
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *run = json_object_array_get_idx(cd->runs, i), *x, *f;
 
-		if (json_object_object_get_ex(run, "schedtrace", &x))
+		if (!json_object_object_get_ex(run, "schedtrace", &x))
+			continue;
+		if (!why)
 			json_object_object_get_ex(x, "absent", &why);
+		/* which event placed the wakeups: one for all runs, or "mixed" */
+		if (json_object_object_get_ex(x, "wakeups_from", &f) &&
+		    json_object_is_type(f, json_type_string))
+			from = !from || !strcmp(from, json_object_get_string(f)) ?
+			       json_object_get_string(f) : "mixed";
 	}
 	if (!why && cd->trace.absent[0])
 		why = json_object_new_string(cd->trace.absent);
@@ -787,6 +795,8 @@ static void trace_note(struct case_data *cd, struct json_object *o, char *reason
 			 cd->trace_lost_runs, cd->trace_lost_runs == 1 ? "" : "s");
 	}
 	json_object_object_add(st, "lost_runs", json_object_new_int((int)cd->trace_lost_runs));
+	if (from)
+		json_object_object_add(st, "wakeups_from", json_object_new_string(from));
 	json_object_object_add(o, "schedtrace", st);
 	json_object_put(why);
 }

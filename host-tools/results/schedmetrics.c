@@ -655,6 +655,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 	}
 	for (size_t i = 0; i < n && !from_wakeup; i++)
 		from_wakeup = ev[i].type == ST_WAKEUP;
+	m->from_wakeup = from_wakeup;
 	if (!from_wakeup && !(link = st_link_wakings(ev, n, sizeof(*ev))))
 		goto out;
 	if (first_pass(ev, n, &s, &ts, &no_state) < 0)

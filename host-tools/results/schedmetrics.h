@@ -73,6 +73,8 @@ enum st_rq { ST_RQ_LLC, ST_RQ_NODE, ST_RQ_MAX };
 
 struct st_metrics {
 	uint64_t events;
+	int from_wakeup;              /* placed by sched_wakeup (a trace that has it), else
+				       * by sched_waking + sched_migrate_task */
 	uint64_t wakeups;             /* sched_waking (sched_wakeup in a trace that has
 				       * it), the placement denominator */
 	uint64_t wakeups_new;

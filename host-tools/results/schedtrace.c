@@ -631,6 +631,10 @@ void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_fo
 	 * pages say the same losses again, so the larger one is the count */
 	m.lost = stats_lost > page_lost ? stats_lost : page_lost;
 	json_object_object_add(st, "events", json_object_new_int64((int64_t)m.events));
+	/* the wake latency, wc_* and rq_imbalance_* rows mean other things
+	 * with and without sched_wakeup: lab compare says when sides differ */
+	json_object_object_add(st, "wakeups_from", json_object_new_string(
+				       m.from_wakeup ? "sched_wakeup" : "sched_waking"));
 	json_object_object_add(st, "lost_events", json_object_new_int64((int64_t)m.lost));
 	json_object_object_add(st, "wc_grace_ms", json_object_new_double((double)wc_grace_ns / 1e6));
 	if (!json_object_object_get_ex(result, "metrics", &metrics) ||

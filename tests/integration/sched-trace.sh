@@ -34,6 +34,7 @@ for c in cases:
     assert c["verdict"] == "PASS", (c["case"], c["reason"])
     m = c["metrics"]
     assert "skip" not in c["schedtrace"], c["schedtrace"]
+    assert c["schedtrace"]["wakeups_from"] == "sched_waking", c["schedtrace"]
     assert m["wakeups"]["mean"] > 0, m.get("wakeups")
     share = sum(v["mean"] for k, v in m.items() if k.startswith("wake_") and k.endswith("_pct"))
     assert abs(share - 100) < 0.01, share

@@ -543,6 +543,76 @@ static void test_summary_kept_outliers(void **state)
 	}
 }
 
+/* Sets schedtrace.wakeups_from of one case in dir's cases.json. */
+static void set_wakeups_from(const char *dir, const char *id, const char *from)
+{
+	char *path = xasprintf("%s/cases.json", dir);
+	struct json_object *doc = json_object_from_file(path), *cases, *st;
+
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "cases", &cases));
+	for (size_t i = 0; i < json_object_array_length(cases); i++) {
+		struct json_object *c = json_object_array_get_idx(cases, i), *v;
+
+		if (!json_object_object_get_ex(c, "case", &v) || strcmp(json_object_get_string(v), id))
+			continue;
+		st = json_object_new_object();
+		json_object_object_add(st, "wakeups_from", json_object_new_string(from));
+		json_object_object_add(c, "schedtrace", st);
+	}
+	assert_int_equal(json_object_to_file(path, doc), 0);
+	json_object_put(doc);
+	free(path);
+}
+
+/* A baseline traced with sched_wakeup against runs without it: the
+ * summary names the case and both sides; equal sides and untraced cases
+ * say nothing; a pool of both kinds is "mixed". */
+static void test_summary_event_sets(void **state)
+{
+	struct cmp_run runs[3], two[2], pooled = { 0 };
+	struct comparison c;
+	struct strbuf out = STRBUF_INIT;
+	char *dirs[3];
+
+	(void)state;
+	synth_runs(dirs);
+	set_wakeups_from(dirs[0], "synth/clients=8", "sched_wakeup");
+	set_wakeups_from(dirs[1], "synth/clients=8", "sched_wakeup");
+	set_wakeups_from(dirs[2], "synth/clients=8", "sched_waking");
+	set_wakeups_from(dirs[0], "synth/clients=2", "sched_waking");
+	set_wakeups_from(dirs[2], "synth/clients=2", "sched_waking");
+	for (int k = 0; k < 3; k++)
+		load(&runs[k], dirs[k], NULL);
+	comparison_build(&c, runs, 3);
+	comparison_text(&c, 0, &out);
+	assert_non_null(strstr(out.buf, "Decision rows from different sched events (wake_lat_*"));
+	assert_non_null(strstr(out.buf, "- synth/clients=8: sched_wakeup in 6.1.0-base, sched_waking in 6.1.0-slow\n"));
+	assert_null(strstr(out.buf, "- synth/clients=2:"));
+	comparison_release(&c);
+	/* one kernel's runs pooled across the change (base's as slow's) */
+	load(&two[0], dirs[0], NULL);
+	load(&two[1], dirs[2], NULL);
+	free(two[0].kernel);
+	two[0].kernel = xstrdup(two[1].kernel);
+	assert_int_equal(cmp_run_pool(&pooled, two, 2, &out), 0);
+	for (size_t i = 0; i < pooled.nr_cases; i++)
+		if (!strcmp(pooled.cases[i].id, "synth/clients=8"))
+			assert_string_equal(pooled.cases[i].wakeups_from, "mixed");
+		else if (!strcmp(pooled.cases[i].id, "synth/clients=2"))
+			assert_string_equal(pooled.cases[i].wakeups_from, "sched_waking");
+		else
+			assert_null(pooled.cases[i].wakeups_from);
+	cmp_run_release(&pooled);
+	cmp_run_release(&two[0]);
+	cmp_run_release(&two[1]);
+	strbuf_release(&out);
+	for (int k = 0; k < 3; k++) {
+		cmp_run_release(&runs[k]);
+		free(dirs[k]);
+	}
+}
+
 /* The summary is items; the text draws them, the JSON lists them, and
  * neither needs the other's layout. */
 static void test_summary_items(void **state)
@@ -912,6 +982,7 @@ int main(void)
 		cmocka_unit_test(test_full_text_json_junit),
 		cmocka_unit_test(test_summary_items),
 		cmocka_unit_test(test_summary_kept_outliers),
+		cmocka_unit_test(test_summary_event_sets),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_axes),
 		cmocka_unit_test(test_bad_cases_json),

@@ -683,6 +683,9 @@ static void derive_fixture(const char *name, const char *case_dir, unsigned run,
 	}
 	assert_int_equal(st_derive(all, tr.nr, &tr.topo, ST_WC_GRACE_DEFAULT_NS, &fp->with), 0);
 	assert_int_equal(st_derive(strip, n, &tr.topo, ST_WC_GRACE_DEFAULT_NS, &fp->without), 0);
+	/* results.jsonl says which event placed the wakeups (wakeups_from) */
+	assert_int_equal(fp->with.from_wakeup, 1);
+	assert_int_equal(fp->without.from_wakeup, 0);
 	fp->with.lost = fp->without.lost = tr.lost;
 	free(all);
 	free(strip);
