@@ -23,8 +23,14 @@ rc=0
 	>"$TMP/out" 2>"$TMP/err" || rc=$?
 cat "$TMP/out"
 sed 's/^/stderr: /' "$TMP/err"
-# 0: nothing regressed; 1 would need a regression or a failed boot
-[ "$rc" -eq 0 ] || fail "lab ab exited $rc"
+# 0: nothing regressed; 1: a regression or a failed boot.  The kernel is
+# the same on both sides, but two boots a side of a short case on a busy
+# host can still flag a row (an A/A false positive, q < 0.05: seen at a
+# load of 10), so 1 passes here when every boot passed (checked below) and
+# the summary names the regressed row
+[ "$rc" -le 1 ] || fail "lab ab exited $rc"
+[ "$rc" -eq 0 ] || grep -q '^test against base: .* [1-9][0-9]* regressed' "$TMP/out" ||
+	fail "lab ab exited 1 without a regressed row"
 dir=$(sed -n 's/^ab: directory //p' "$TMP/out")
 [ -f "$dir/ab.json" ] || fail "no ab.json in '$dir'"
 
