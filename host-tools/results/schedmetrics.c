@@ -228,6 +228,20 @@ size_t *st_link_wakings(const void *ev, size_t n, size_t stride)
 	return link;
 }
 
+int st_waking_cpu(const void *ev, size_t stride, const size_t *link, size_t i)
+{
+	return link[i] != SIZE_MAX ? ev_at(ev, stride, link[i])->dest_cpu
+				   : ev_at(ev, stride, i)->target_cpu;
+}
+
+int st_has_wakeup(const void *ev, size_t n, size_t stride)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ev_at(ev, stride, i)->type == ST_WAKEUP)
+			return 1;
+	return 0;
+}
+
 /* What the sweep knows of one task (pid > 0). */
 struct task {
 	int pid;         /* 0: empty slot (pid 0 is the idle task, never a task here) */
@@ -653,8 +667,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 		free(ts.tab);
 		return -1;
 	}
-	for (size_t i = 0; i < n && !from_wakeup; i++)
-		from_wakeup = ev[i].type == ST_WAKEUP;
+	from_wakeup = st_has_wakeup(ev, n, sizeof(*ev));
 	m->from_wakeup = from_wakeup;
 	if (!from_wakeup && !(link = st_link_wakings(ev, n, sizeof(*ev))))
 		goto out;
@@ -685,8 +698,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 			if (from_wakeup)
 				k->waking_open = 1;
 			else
-				waking_placed(&s, k, e, link[i] != SIZE_MAX ? ev[link[i]].dest_cpu
-									    : e->target_cpu);
+				waking_placed(&s, k, e, st_waking_cpu(ev, sizeof(*ev), link, i));
 			break;
 		case ST_WAKEUP:
 			m->wakeups++;

@@ -120,6 +120,12 @@ const char *st_level_name(enum st_level l);
  * that kept the previous CPU.  NULL when memory runs out.
  */
 size_t *st_link_wakings(const void *ev, size_t n, size_t stride);
+/* The CPU the sched_waking at index i chose: its migrate's dest_cpu when
+ * link (st_link_wakings()) pairs one, else the previous CPU. */
+int st_waking_cpu(const void *ev, size_t stride, const size_t *link, size_t i);
+/* Whether the trace has sched_wakeup records: then the wakeups are placed
+ * by them, as the runner recorded them before it left that event out. */
+int st_has_wakeup(const void *ev, size_t n, size_t stride);
 
 /*
  * Sorts ev by time (stable: per-CPU order kept on ties) and counts.

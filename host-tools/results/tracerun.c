@@ -355,13 +355,11 @@ static void build_wakes(struct trace_run *t)
 {
 	struct pend { uint64_t waking; int waker; size_t wake; } *p;
 	size_t alloc = 0, *link = NULL;
-	int maxpid = 0, from_wakeup = 0;
+	int maxpid = 0, from_wakeup = st_has_wakeup(t->ev, t->nr, sizeof(*t->ev));
 
-	for (size_t i = 0; i < t->nr; i++) {
+	for (size_t i = 0; i < t->nr; i++)
 		if (t->ev[i].e.pid > maxpid && t->ev[i].e.pid < TR_PID_MAX)
 			maxpid = t->ev[i].e.pid;
-		from_wakeup |= t->ev[i].e.type == ST_WAKEUP;
-	}
 	if (!from_wakeup && !(link = st_link_wakings(t->ev, t->nr, sizeof(*t->ev))))
 		die(LAB_EXIT_FAIL, "out of memory linking %zu events", t->nr); /* as xcalloc */
 	p = xcalloc((size_t)maxpid + 1, sizeof(*p));
@@ -379,8 +377,7 @@ static void build_wakes(struct trace_run *t)
 				p[pid].wake = wake_add(t, &alloc, (struct tr_wake){
 					.waking = te->e.ts, .wakeup = te->e.ts, .pid = pid,
 					.waker_cpu = te->e.cpu, .run_cpu = -1, .comm = te->comm,
-					.target_cpu = link[i] != SIZE_MAX ? t->ev[link[i]].e.dest_cpu
-									  : te->e.target_cpu });
+					.target_cpu = st_waking_cpu(t->ev, sizeof(*t->ev), link, i) });
 				break;
 			}
 			p[pid].waking = te->e.ts;
