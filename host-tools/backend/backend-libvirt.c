@@ -47,6 +47,7 @@ struct libvirt_priv {
 	char *restored_xml;  /* warm start: the dxml of the last restore */
 	int listen_fd[2];    /* console, records */
 	int destroyed;
+	int lab_paused;      /* suspended by the lab's own stop, not resumed yet */
 	int streams;         /* remote mode: pool uploads and console streams */
 	struct lv_pool pool;
 	struct lv_pump pump[2];
@@ -706,6 +707,8 @@ static int libvirt_qmp(struct backend *b, const char *cmd, struct json_object *a
 		ret = !strcmp(cmd, "stop") ? virDomainSuspend(p->dom) : virDomainResume(p->dom);
 		if (ret < 0)
 			add_lv_error(err, cmd);
+		else
+			p->lab_paused = !strcmp(cmd, "stop");
 		return ret < 0 ? -1 : 0;
 	}
 	req = json_object_new_object();
@@ -721,6 +724,44 @@ static int libvirt_qmp(struct backend *b, const char *cmd, struct json_object *a
 	ret = libvirt_qmp_reply(cmd, res, reply, err);
 	free(res);
 	return ret;
+}
+
+/*
+ * libvirt follows QEMU's run state itself: its domain state and reason
+ * say what QMP's query-status would, one RPC a second (the session asks
+ * that often where there is no fd to wait on).
+ */
+static int libvirt_run_state(struct backend *b, struct backend_state *st, struct strbuf *err)
+{
+	struct libvirt_priv *p = b->priv;
+	const char *state = "";
+	int vs, reason;
+
+	memset(st, 0, sizeof(*st));
+	if (!p || !p->dom || p->destroyed)
+		return 0;
+	if (virDomainGetState(p->dom, &vs, &reason, 0) < 0) {
+		add_lv_error(err, "virDomainGetState");
+		return -1;
+	}
+	if (vs == VIR_DOMAIN_CRASHED) {
+		state = "guest-panicked";
+	} else if (vs == VIR_DOMAIN_PAUSED) {
+		switch (reason) {
+		case VIR_DOMAIN_PAUSED_IOERROR: state = "io-error"; break;
+		case VIR_DOMAIN_PAUSED_WATCHDOG: state = "watchdog"; break;
+		case VIR_DOMAIN_PAUSED_CRASHED: state = "guest-panicked"; break;
+		/* QEMU's internal-error reaches libvirt as a stop it cannot name */
+		case VIR_DOMAIN_PAUSED_UNKNOWN:
+		case VIR_DOMAIN_PAUSED_USER: state = "paused"; break;
+		default: break; /* saving, migrating, starting: the lab's, or passing */
+		}
+	}
+	snprintf(st->state, sizeof(st->state), "%s", state);
+	if (*state)
+		snprintf(st->cause, sizeof(st->cause), "libvirt domain state %d reason %d", vs, reason);
+	st->halted = backend_state_halted(state, p->lab_paused);
+	return 0;
 }
 
 /*
@@ -896,6 +937,7 @@ const struct backend_ops backend_libvirt = {
 	.nmi = libvirt_nmi,
 	.dump_vcpus = libvirt_dump_vcpus,
 	.qmp = libvirt_qmp,
+	.run_state = libvirt_run_state,
 	.vcpu_set = libvirt_vcpu_set,
 	.save_file = libvirt_save_file,
 	.stop = libvirt_stop,

@@ -26,10 +26,11 @@ struct qemu_priv {
 	struct qmp qmp;
 	int qmp_fd;
 	int qmp_ok;
+	int lab_paused;   /* the lab's own QMP stop, not cont'ed yet */
 };
 
 /* LAB_QEMU, else the arch's qemu-system-* */
-static const char *qemu_binary_for(enum topo_arch arch)
+const char *qemu_binary_for(enum topo_arch arch)
 {
 	const char *env = getenv("LAB_QEMU");
 
@@ -39,6 +40,24 @@ static const char *qemu_binary_for(enum topo_arch arch)
 static const char *qemu_binary(void)
 {
 	return qemu_binary_for(TOPO_ARCH_X86_64);
+}
+
+char *qemu_version_string(enum topo_arch arch)
+{
+	const char *argv[] = { qemu_binary_for(arch), "--version", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *nl;
+
+	if (run_command_capture(argv, 10000, &out, &err) != 0) {
+		strbuf_release(&out);
+		strbuf_release(&err);
+		return xstrdup("unknown");
+	}
+	strbuf_release(&err);
+	nl = strchr(out.buf, '\n');
+	if (nl)
+		*nl = '\0';
+	return strbuf_detach(&out);
 }
 
 /*
@@ -275,7 +294,52 @@ static int qemu_qmp(struct backend *b, const char *cmd, struct json_object *args
 		strbuf_addstr(err, "qmp is not connected");
 		return -1;
 	}
-	return qmp_command(&p->qmp, cmd, args, reply, 10000, err);
+	if (qmp_command(&p->qmp, cmd, args, reply, 10000, err) < 0)
+		return -1;
+	if (!strcmp(cmd, "stop"))
+		p->lab_paused = 1;
+	else if (!strcmp(cmd, "cont"))
+		p->lab_paused = 0;
+	return 0;
+}
+
+static int qemu_watch_fd(struct backend *b)
+{
+	struct qemu_priv *p = b->priv;
+
+	return p && p->qmp_ok ? p->qmp_fd : -1;
+}
+
+static int qemu_run_state(struct backend *b, struct backend_state *st, struct strbuf *err)
+{
+	struct qemu_priv *p = b->priv;
+	struct json_object *reply = NULL, *v;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	if (!p || !p->qmp_ok)
+		return 0;
+	ret = qmp_pump_events(&p->qmp, err);
+	snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
+	if (ret < 0) {
+		/* QEMU closed the monitor: it is on its way out, poll it no more */
+		p->qmp_ok = 0;
+		return -1;
+	}
+	/* running, as far as the events go: nothing to ask */
+	if (!p->qmp.state_changed || !p->qmp.stopped)
+		return 0;
+	p->qmp.state_changed = 0;
+	if (qmp_command(&p->qmp, "query-status", NULL, &reply, 2000, err) < 0) {
+		snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
+		return -1;
+	}
+	if (json_object_object_get_ex(reply, "status", &v))
+		snprintf(st->state, sizeof(st->state), "%s", json_object_get_string(v));
+	json_object_put(reply);
+	snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
+	st->halted = backend_state_halted(st->state, p->lab_paused);
+	return 0;
 }
 
 static int qemu_save(struct backend *b, int fd, struct strbuf *err)
@@ -343,6 +407,8 @@ const struct backend_ops backend_qemu = {
 	.nmi = qemu_nmi,
 	.dump_vcpus = qemu_dump_vcpus,
 	.qmp = qemu_qmp,
+	.watch_fd = qemu_watch_fd,
+	.run_state = qemu_run_state,
 	.save = qemu_save,
 	.stop = qemu_stop,
 	.release = qemu_release,
@@ -436,14 +502,16 @@ static int kvm_probe_answer(int rfd, struct strbuf *got)
 	}
 }
 
-static int kvm_works(struct strbuf *why)
+int qemu_kvm_query(struct strbuf *why)
 {
 	static const char ask[] = "{\"execute\":\"qmp_capabilities\"}\n"
 				  "{\"execute\":\"query-kvm\"}\n";
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf got = STRBUF_INIT;
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	int in[2], out[2], ok, ret;
+	int in[2], out[2], errp[2], ok, ret;
+	char buf[4096];
+	ssize_t n;
 
 	if (fd < 0) {
 		strbuf_addf(why, "/dev/kvm: %s", strerror(errno));
@@ -457,21 +525,30 @@ static int kvm_works(struct strbuf *why)
 		close(in[1]);
 		goto nopipe;
 	}
+	if (pipe2(errp, O_CLOEXEC) < 0) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		goto nopipe;
+	}
 	strvec_pushl(&cp.args, qemu_binary(), "-nodefaults", "-no-user-config",
 		     "-display", "none", "-machine", "q35", "-accel", "kvm",
 		     "-cpu", "host", "-m", "64", "-smp", "1", "-S",
 		     "-qmp", "stdio", NULL);
 	cp.in = in[0];
 	cp.out = out[1];
-	cp.err = -2;
+	cp.err = errp[1];
 	cp.new_pgrp = 1;
 	cp.die_with_parent = 1;
 	ret = start_command(&cp);
 	close(in[0]);
 	close(out[1]);
+	close(errp[1]);
 	if (ret < 0) {
 		close(in[1]);
 		close(out[0]);
+		close(errp[0]);
 		strbuf_addstr(why, "cannot start qemu");
 		child_process_clear(&cp);
 		return 0;
@@ -485,41 +562,28 @@ static int kvm_works(struct strbuf *why)
 	child_process_kill(&cp, SIGKILL);
 	ret = finish_command(&cp);
 	child_process_clear(&cp);
-	strbuf_release(&got);
-	if (ok > 0)
+	/* QEMU is gone: its stderr is all in the pipe, and says why */
+	strbuf_reset(&got);
+	while (got.len < 65536 && (n = xread(errp[0], buf, sizeof(buf))) > 0)
+		strbuf_add(&got, buf, (size_t)n);
+	close(errp[0]);
+	if (ok > 0) {
+		strbuf_release(&got);
 		return 1;
-	if (ok < 0)
+	}
+	if (ok < 0) {
 		strbuf_addf(why, "QEMU did not answer query-kvm within %d s", KVM_PROBE_MS / 1000);
-	else
-		strbuf_addf(why, "/dev/kvm exists but QEMU cannot run a KVM vCPU (exit %d)", ret);
+	} else {
+		struct strbuf lines = STRBUF_INIT;
+
+		backend_error_lines(got.buf, got.len, 2, &lines);
+		strbuf_addf(why, "QEMU cannot create a KVM vCPU (exit %d%s%s)", ret,
+			    lines.len ? ": " : "", lines.buf);
+		strbuf_release(&lines);
+	}
+	strbuf_release(&got);
 	return 0;
 nopipe:
 	strbuf_addf(why, "pipe: %s", strerror(errno));
 	return 0;
-}
-
-int accel_resolve(const char *want, enum lab_accel *out, struct strbuf *err)
-{
-	struct strbuf why = STRBUF_INIT;
-
-	if (!want || !*want || !strcmp(want, "auto")) {
-		*out = kvm_works(&why) ? ACCEL_KVM : ACCEL_TCG;
-		strbuf_release(&why);
-		return 0;
-	}
-	if (!strcmp(want, "tcg")) {
-		*out = ACCEL_TCG;
-		return 0;
-	}
-	if (!strcmp(want, "kvm")) {
-		if (!kvm_works(&why)) {
-			strbuf_addf(err, "ACCEL=kvm but KVM is not usable here: %s", why.buf);
-			strbuf_release(&why);
-			return -1;
-		}
-		*out = ACCEL_KVM;
-		return 0;
-	}
-	strbuf_addf(err, "unknown accelerator '%s' (auto, tcg or kvm)", want);
-	return -1;
 }

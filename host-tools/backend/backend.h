@@ -51,6 +51,31 @@ struct backend {
 	void *priv;
 };
 
+/*
+ * What the hypervisor says about the guest's run state.  QEMU stops a
+ * guest by itself for a KVM internal error, a guest panic reported
+ * through pvpanic, a disk error with werror=stop, a watchdog; the lab's
+ * own stops (host faults, kicks, saves) are not such a halt.
+ */
+struct backend_state {
+	char state[32];     /* QEMU's run state ("internal-error"); "" unknown */
+	char cause[160];    /* the event that said why ("GUEST_PANICKED (action pause)"), or "" */
+	int halted;         /* the hypervisor stopped the guest: it will not go on */
+};
+
+/* 1 for a run state (query-status's "status") that means the guest will
+ * not go on by itself: internal-error, guest-panicked, io-error,
+ * shutdown, watchdog, and paused or debug unless the lab paused it. */
+int backend_state_halted(const char *status, int paused_by_lab);
+
+/*
+ * The first lines of QEMU's stderr (its qemu.log) that say what went
+ * wrong, "; "-joined into out: errors and failures such as "KVM internal
+ * error. Suberror: 1" and "emulation failure", never warnings or the
+ * register dump that follows them.  At most max lines.
+ */
+void backend_error_lines(const char *log, size_t len, unsigned max, struct strbuf *out);
+
 struct backend_ops {
 	const char *name;
 	int (*start)(struct backend *b, const struct backend_conf *conf, struct strbuf *err);
@@ -64,6 +89,14 @@ struct backend_ops {
 	 * asked for, gets the "return" member (caller puts it). */
 	int (*qmp)(struct backend *b, const char *cmd, struct json_object *args,
 		   struct json_object **reply, struct strbuf *err);
+	/* An fd to poll that turns readable when the hypervisor may have
+	 * news about the run state (QMP events), or -1; NULL: none. */
+	int (*watch_fd)(struct backend *b);
+	/* Reads the run state without waiting long: cheap when nothing
+	 * happened.  0 with *st filled (halted set only for a halt the lab
+	 * did not cause), or -1 when the hypervisor cannot be asked (gone);
+	 * st->cause may still say what its last words were.  NULL: unknown. */
+	int (*run_state)(struct backend *b, struct backend_state *st, struct strbuf *err);
 	/* Plugs (online) or asks the guest to unplug vCPU number vcpu (its
 	 * rank among all slots) through the hypervisor's own API, so that its
 	 * idea of the domain stays right.  NULL: QMP device_add/device_del.
@@ -132,9 +165,17 @@ const char *qemu_firmware(void);
 void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 		     int qmp_fd, struct strvec *argv);
 
-/* Resolves ACCEL=auto|tcg|kvm.  kvm (or auto) probes /dev/kvm by starting
- * a paused QEMU, since an openable /dev/kvm does not mean KVM works. */
-int accel_resolve(const char *want, enum lab_accel *out, struct strbuf *err);
+/* 1 when QEMU builds a paused 1-vCPU KVM machine and answers query-kvm
+ * with "enabled": an openable /dev/kvm does not mean that much; 0 with
+ * why otherwise.  The cheap half of run/accel.h's proof. */
+int qemu_kvm_query(struct strbuf *why);
+
+/* The first line of `qemu-system-<arch> --version` ($LAB_QEMU's when
+ * set), or "unknown"; caller frees. */
+char *qemu_version_string(enum topo_arch arch);
+
+/* The QEMU binary for arch: $LAB_QEMU, else the arch's qemu-system-*. */
+const char *qemu_binary_for(enum topo_arch arch);
 int host_cpu_is_amd(void);
 
 /* The host's TSC rate in Hz, measured against CLOCK_MONOTONIC_RAW over

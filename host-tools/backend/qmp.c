@@ -93,6 +93,77 @@ static struct json_object *read_message(struct qmp *q, int timeout_ms, struct st
 	}
 }
 
+static const char *data_member(struct json_object *msg, const char *key)
+{
+	struct json_object *d, *v;
+
+	if (!json_object_object_get_ex(msg, "data", &d) || !json_object_object_get_ex(d, key, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+int qmp_note_event(struct qmp *q, struct json_object *msg)
+{
+	struct json_object *v;
+	const char *name, *why = NULL, *what = NULL;
+
+	if (!json_object_object_get_ex(msg, "event", &v))
+		return 0;
+	q->events++;
+	name = json_object_get_string(v);
+	if (!strcmp(name, "RESUME")) {
+		q->stopped = 0;
+		q->cause[0] = '\0';
+	} else if (!strcmp(name, "STOP")) {
+		q->stopped = 1;
+	} else if (!strcmp(name, "SHUTDOWN")) {
+		q->stopped = 1;
+		why = data_member(msg, "reason");
+	} else if (!strcmp(name, "GUEST_PANICKED") || !strcmp(name, "WATCHDOG")) {
+		why = data_member(msg, "action");
+		what = "action ";
+	} else if (!strcmp(name, "BLOCK_IO_ERROR")) {
+		why = data_member(msg, "reason");
+	} else {
+		return 1;
+	}
+	q->state_changed = 1;
+	if (strcmp(name, "STOP") && strcmp(name, "RESUME"))
+		snprintf(q->cause, sizeof(q->cause), "%s%s%s%s%s", name, why ? " (" : "",
+			 why && what ? what : "", why ? why : "", why ? ")" : "");
+	return 1;
+}
+
+int qmp_pump_events(struct qmp *q, struct strbuf *err)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = q->fd, .events = POLLIN };
+		struct json_object *msg;
+		char chunk[4096];
+		ssize_t n;
+		int bad;
+
+		while ((msg = qmp_take_message(&q->in, &bad))) {
+			/* a reply nobody waits for any more is dropped */
+			qmp_note_event(q, msg);
+			json_object_put(msg);
+		}
+		if (poll(&pfd, 1, 0) <= 0)
+			return 0;
+		n = read(q->fd, chunk, sizeof(chunk));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0) {
+			strbuf_addstr(err, "qmp: connection closed by QEMU");
+			return -1;
+		}
+		if (q->in.len + (size_t)n > QMP_MAX_MESSAGE) {
+			strbuf_addstr(err, "qmp: message larger than 1 MiB");
+			return -1;
+		}
+		strbuf_add(&q->in, chunk, (size_t)n);
+	}
+}
 
 int qmp_handshake(struct qmp *q, int timeout_ms, struct strbuf *err)
 {
@@ -177,8 +248,7 @@ int qmp_command_fd(struct qmp *q, const char *cmd, struct json_object *args, int
 		msg = read_message(q, left, err);
 		if (!msg)
 			return -1;
-		if (json_object_object_get_ex(msg, "event", NULL)) {
-			q->events++;
+		if (qmp_note_event(q, msg)) {
 			json_object_put(msg);
 			continue;
 		}

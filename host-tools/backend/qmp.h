@@ -16,8 +16,14 @@ struct qmp {
 	int fd;
 	struct strbuf in;       /* bytes received, not yet a whole message */
 	unsigned long next_id;
-	unsigned long events;   /* asynchronous events seen (and dropped) */
+	unsigned long events;   /* asynchronous events seen */
 	char version[64];       /* "7.2.22" from the greeting */
+	/* The run-state events (STOP, RESUME, SHUTDOWN, GUEST_PANICKED,
+	 * BLOCK_IO_ERROR, WATCHDOG), whichever way they arrived: */
+	int state_changed;      /* one arrived since the caller cleared it */
+	int stopped;            /* the last of them left the guest not running */
+	char cause[160];        /* what stopped it, when an event said so:
+				 * "GUEST_PANICKED (action pause)"; "" after RESUME */
 };
 
 void qmp_init(struct qmp *q, int fd);
@@ -38,6 +44,15 @@ int qmp_command(struct qmp *q, const char *cmd, struct json_object *args,
  * caller still owns and closes its copy of fd. */
 int qmp_command_fd(struct qmp *q, const char *cmd, struct json_object *args, int fd,
 		   struct json_object **reply, int timeout_ms, struct strbuf *err);
+
+/*
+ * Reads whatever QEMU has sent without waiting: events update the
+ * run-state members above.  0, or -1 with err once QEMU has gone.
+ */
+int qmp_pump_events(struct qmp *q, struct strbuf *err);
+
+/* Notes one message that is an event; 0 when msg is not one. */
+int qmp_note_event(struct qmp *q, struct json_object *msg);
 
 /*
  * Warm start (run/warm.h).  qmp_save_state() stops the guest, writes its

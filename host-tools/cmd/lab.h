@@ -17,5 +17,6 @@ int cmd_matrix(int argc, const char **argv);
 int cmd_scenarios(int argc, const char **argv);
 int cmd_bare(int argc, const char **argv);
 int cmd_cache(int argc, const char **argv);
+int cmd_doctor(int argc, const char **argv);
 
 #endif

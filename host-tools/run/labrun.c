@@ -2,6 +2,7 @@
  * `lab boot` (topology only) and `lab run` (topology plus a plan). */
 #define _GNU_SOURCE
 #include "run/labrun.h"
+#include "run/accel.h"
 #include "common/io.h"
 #include "common/wire.h"
 #include "backend/backend.h"
@@ -611,8 +612,16 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 			return -1;
 		}
 		r->accel_kind = ACCEL_TCG;
-	} else if (accel_resolve(r->accel, &r->accel_kind, err) < 0) {
-		return -1;
+	} else {
+		struct strbuf note = STRBUF_INIT;
+
+		if (accel_resolve(r->accel, &r->accel_kind, &note, err) < 0) {
+			strbuf_release(&note);
+			return -1;
+		}
+		/* said once the run is sure to start: a bad option stays one line */
+		snprintf(r->accel_note, sizeof(r->accel_note), "%s", note.buf);
+		strbuf_release(&note);
 	}
 	if (r->accel_kind == ACCEL_KVM && lab_clock_parse(r->clock) > 0 &&
 	    (!r->accel || !*r->accel || !strcmp(r->accel, "auto")))
@@ -686,27 +695,9 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 			    r->image.root_guest, r->image.fstype);
 	if (r->append)
 		strbuf_addf(&r->cmdline, " %s", r->append);
+	if (*r->accel_note)
+		info("%s", r->accel_note);
 	return 0;
-}
-
-static char *qemu_version_string(enum topo_arch arch)
-{
-	const char *argv[] = { topo_arch_info(arch)->qemu, "--version", NULL };
-	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
-	char *nl;
-
-	if (getenv("LAB_QEMU"))
-		argv[0] = getenv("LAB_QEMU");
-	if (run_command_capture(argv, 10000, &out, &err) != 0) {
-		strbuf_release(&out);
-		strbuf_release(&err);
-		return xstrdup("unknown");
-	}
-	strbuf_release(&err);
-	nl = strchr(out.buf, '\n');
-	if (nl)
-		*nl = '\0';
-	return strbuf_detach(&out);
 }
 
 static unsigned default_timeout_s(const struct lab_run *r)
@@ -907,6 +898,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	results_add_str(run, "arch", topo_arch_info(r->topo.arch)->name);
 	results_add_str(run, "accel", r->accel_kind == ACCEL_KVM ? "kvm" : "tcg");
+	if (*r->accel_note)
+		results_add_str(run, "accel_why", r->accel_note);
 	if (r->accel_kind == ACCEL_TCG)
 		results_add_str(run, "tcg_threads", r->tcg_single ? "single" : "multi");
 	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
@@ -1140,6 +1133,16 @@ static void add_timing(struct json_object *v, const struct session *s, uint64_t 
 	if (s->t_crash_ns) {
 		add_secs(v, "t_first_failure_s", s->t_crash_ns, s->t_start_ns);
 		add_secs(v, "verdict_after_failure_s", verdict_ns, s->t_crash_ns);
+	}
+	if (s->t_halt_ns) {
+		struct json_object *h = json_object_new_object();
+
+		results_add_str(h, "run_state", s->halt.state);
+		results_add_str(h, "event", s->halt.cause);
+		results_add_str(h, "stderr", s->halt_lines);
+		add_secs(h, "t_s", s->t_halt_ns, s->t_start_ns);
+		add_secs(h, "verdict_after_s", verdict_ns, s->t_halt_ns);
+		json_object_object_add(v, "hypervisor_halt", h);
 	}
 	if (s->t_deadline_ns) {
 		add_secs(v, "t_deadline_s", s->t_deadline_ns, s->t_start_ns);

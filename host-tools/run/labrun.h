@@ -72,6 +72,7 @@ struct lab_run {
 	const struct backend_ops *ops;
 	struct topo topo, expect_topo;
 	enum lab_accel accel_kind;
+	char accel_note[512];     /* auto fell back to TCG: why, one line; "" else */
 	int tcg_single;           /* resolved: TCG runs every vCPU on one thread */
 	const char *tcg_why;      /* why (static text), for the setup line */
 	int clock_virtual;        /* resolved --clock virtual */

@@ -190,11 +190,65 @@ static void unpark(struct session *s, struct backend *b)
 		error("cannot send the plan to the guest: %s", strerror(errno));
 }
 
+/*
+ * A halt worth ending the run for.  Without -no-shutdown QEMU exits after
+ * a shutdown anyway; only one the guest did not mean (a panic, or a reset
+ * before its END record) is news.
+ */
+static int halt_counts(const struct session *s, const struct backend_state *st)
+{
+	if (strncmp(st->cause, "SHUTDOWN", 8) && !st->halted)
+		return 0;
+	if (!strncmp(st->cause, "SHUTDOWN", 8) || !strcmp(st->state, "shutdown"))
+		return strstr(st->cause, "guest-panic") ||
+		       (strstr(st->cause, "guest-reset") && !s->wire.ended);
+	return 1;
+}
+
+/* Asks the backend for the guest's run state: 1 when it halted for good. */
+static int check_run_state(struct session *s, struct backend *b)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct backend_state st;
+	int ret;
+
+	/* a frozen QEMU answers nothing: the fault's end comes first */
+	if (!b->ops->run_state || s->faults.frozen_pid)
+		return 0;
+	ret = b->ops->run_state(b, &st, &err);
+	strbuf_release(&err);
+	if (ret < 0 && !*st.cause)
+		return 0;
+	if (!halt_counts(s, &st))
+		return 0;
+	s->halt = st;
+	s->t_halt_ns = now_ns();
+	return ret == 0;
+}
+
+static void read_halt_lines(struct session *s)
+{
+	struct strbuf out = STRBUF_INIT;
+	char *path, *log;
+	size_t len;
+
+	if (!s->conf->run_dir)
+		return;
+	path = xasprintf("%s/qemu.log", s->conf->run_dir);
+	log = read_file(path, &len);
+	if (log)
+		backend_error_lines(log, len, 3, &out);
+	snprintf(s->halt_lines, sizeof(s->halt_lines), "%s", out.buf);
+	strbuf_release(&out);
+	free(log);
+	free(path);
+}
+
 int session_run(struct session *s, struct strbuf *err)
 {
 	struct backend b = { .ops = s->ops, .console_fd = -1, .record_fd = -1 };
 	int con_raw, rec_raw;
-	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0, next_kick = 0;
+	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0, next_kick = 0, next_state = 0;
 	char buf[65536];
 	int saw_userspace = 0;
 
@@ -223,9 +277,10 @@ int session_run(struct session *s, struct strbuf *err)
 		next_kick = s->t_start_ns + (uint64_t)s->kick_ms * 1000000ull;
 
 	while (b.console_fd >= 0 || b.record_fd >= 0) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = b.console_fd, .events = POLLIN },
 			{ .fd = b.record_fd, .events = POLLIN },
+			{ .fd = b.ops->watch_fd ? b.ops->watch_fd(&b) : -1, .events = POLLIN },
 		};
 		uint64_t now = now_ns(), until = deadline;
 		size_t got;
@@ -251,6 +306,15 @@ int session_run(struct session *s, struct strbuf *err)
 			kick_vcpus(s, &b);
 			next_kick = now_ns() + (uint64_t)s->kick_ms * 1000000ull;
 			continue;
+		}
+		if (!hang_at && !s->t_halt_ns && b.ops->run_state && pfd[2].fd < 0 &&
+		    next_state <= now) {
+			/* no events to wait for: ask once a second */
+			next_state = now + 1000000000ull;
+			if (check_run_state(s, &b)) {
+				progress(s, "the hypervisor stopped the guest", s->halt.state);
+				break;
+			}
 		}
 		if (s->parked == 1)
 			unpark(s, &b);
@@ -287,7 +351,9 @@ int session_run(struct session *s, struct strbuf *err)
 				wake = next_kick;
 			if (s->watch && wake > now + 1000000000ull)
 				wake = now + 1000000000ull;
-			r = poll(pfd, 2, (int)((wake - now) / 1000000ull) + 1);
+			if (b.ops->run_state && pfd[2].fd < 0 && wake > now + 1000000000ull)
+				wake = now + 1000000000ull;
+			r = poll(pfd, 3, (int)((wake - now) / 1000000ull) + 1);
 		}
 		if (r < 0 && errno != EINTR) {
 			strbuf_addf(err, "poll: %s", strerror(errno));
@@ -295,6 +361,10 @@ int session_run(struct session *s, struct strbuf *err)
 		}
 		if (r <= 0)
 			continue;
+		if (pfd[2].revents && !hang_at && check_run_state(s, &b)) {
+			progress(s, "the hypervisor stopped the guest", s->halt.state);
+			break;
+		}
 		if (pfd[0].revents) {
 			if (!pump(b.console_fd, con_raw, buf, sizeof(buf), &got)) {
 				close(b.console_fd);
@@ -326,6 +396,11 @@ int session_run(struct session *s, struct strbuf *err)
 			}
 		}
 	}
+	/* QEMU's last words before it exits, when it went away by itself */
+	if (!s->t_halt_ns && !hang_at && !s->stopped)
+		check_run_state(s, &b);
+	if (s->t_halt_ns)
+		read_halt_lines(s);
 	/* a guest left paused or throttled would only slow its own end */
 	hostfault_finish(&s->faults, &b);
 	s->hypervisor_status = b.ops->stop(&b, 10000);
@@ -359,6 +434,12 @@ int session_run(struct session *s, struct strbuf *err)
 		snprintf(s->reason, sizeof(s->reason), "%s at console line %lu: %.300s",
 			 s->console.worst == CON_REBOOT ? "guest rebooted" : "kernel crashed",
 			 s->console.first_line_no, s->console.first);
+	} else if (s->t_halt_ns && !hang_at) {
+		s->verdict = VERDICT_CRASH;
+		snprintf(s->reason, sizeof(s->reason), "the hypervisor stopped the guest: %s%s%s%s%s%s%s",
+			 *s->halt.state ? "run state " : "", s->halt.state,
+			 *s->halt.state && *s->halt.cause ? " after " : "", s->halt.cause,
+			 *s->halt_lines ? " (" : "", s->halt_lines, *s->halt_lines ? ")" : "");
 	} else if (s->stopped && !hang_at) {
 		s->verdict = VERDICT_STOPPED;
 		snprintf(s->reason, sizeof(s->reason), "stopped by %s after %.0f s",

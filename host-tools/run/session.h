@@ -85,6 +85,11 @@ struct session {
 	uint64_t t_first_case_ns; /* the first case_start event arrived */
 	int hypervisor_status;
 	char hypervisor_version[64];
+	/* the hypervisor stopped the guest by itself (backend.h): its run
+	 * state and event, when, and its own words from its stderr */
+	struct backend_state halt;
+	uint64_t t_halt_ns;      /* 0: it did not */
+	char halt_lines[256];
 };
 
 void session_init(struct session *s);

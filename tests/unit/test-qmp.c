@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "backend/backend.h"
 #include "backend/qmp.h"
 
 static void put(int fd, const char *s)
@@ -215,10 +216,107 @@ static void test_take_message(void **state)
 	strbuf_release(&b);
 }
 
+/* Events change the run-state members whichever way they arrive: inside a
+ * command's wait or pumped on their own; a RESUME forgets the cause. */
+static void test_events(void **state)
+{
+	int sv[2];
+	struct qmp q;
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	qmp_init(&q, sv[0]);
+	assert_int_equal(qmp_pump_events(&q, &err), 0);
+	assert_int_equal(q.state_changed, 0);
+	put(sv[1], "{\"event\": \"POWERDOWN\"}\r\n");
+	assert_int_equal(qmp_pump_events(&q, &err), 0);
+	assert_int_equal(q.events, 1);
+	assert_int_equal(q.state_changed, 0);
+	put(sv[1], "{\"event\": \"GUEST_PANICKED\", \"data\": {\"action\": \"pause\"}}\r\n"
+		   "{\"event\": \"STOP\"}\r\n{\"event\": \"BLOCK_JOB_READY\"}\r\n{\"event\"");
+	assert_int_equal(qmp_pump_events(&q, &err), 0);
+	assert_int_equal(q.events, 4);
+	assert_int_equal(q.state_changed, 1);
+	assert_int_equal(q.stopped, 1);
+	assert_string_equal(q.cause, "GUEST_PANICKED (action pause)");
+	/* the rest of the half message, a RESUME */
+	q.state_changed = 0;
+	put(sv[1], ": \"RESUME\"}\r\n");
+	assert_int_equal(qmp_pump_events(&q, &err), 0);
+	assert_int_equal(q.stopped, 0);
+	assert_int_equal(q.state_changed, 1);
+	assert_string_equal(q.cause, "");
+	put(sv[1], "{\"event\": \"SHUTDOWN\", \"data\": {\"guest\": true, \"reason\": \"guest-reset\"}}\r\n"
+		   "{\"event\": \"BLOCK_IO_ERROR\", \"data\": {\"reason\": \"Input/output error\"}}\r\n");
+	assert_int_equal(qmp_pump_events(&q, &err), 0);
+	assert_int_equal(q.stopped, 1);
+	assert_string_equal(q.cause, "BLOCK_IO_ERROR (Input/output error)");
+	close(sv[1]);
+	assert_int_equal(qmp_pump_events(&q, &err), -1);
+	assert_non_null(strstr(err.buf, "closed"));
+	qmp_release(&q);
+	close(sv[0]);
+	strbuf_release(&err);
+}
+
+static void test_halted_states(void **state)
+{
+	(void)state;
+	assert_true(backend_state_halted("internal-error", 0));
+	assert_true(backend_state_halted("internal-error", 1));
+	assert_true(backend_state_halted("guest-panicked", 0));
+	assert_true(backend_state_halted("io-error", 1));
+	assert_true(backend_state_halted("watchdog", 0));
+	assert_true(backend_state_halted("shutdown", 0));
+	assert_true(backend_state_halted("paused", 0));
+	assert_false(backend_state_halted("paused", 1));
+	assert_false(backend_state_halted("running", 0));
+	assert_false(backend_state_halted("inmigrate", 0));
+	assert_false(backend_state_halted("postmigrate", 0));
+	assert_false(backend_state_halted("", 0));
+	assert_false(backend_state_halted(NULL, 0));
+}
+
+/* QEMU 7.2's stderr after a KVM emulation failure on two vCPUs: the
+ * error lines, once each, without the warnings or the register dump. */
+static void test_error_lines(void **state)
+{
+	static const char log[] =
+		"qemu-system-x86_64: warning: host doesn't support requested feature: CPUID.01H:ECX.pni [bit 0]\n"
+		"KVM internal error. Suberror: 1\n"
+		"extra data[0]: 0x0000000000000000\n"
+		"emulation failure\n"
+		"RAX=0000000000000000 RBX=ffffffff82a03e80 RCX=0000000000000000 RDX=0000000000000000\n"
+		"Code=48 0f c7 0e <f0> 48 0f c7 0e\r\n"
+		"KVM internal error. Suberror: 1\n"
+		"emulation failure\n"
+		"qemu-system-x86_64: terminating on signal 15 from pid 4242 (lab)\n";
+	struct strbuf out = STRBUF_INIT;
+
+	(void)state;
+	backend_error_lines(log, sizeof(log) - 1, 3, &out);
+	assert_string_equal(out.buf, "KVM internal error. Suberror: 1; emulation failure");
+	strbuf_reset(&out);
+	backend_error_lines(log, sizeof(log) - 1, 1, &out);
+	assert_string_equal(out.buf, "KVM internal error. Suberror: 1");
+	strbuf_reset(&out);
+	backend_error_lines("qemu-system-x86_64: /build/qemu/accel/kvm/kvm-all.c:2790: "
+			    "kvm_buf_set_msrs: Assertion `ret == cpu->kvm_msr_buf->nmsrs' failed.", 120, 3, &out);
+	assert_non_null(strstr(out.buf, "Assertion"));
+	strbuf_reset(&out);
+	backend_error_lines("", 0, 3, &out);
+	assert_string_equal(out.buf, "");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_session),
+		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_halted_states),
+		cmocka_unit_test(test_error_lines),
 		cmocka_unit_test(test_timeout),
 		cmocka_unit_test(test_take_message),
 		cmocka_unit_test(test_save_and_restore),

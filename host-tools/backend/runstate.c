@@ -1,0 +1,72 @@
+/* runstate.c - what a hypervisor's run state and its stderr say about a
+ * guest it stopped by itself (backend.h: struct backend_state). */
+#define _GNU_SOURCE
+#include "backend/backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int backend_state_halted(const char *status, int paused_by_lab)
+{
+	static const char *const halted[] = {
+		"internal-error", "guest-panicked", "io-error", "shutdown", "watchdog",
+	};
+
+	if (!status)
+		return 0;
+	for (size_t i = 0; i < sizeof(halted) / sizeof(halted[0]); i++)
+		if (!strcmp(status, halted[i]))
+			return 1;
+	/* someone else's stop (another monitor, a debugger) holds it too */
+	return !paused_by_lab && (!strcmp(status, "paused") || !strcmp(status, "debug"));
+}
+
+/* A line of QEMU's stderr that says what went wrong. */
+static int error_line(const char *line, size_t len)
+{
+	static const char *const words[] = {
+		"error", "failure", "failed", "fatal", "abort", "assertion",
+	};
+	char *l = strndup(line, len);
+	int yes = 0;
+
+	if (!strcasestr(l, "warning:") && !strstr(l, "terminating on signal"))
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]) && !yes; i++)
+			yes = strcasestr(l, words[i]) != NULL;
+	free(l);
+	return yes;
+}
+
+void backend_error_lines(const char *log, size_t len, unsigned max, struct strbuf *out)
+{
+	const char *end = log + len;
+	struct strbuf seen = STRBUF_INIT;
+	unsigned n = 0;
+
+	for (const char *p = log; p < end && n < max;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t l;
+
+		while (p < e && (*p == ' ' || *p == '\t'))
+			p++;
+		l = (size_t)(e - p);
+		while (l && (p[l - 1] == '\r' || p[l - 1] == ' '))
+			l--;
+		if (l > 160)
+			l = 160;
+		if (l && memchr(p, '\0', l) == NULL && error_line(p, l)) {
+			char *key = xasprintf("\n%.*s\n", (int)l, p);
+
+			/* one vCPU after another reports the same error */
+			if (!seen.len || !strstr(seen.buf, key)) {
+				strbuf_addf(out, "%s%.*s", n ? "; " : "", (int)l, p);
+				strbuf_addstr(&seen, key);
+				n++;
+			}
+			free(key);
+		}
+		p = nl ? nl + 1 : end;
+	}
+	strbuf_release(&seen);
+}
