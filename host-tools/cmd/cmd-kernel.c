@@ -67,6 +67,7 @@ static void print_json(const struct kernel_paths *kp)
 	json_object_object_add(o, "bzimage", json_path_or_null(kp->bzimage));
 	json_object_object_add(o, "vmlinux", json_path_or_null(kp->vmlinux));
 	json_object_object_add(o, "config", json_path_or_null(kp->config));
+	json_object_object_add(o, "modules", json_path_or_null(kp->modules));
 	json_object_object_add(o, "boot_image",
 			       json_object_new_string(kernel_paths_boot_image(kp)));
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
@@ -289,6 +290,7 @@ int cmd_kernel(int argc, const char **argv)
 		       kp.source);
 		printf("bzImage: %s\n", or_none(kp.bzimage));
 		printf("vmlinux: %s\n", or_none(kp.vmlinux));
+		printf("modules: %s\n", or_none(kp.modules));
 		printf("config: %s\n", or_none(kp.config));
 	}
 	ret = LAB_EXIT_PASS;

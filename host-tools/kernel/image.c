@@ -4,6 +4,7 @@
 #include "kernel/image.h"
 #include "kernel/initrd.h"
 #include "kernel/kconfig.h"
+#include "kernel/kernel.h"
 #include "common/wire.h"
 
 #include <errno.h>
@@ -122,11 +123,44 @@ int image_probe(struct image *im, struct strbuf *err)
 	return 0;
 }
 
+/*
+ * libguestfs' appliance boots a kernel too, by default the host's newest
+ * /boot/vmlinuz-* with its /lib/modules: on a host without a linux-image
+ * package it cannot start.  supermin takes the kernel and modules from
+ * the environment instead; the lab gives it the Debian kernel it already
+ * keeps in its cache (fetched once, with its modules).  A user's own
+ * SUPERMIN_KERNEL stands.
+ */
+static int appliance_kernel(struct strbuf *err)
+{
+	struct kernel_paths kp;
+
+	if (getenv("SUPERMIN_KERNEL"))
+		return 0;
+	if (kernel_fetch_debian(&kp, err) < 0)
+		return -1;
+	if (!kp.modules[0] || !kp.bzimage[0]) {
+		strbuf_addf(err, "the lab's Debian kernel %s has no modules for libguestfs' "
+			    "appliance", kp.release);
+		return -1;
+	}
+	if (setenv("SUPERMIN_KERNEL", kp.bzimage, 1) < 0 ||
+	    setenv("SUPERMIN_MODULES", kp.modules, 1) < 0 ||
+	    setenv("SUPERMIN_KERNEL_VERSION", kp.release, 1) < 0) {
+		strbuf_addf(err, "cannot set SUPERMIN_KERNEL: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* libguestfs' own error handler prints to stderr; ours keep one line. */
 static guestfs_h *appliance_new(const struct image *im, struct strbuf *err)
 {
-	guestfs_h *g = guestfs_create();
+	guestfs_h *g;
 
+	if (appliance_kernel(err) < 0)
+		return NULL;
+	g = guestfs_create();
 	if (!g) {
 		strbuf_addstr(err, "cannot create a libguestfs handle");
 		return NULL;
@@ -713,10 +747,9 @@ static int config_value(const char *config, const char *opt)
 	return c;
 }
 
-static int add_modules(const char *release, const char *const *want, struct cpio *c,
-		       struct strbuf *err)
+static int add_modules(const char *release, const char *dir, const char *const *want,
+		       struct cpio *c, struct strbuf *err)
 {
-	char *dir = xasprintf("/lib/modules/%s", release);
 	char *path = xasprintf("%s/modules.dep", dir);
 	struct strvec order = STRVEC_INIT;
 	struct strbuf list = STRBUF_INIT;
@@ -725,8 +758,8 @@ static int add_modules(const char *release, const char *const *want, struct cpio
 	int ret = -1;
 
 	if (!dep) {
-		strbuf_addf(err, "kernel %s has its disk drivers as modules, but '%s' is missing "
-			    "(install linux-image-%s)", release, path, release);
+		strbuf_addf(err, "kernel %s has its disk drivers as modules, but '%s' is missing",
+			    release, path);
 		goto out;
 	}
 	if (image_modules_order(dep, len, want, &order, err) < 0)
@@ -763,7 +796,6 @@ static int add_modules(const char *release, const char *const *want, struct cpio
 	ret = 0;
 out:
 	free(dep);
-	free(dir);
 	free(path);
 	strvec_clear(&order);
 	strbuf_release(&list);
@@ -791,8 +823,8 @@ int image_config_missing(const char *config, struct strbuf *missing)
 	return n;
 }
 
-int image_initrd_add(const char *release, const char *config, struct cpio *c,
-		     struct strbuf *err)
+int image_initrd_add(const char *release, const char *config, const char *modules,
+		     struct cpio *c, struct strbuf *err)
 {
 	static const char *const opts[] = { "VIRTIO_PCI", "VIRTIO_BLK", "EXT4_FS" };
 	const char *want[ARRAY_SIZE(rootfs_modules)];
@@ -827,7 +859,14 @@ int image_initrd_add(const char *release, const char *config, struct cpio *c,
 		strbuf_addstr(err, "stage1 init too large");
 		goto out;
 	}
-	if (nr_want && add_modules(release, want, c, err) < 0)
+	if (nr_want && (!modules || !*modules)) {
+		strbuf_addf(err, "kernel %s has its disk drivers as modules, but the lab has no "
+			    "modules for it (a kernel built before the lab kept modules: run the "
+			    "same lab kernel build again, which replaces it)",
+			    release);
+		goto out;
+	}
+	if (nr_want && add_modules(release, modules, want, c, err) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -146,10 +146,11 @@ int image_config_missing(const char *config, struct strbuf *missing);
  * Adds to c what turns the lab's initrd into one that boots the image:
  * /init (guest/image/stage1: load modules, mount the root, switch_root to
  * /schedlab/init) and, for what the kernel config has as modules, the .ko
- * files from /lib/modules/<release>.  -1 with one line in err when the
- * kernel cannot mount the root at all.
+ * files from modules (the kernel's lib/modules/<release>: kernel_paths'
+ * modules, kept from its package or build).  -1 with one line in err when
+ * the kernel cannot mount the root at all or its modules are not there.
  */
-int image_initrd_add(const char *release, const char *config, struct cpio *c,
-		     struct strbuf *err);
+int image_initrd_add(const char *release, const char *config, const char *modules,
+		     struct cpio *c, struct strbuf *err);
 
 #endif

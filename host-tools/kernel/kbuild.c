@@ -370,7 +370,20 @@ enum topo_arch kbuild_entry_arch(const char *dir)
 
 /* A finished build: its directory holds info.json (written last) and the
  * image of its arch. */
-static int is_complete(const char *dir)
+/* 1 when the .config text at path has CONFIG_MODULES=y. */
+static int config_has_modules(const char *path)
+{
+	char *text = read_file(path, NULL);
+	struct strbuf v = STRBUF_INIT;
+	int has = text && kconfig_value(text, "MODULES", &v) > 0 && !strcmp(v.buf, "y");
+
+	free(text);
+	strbuf_release(&v);
+	return has;
+}
+
+/* An entry boots with its info and its image. */
+static int is_bootable(const char *dir)
 {
 	struct strbuf p = STRBUF_INIT;
 	int ok;
@@ -381,6 +394,26 @@ static int is_complete(const char *dir)
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s", dir, kbuild_arch(kbuild_entry_arch(dir))->image);
 		ok = is_file(p.buf);
+	}
+	strbuf_release(&p);
+	return ok;
+}
+
+/* An entry is whole when it boots and, for a kernel with CONFIG_MODULES,
+ * has its installed modules: one built before the lab kept them still
+ * boots by its key, and the next build of the same inputs replaces it. */
+static int is_complete(const char *dir)
+{
+	struct strbuf p = STRBUF_INIT;
+	int ok = is_bootable(dir);
+
+	if (ok) {
+		strbuf_addf(&p, "%s/config", dir);
+		if (config_has_modules(p.buf)) {
+			strbuf_reset(&p);
+			strbuf_addf(&p, "%s/lib/modules", dir);
+			ok = is_dir(p.buf);
+		}
 	}
 	strbuf_release(&p);
 	return ok;
@@ -401,7 +434,7 @@ int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err)
 			continue;
 		strbuf_reset(&p);
 		strbuf_addf(&p, "%s/%s", kbuild_cache_root(), de->d_name);
-		if (!is_complete(p.buf))
+		if (!is_bootable(p.buf))
 			continue;
 		if (n++)
 			strbuf_addstr(&match, ", ");
@@ -705,7 +738,7 @@ static int make_step(struct build *b, const char *target, int timeout_ms, int pr
 	int r;
 
 	push_make(b, &cp, target);
-	if (!strcmp(target, b->arch->target)) {
+	if (!strcmp(target, b->arch->target) || !strcmp(target, "modules")) {
 		strvec_pushf(&cp.args, "-j%u", b->opts->jobs ? b->opts->jobs
 				: (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	}
@@ -719,6 +752,70 @@ static int make_step(struct build *b, const char *target, int timeout_ms, int pr
 	strbuf_addf(err, "'make %s' of kernel %s %s; full log: %s", target, b->key,
 		    r == CHILD_TIMED_OUT ? "took too long and was killed" : "failed", b->log.buf);
 	return KBUILD_BAD_INPUT;
+}
+
+/*
+ * A kernel with CONFIG_MODULES: its modules, built and installed (stripped,
+ * with modules.dep from depmod) into the entry as lib/modules/<release>,
+ * the tree an image guest's stage1 loads drivers from.  0 when the config
+ * has no modules.
+ */
+static int build_modules(struct build *b, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf p = STRBUF_INIT, root = STRBUF_INIT;
+	char *release = NULL, *dst = NULL;
+	int r;
+
+	strbuf_addf(&p, "%s/.config", b->obj.buf);
+	if (!config_has_modules(p.buf)) {
+		strbuf_release(&p);
+		return 0;
+	}
+	r = make_step(b, "modules", BUILD_TIMEOUT_MS, 1, err);
+	if (r)
+		goto out;
+	strbuf_addf(&root, "%s/modroot", b->tmp.buf);
+	push_make(b, &cp, "modules_install");
+	strvec_pushf(&cp.args, "INSTALL_MOD_PATH=%s", root.buf);
+	strvec_push(&cp.args, "INSTALL_MOD_STRIP=1");
+	r = run_logged(b, &cp, STEP_TIMEOUT_MS, 0, NULL, err);
+	child_process_clear(&cp);
+	if (r > 0) {
+		show_errors(b->log.buf);
+		strbuf_addf(err, "'make modules_install' of kernel %s failed; full log: %s", b->key,
+			    b->log.buf);
+		r = KBUILD_BAD_INPUT;
+	}
+	if (r)
+		goto out;
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/include/config/kernel.release", b->obj.buf);
+	release = read_file(p.buf, NULL);
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/lib/modules/%s/modules.dep", root.buf,
+		    release ? strtok(release, "\n") : "");
+	if (!release || !is_file(p.buf)) {
+		strbuf_addf(err, "modules_install left no '%s' (depmod is kmod's)", p.buf);
+		r = -1;
+		goto out;
+	}
+	/* the entry holds lib/modules/<release>, as a Debian entry does */
+	strbuf_reset(&p);
+	strbuf_addf(&p, "%s/lib", root.buf);
+	dst = xasprintf("%s/lib", b->tmp.buf);
+	if (rename(p.buf, dst) < 0) {
+		strbuf_addf(err, "cannot move '%s' to '%s': %s", p.buf, dst, strerror(errno));
+		r = -1;
+	}
+out:
+	if (root.len)
+		remove_tree(root.buf);
+	free(release);
+	free(dst);
+	strbuf_release(&p);
+	strbuf_release(&root);
+	return r;
 }
 
 /*
@@ -1842,6 +1939,8 @@ static int do_build(struct build *b, struct strbuf *err)
 	}
 	info("building kernel %s (log: %s)", b->key, b->log.buf);
 	r = make_step(b, b->arch->target, BUILD_TIMEOUT_MS, 1, err);
+	if (!r)
+		r = build_modules(b, err);
 	if (r)
 		goto out;
 	r = collect(b, err);
@@ -1863,6 +1962,13 @@ static int do_build(struct build *b, struct strbuf *err)
 		strbuf_addf(err, "cannot move the log: %s", strerror(errno));
 		r = -1;
 		goto out;
+	}
+	/* an entry built before modules were kept: replaced (we hold the lock) */
+	if (is_dir(b->final.buf)) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s.old", b->tmp.buf);
+		if (rename(b->final.buf, p.buf) == 0)
+			remove_tree(p.buf);
 	}
 	if (rename(b->tmp.buf, b->final.buf) < 0) {
 		strbuf_addf(err, "cannot rename '%s': %s", b->tmp.buf, strerror(errno));

@@ -58,6 +58,16 @@ static int set_paths(struct kernel_paths *kp, const char *bzimage, const char *v
 	return 0;
 }
 
+/* kp->modules from dir/lib/modules/<release> when the cache entry has it. */
+static void set_modules(struct kernel_paths *kp, const char *dir)
+{
+	char *m = xasprintf("%s/lib/modules/%s", dir, kp->release);
+
+	if (is_dir(m) && strlen(m) < sizeof(kp->modules))
+		strcpy(kp->modules, m);
+	free(m);
+}
+
 int kernel_parse_apt_depends(const char *text, struct strbuf *pkg)
 {
 	static const char tag[] = "Depends: ";
@@ -115,6 +125,8 @@ static int fill_foreign_dir(const char *dir, const char *pkg, struct kernel_path
 			is_file(config) ? config : NULL, release, "debian", err);
 	if (!ret && !kp->bzimage[0] && !kp->vmlinux[0])
 		ret = kernel_error(err, "'%s' holds no kernel image", dir);
+	if (!ret)
+		set_modules(kp, dir);
 	free(image);
 	free(vm);
 	free(config);
@@ -133,6 +145,8 @@ static int fill_from_debian_dir(const char *dir, struct kernel_paths *kp, struct
 	if (kernel_check_bzimage(bz, &ki, err) == 0)
 		ret = set_paths(kp, bz, kernel_is_pvh_vmlinux(vm) ? vm : NULL,
 				is_file(config) ? config : NULL, ki.release, "debian", err);
+	if (!ret)
+		set_modules(kp, dir);
 	free(bz);
 	free(vm);
 	free(config);
@@ -231,6 +245,75 @@ static int run_step(const char *dir, int timeout_ms, struct strbuf *err, ...)
 	return code ? -1 : 0;
 }
 
+/*
+ * Keeps the unpacked package's lib/modules/<release> (usr/lib/modules
+ * where /usr is merged) as work/lib/modules/<release>, with the
+ * modules.dep that Debian's postinst would make (depmod -b): an image
+ * guest loads its disk and filesystem drivers from there, and libguestfs'
+ * appliance boots this kernel with them, so the host's /lib/modules is
+ * never needed.  A package without modules is not an error here (a marker
+ * says the entry was unpacked this way); what needs them says so.
+ */
+static int keep_modules(const char *x, const char *work, struct strbuf *err)
+{
+	static const char *const where[] = { "lib/modules", "usr/lib/modules" };
+	char *lib = xasprintf("%s/lib/modules", work), *none;
+	int ret = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(where) && !ret; i++) {
+		char *dir = xasprintf("%s/%s", x, where[i]), *src = NULL, *dst = NULL;
+		const char *release = NULL;
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		int n = 0;
+
+		while (d && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			if (!n++)
+				src = xasprintf("%s/%s", dir, de->d_name);
+		}
+		if (d)
+			closedir(d);
+		if (n > 1)
+			ret = kernel_error(err, "the package has %d releases under %s/", n, where[i]);
+		if (n == 1) {
+			release = strrchr(src, '/') + 1;
+			dst = xasprintf("%s/%s", lib, release);
+			if (mkdir_p(lib, 0755) < 0 || rename(src, dst) < 0)
+				ret = kernel_error(err, "cannot move '%s' to '%s': %s", src, dst,
+						  strerror(errno));
+			else if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "depmod", "-b", work,
+					  release, (const char *)NULL) < 0)
+				ret = -1;
+			ret = ret ? ret : 1;
+		}
+		free(src);
+		free(dst);
+		free(dir);
+	}
+	free(lib);
+	if (ret)
+		return ret < 0 ? -1 : 0;
+	none = xasprintf("%s/modules.none", work);
+	if (write_file_atomic(none, "", 0) < 0)
+		ret = kernel_error(err, "cannot write '%s'", none);
+	free(none);
+	return ret;
+}
+
+/* Whether a finished entry is whole: its image, and its modules kept (an
+ * entry from before the lab kept them is fetched again). */
+static int entry_complete(const char *final, const char *image)
+{
+	char *m = xasprintf("%s/lib/modules", final), *none = xasprintf("%s/modules.none", final);
+	int ok = is_file(image) && (is_dir(m) || is_file(none));
+
+	free(m);
+	free(none);
+	return ok;
+}
+
 /* Downloads and unpacks pkg into work/, which holds the finished files. */
 static int foreign_unpack(const char *boot, const char *work, struct strbuf *err);
 
@@ -261,7 +344,7 @@ static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
 		goto out;
 	}
 	if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb.buf, x.buf,
-		     (const char *)NULL) < 0)
+		     (const char *)NULL) < 0 || keep_modules(x.buf, work, err) < 0)
 		goto out;
 	if (arch != TOPO_ARCH_X86_64) {
 		if (foreign_unpack(boot.buf, work, err) < 0 || remove_tree(dl.buf) < 0)
@@ -459,7 +542,7 @@ have_pkg:
 	strbuf_addf(&cache, "%s/kernels/debian", lab_cache_dir());
 	strbuf_addf(&final, "%s/%.*s", cache.buf, (int)strcspn(pkg.buf, ":"), pkg.buf);
 	strbuf_addf(&vmlinuz, "%s/%s", final.buf, arch == TOPO_ARCH_PPC64LE ? "vmlinux" : "vmlinuz");
-	if (!is_file(vmlinuz.buf)) {
+	if (!entry_complete(final.buf, vmlinuz.buf)) {
 		if (mkdir_p(cache.buf, 0755) < 0) {
 			kernel_error(err, "cannot create directory '%s': %s", cache.buf,
 				    strerror(errno));
@@ -472,6 +555,16 @@ have_pkg:
 			kernel_error(err, "cannot create directory '%s': %s", work.buf,
 				    strerror(errno));
 			goto out;
+		}
+		/* An entry from before modules were kept: out of the way first
+		 * (renamed, so a reader never sees half of it), then fetched. */
+		if (is_dir(final.buf)) {
+			struct strbuf old = STRBUF_INIT;
+
+			strbuf_addf(&old, "%s.tmp.%ld.old", final.buf, (long)getpid());
+			if (rename(final.buf, old.buf) == 0)
+				remove_tree(old.buf);
+			strbuf_release(&old);
 		}
 		if (isatty(STDERR_FILENO))
 			info("fetching %s from the Debian archive", pkg.buf);
@@ -651,6 +744,12 @@ static int resolve_path(const char *spec, struct kernel_paths *kp, struct strbuf
 	find_config(abs, ki.release, &config);
 	if (set_paths(kp, bzimage.buf, vmlinux.buf, config.buf, ki.release, "path", err) < 0)
 		goto out;
+	/* a kernel given by path is the user's: its modules, if any, are
+	 * where its package or `make modules_install` put them */
+	strbuf_reset(&path);
+	strbuf_addf(&path, "/lib/modules/%s", ki.release);
+	if (ki.release[0] && is_dir(path.buf) && path.len < sizeof(kp->modules))
+		strcpy(kp->modules, path.buf);
 	ret = 0;
 out:
 	free(abs);
@@ -712,6 +811,8 @@ static int resolve_key_arch(const char *spec, enum topo_arch arch, struct kernel
 		ret = set_paths(kp, arch == TOPO_ARCH_ARM64 ? bz.buf : NULL,
 				arch == TOPO_ARCH_ARM64 ? NULL : bz.buf,
 				is_file(cfg.buf) ? cfg.buf : NULL, release, "build", err);
+		if (!ret)
+			set_modules(kp, dir.buf);
 		goto out;
 	}
 	strbuf_addf(&bz, "%s/bzImage", dir.buf);
@@ -720,6 +821,8 @@ static int resolve_key_arch(const char *spec, enum topo_arch arch, struct kernel
 		goto out;
 	ret = set_paths(kp, bz.buf, kernel_is_pvh_vmlinux(vm.buf) ? vm.buf : NULL,
 			is_file(cfg.buf) ? cfg.buf : NULL, ki.release, "build", err);
+	if (!ret)
+		set_modules(kp, dir.buf);
 out:
 	strbuf_release(&dir);
 	strbuf_release(&bz);

@@ -27,6 +27,10 @@ struct kernel_paths {
 	char config[PATH_MAX];
 	char release[KERNEL_VERSION_MAX];
 	char source[16];
+	/* lib/modules/<release> of this kernel (modules.dep and the .ko
+	 * tree): the package's, kept beside the vmlinuz, or the build's
+	 * modules_install; "" when the kernel has none the lab knows of */
+	char modules[PATH_MAX];
 };
 
 /* What to pass to QEMU's -kernel: the vmlinux when there is one (it boots

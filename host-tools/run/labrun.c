@@ -410,7 +410,7 @@ static int image_setup(struct lab_run *r, const char *base, struct strbuf *err)
 	char runner[PATH_MAX], *hook, *stage1;
 	int ret = -1;
 
-	if (image_initrd_add(r->kp.release, r->kp.config, &cpio, err) < 0) {
+	if (image_initrd_add(r->kp.release, r->kp.config, r->kp.modules, &cpio, err) < 0) {
 		cpio_release(&cpio);
 		return -1;
 	}
