@@ -9,6 +9,14 @@ t0=$(date +%s)
 img=$(host-tools/mkimage) || fail "cannot build the test image"
 echo "test image: $img ($(( $(date +%s) - t0 )) s to build or find)"
 
+# the stage's modules and the appliance's kernel come from the kernel's
+# cache entry (with a depmod-made modules.dep), never the host's /lib/modules
+"$LAB" kernel --json >"$TMP/kernel.json" || fail "lab kernel --json"
+mods=$(json "$TMP/kernel.json" 'd["modules"]')
+case $mods in /lib/modules/* | "" | None) fail "the Debian kernel's modules are '$mods', not its cache entry's" ;; esac
+[ -s "$mods/modules.dep" ] || fail "no modules.dep in '$mods'"
+echo "modules: $mods"
+
 echo "this is not a disk" >"$TMP/text.img"
 expect_bad "text file" "$LAB" run --topo $topo --suite smoke --image "$TMP/text.img"
 grep -q "is not a disk image" "$TMP/err" || fail "text file: wrong reason"
