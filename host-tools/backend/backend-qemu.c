@@ -320,26 +320,21 @@ static int qemu_run_state(struct backend *b, struct backend_state *st, struct st
 	if (!p || !p->qmp_ok)
 		return 0;
 	ret = qmp_pump_events(&p->qmp, err);
-	snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
 	if (ret < 0) {
 		/* QEMU closed the monitor: it is on its way out, poll it no more */
 		p->qmp_ok = 0;
-		return -1;
+	} else if (p->qmp.state_changed && p->qmp.stopped) {
+		/* running, as far as the events go, needs no question */
+		p->qmp.state_changed = 0;
+		ret = qmp_command(&p->qmp, "query-status", NULL, &reply, 2000, err);
+		if (ret == 0 && json_object_object_get_ex(reply, "status", &v))
+			snprintf(st->state, sizeof(st->state), "%s", json_object_get_string(v));
+		json_object_put(reply);
+		st->halted = backend_state_halted(st->state, p->lab_paused);
 	}
-	/* running, as far as the events go: nothing to ask */
-	if (!p->qmp.state_changed || !p->qmp.stopped)
-		return 0;
-	p->qmp.state_changed = 0;
-	if (qmp_command(&p->qmp, "query-status", NULL, &reply, 2000, err) < 0) {
-		snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
-		return -1;
-	}
-	if (json_object_object_get_ex(reply, "status", &v))
-		snprintf(st->state, sizeof(st->state), "%s", json_object_get_string(v));
-	json_object_put(reply);
+	/* events that came with the reply count too */
 	snprintf(st->cause, sizeof(st->cause), "%s", p->qmp.cause);
-	st->halted = backend_state_halted(st->state, p->lab_paused);
-	return 0;
+	return ret < 0 ? -1 : 0;
 }
 
 static int qemu_save(struct backend *b, int fd, struct strbuf *err)

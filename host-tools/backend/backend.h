@@ -75,6 +75,8 @@ int backend_state_halted(const char *status, int paused_by_lab);
  * register dump that follows them.  At most max lines.
  */
 void backend_error_lines(const char *log, size_t len, unsigned max, struct strbuf *out);
+/* The same, read from <run_dir>/qemu.log; out stays empty without one. */
+void backend_log_error_lines(const char *run_dir, unsigned max, struct strbuf *out);
 
 struct backend_ops {
 	const char *name;

@@ -2,6 +2,7 @@
  * guest it stopped by itself (backend.h: struct backend_state). */
 #define _GNU_SOURCE
 #include "backend/backend.h"
+#include "lib/util.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -69,4 +70,15 @@ void backend_error_lines(const char *log, size_t len, unsigned max, struct strbu
 		p = nl ? nl + 1 : end;
 	}
 	strbuf_release(&seen);
+}
+
+void backend_log_error_lines(const char *run_dir, unsigned max, struct strbuf *out)
+{
+	char *path = xasprintf("%s/qemu.log", run_dir), *log;
+	size_t len;
+
+	if ((log = read_file(path, &len)))
+		backend_error_lines(log, len, max, out);
+	free(log);
+	free(path);
 }

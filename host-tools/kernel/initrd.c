@@ -303,25 +303,13 @@ int initrd_build(const char *out_path, struct strbuf *err)
 	return ret;
 }
 
-/* FNV-1a 64: not cryptographic, but the cache only has to tell our own
- * builds apart, and a length prefix keeps input boundaries unambiguous. */
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	while (len--) {
-		h ^= *p++;
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
+/* FNV-1a 64 with a length prefix, which keeps input boundaries unambiguous. */
 static uint64_t fnv1a_chunk(uint64_t h, const void *data, size_t len)
 {
 	uint64_t n = len;
 
-	h = fnv1a(h, &n, sizeof(n));
-	return fnv1a(h, data, len);
+	h = fnv1a64(h, &n, sizeof(n));
+	return fnv1a64(h, data, len);
 }
 
 /* mkdir -p that reports into err instead of printing. */

@@ -95,6 +95,11 @@ const char *lab_cache_dir(void);
 /* Monotonic clock in nanoseconds. */
 uint64_t now_ns(void);
 
+/* FNV-1a 64 of data, continuing from h (start with FNV1A64_INIT): not
+ * cryptographic, but enough to tell the cache's own inputs apart. */
+#define FNV1A64_INIT 0xcbf29ce484222325ull
+uint64_t fnv1a64(uint64_t h, const void *data, size_t len);
+
 /* Parse a size such as "512M", "2G", "4096K" (binary units) into MiB.
  * Returns 0 on success, -1 when the text is not a size or out of range. */
 int parse_size_mib(const char *s, uint64_t *mib);

@@ -53,7 +53,7 @@ static void probe_key(struct accel_probe *ap, const struct stat *kvm)
 	struct strbuf key = STRBUF_INIT;
 	struct utsname u;
 	char *qver = qemu_version_string(TOPO_ARCH_X86_64);
-	uint64_t h = 14695981039346656037ull;  /* FNV-1a */
+	uint64_t h;
 
 	uname(&u);
 	strbuf_addf(&key, "host %s; %s (%s); cpu ", u.release, qver,
@@ -61,8 +61,7 @@ static void probe_key(struct accel_probe *ap, const struct stat *kvm)
 	cpu_model(&key);
 	strbuf_addf(&key, "; /dev/kvm %u:%u", major(kvm->st_rdev), minor(kvm->st_rdev));
 	snprintf(ap->key, sizeof(ap->key), "%s", key.buf);
-	for (const char *p = ap->key; *p; p++)
-		h = (h ^ (unsigned char)*p) * 1099511628211ull;
+	h = fnv1a64(FNV1A64_INIT, ap->key, strlen(ap->key));
 	snprintf(ap->cache_file, sizeof(ap->cache_file), "%s/accel/kvm-%016llx.json",
 		 lab_cache_dir(), (unsigned long long)h);
 	strbuf_release(&key);
@@ -167,18 +166,13 @@ static int probe_boot(struct accel_probe *ap, struct strbuf *err)
 	s.timeout_ms = ACCEL_PROBE_S * 1000;
 	ret = session_run(&s, &serr);
 	if (ret < 0) {
-		char *path = xasprintf("%s/qemu.log", dir), *log;
 		struct strbuf lines = STRBUF_INIT;
-		size_t len;
 
 		/* QEMU's own words beat "connection closed" */
-		if ((log = read_file(path, &len)))
-			backend_error_lines(log, len, 2, &lines);
+		backend_log_error_lines(dir, 2, &lines);
 		snprintf(ap->why, sizeof(ap->why), "QEMU cannot start a KVM guest: %s",
 			 lines.len ? lines.buf : serr.buf);
 		strbuf_release(&lines);
-		free(log);
-		free(path);
 	} else if (s.t_first_record_ns)
 		ap->works = 1;
 	else if (s.t_halt_ns)
@@ -200,6 +194,7 @@ static int probe_boot(struct accel_probe *ap, struct strbuf *err)
 
 int accel_probe(struct accel_probe *ap, int reprobe, struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
 	struct stat st;
 	uint64_t t0 = now_ns();
 	time_t now;
@@ -218,15 +213,12 @@ int accel_probe(struct accel_probe *ap, int reprobe, struct strbuf *err)
 		/* a permission, not a property of the host: never cached */
 		snprintf(ap->why, sizeof(ap->why), "/dev/kvm: %s", strerror(errno));
 		return 0;
-	} else {
-		struct strbuf why = STRBUF_INIT;
-
-		if (qemu_kvm_query(&why))
-			ret = probe_boot(ap, err);
-		else
-			snprintf(ap->why, sizeof(ap->why), "%s", why.buf);
-		strbuf_release(&why);
 	}
+	if (qemu_kvm_query(&why))
+		ret = probe_boot(ap, err);
+	else
+		snprintf(ap->why, sizeof(ap->why), "%s", why.buf);
+	strbuf_release(&why);
 	if (ret < 0)
 		return -1;
 	ap->probe_s = (double)(now_ns() - t0) / 1e9;

@@ -27,21 +27,12 @@ int sched_feat_request(const char *opt, const char *arg, struct sched_feat_list 
 	return 0;
 }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t len)
-{
-	const unsigned char *p = data;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return h;
-}
-
 /* <cache>/sched-features/<release>-<hash of image path, size, mtime>;
  * NULL when the image cannot be looked at (nothing to key the list by). */
 static char *cache_path(const struct kernel_paths *kp)
 {
 	const char *image = kp->vmlinux[0] ? kp->vmlinux : kp->bzimage;
-	uint64_t h = 0xcbf29ce484222325ull, parts[3];
+	uint64_t h = FNV1A64_INIT, parts[3];
 	char release[80];
 	size_t n = 0;
 	struct stat st;
@@ -52,7 +43,7 @@ static char *cache_path(const struct kernel_paths *kp)
 	parts[0] = (uint64_t)st.st_size;
 	parts[1] = (uint64_t)st.st_mtim.tv_sec;
 	parts[2] = (uint64_t)st.st_mtim.tv_nsec;
-	h = fnv1a(fnv1a(h, image, strlen(image)), parts, sizeof(parts));
+	h = fnv1a64(fnv1a64(h, image, strlen(image)), parts, sizeof(parts));
 	for (const char *p = kp->release; *p && n < sizeof(release) - 1; p++)
 		release[n++] = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			       (*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ? *p : '_';

@@ -229,19 +229,12 @@ static int check_run_state(struct session *s, struct backend *b)
 static void read_halt_lines(struct session *s)
 {
 	struct strbuf out = STRBUF_INIT;
-	char *path, *log;
-	size_t len;
 
 	if (!s->conf->run_dir)
 		return;
-	path = xasprintf("%s/qemu.log", s->conf->run_dir);
-	log = read_file(path, &len);
-	if (log)
-		backend_error_lines(log, len, 3, &out);
+	backend_log_error_lines(s->conf->run_dir, 3, &out);
 	snprintf(s->halt_lines, sizeof(s->halt_lines), "%s", out.buf);
 	strbuf_release(&out);
-	free(log);
-	free(path);
 }
 
 int session_run(struct session *s, struct strbuf *err)
