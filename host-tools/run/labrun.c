@@ -26,9 +26,18 @@
 /* Console at KERN_WARNING and above: enough for every failure pattern
  * (WARNING splats are pr_warn) without paying TCG for info chatter.
  * unknown_nmi_panic + panic_print=0x40 turn the NMI sent on a HANG into
- * backtraces of every CPU on the console. */
+ * backtraces of every CPU on the console.
+ *
+ * schedstats=enable turns the sched_schedstats static key on while one CPU
+ * runs.  /init used to do it through the sysctl, after SMP bring-up: that
+ * live-patches every schedstat site (__schedule, load_balance, ...) while
+ * all idle vCPUs run through them, and QEMU 7.2's multi-threaded TCG then
+ * leaves vCPUs spinning on a stale int3 (boot-2s64c: both attempts of one
+ * boot in eight, on a loaded 2-core host).  A kernel without
+ * CONFIG_SCHEDSTATS hands the unknown option to /init, which ignores it;
+ * the sysctl stays in /init, a no-op once the key is on. */
 static const char base_cmdline[] =
-	"console=%s loglevel=5 panic=-1 sched_verbose";
+	"console=%s loglevel=5 panic=-1 sched_verbose schedstats=enable";
 static const char nmi_panic_cmdline[] = " unknown_nmi_panic panic_print=0x40";
 
 void lab_run_init(struct lab_run *r)
@@ -1021,14 +1030,19 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			snprintf(r->reason, sizeof(r->reason), "%s", r->s.reason);
 		}
 		r->s.conf = NULL;
-		if (!tcg_boot_stuck(r) || r->attempts > 1 || !strcmp(r->start, "warm"))
+		if (!tcg_boot_stuck(r) || r->attempts >= LAB_TCG_BOOT_ATTEMPTS ||
+		    !strcmp(r->start, "warm"))
 			break;
 		/* MTTCG in QEMU 7.2 can leave a vCPU running a stale translation of
 		 * code the kernel live-patched (an int3 it already removed) while
-		 * the others wait for it: seen here a few times in a hundred
-		 * loaded boots, always before userspace.  Keep that attempt's
-		 * evidence and boot once more; a kernel that really hangs in
-		 * early boot hangs twice and stays a HANG. */
+		 * the others wait for it, always before userspace: the late
+		 * initcall that turns on the sched_clock_stable and
+		 * sched_clock_running keys patches the clock paths every idle
+		 * vCPU runs through.  The more vCPUs, the likelier: a few boots
+		 * in a hundred at 1s2c, one attempt in four at 2s64c on a loaded
+		 * host.  Keep that attempt's evidence and boot again; a kernel
+		 * that really hangs in early boot hangs every time and stays a
+		 * HANG. */
 		if (keep_attempt(part, r->attempts) < 0)
 			break;
 		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",

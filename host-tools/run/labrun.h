@@ -32,6 +32,10 @@ struct json_object;
 /* 1 for "virtual", 0 for NULL, "" or "wall", -1 for anything else. */
 int lab_clock_parse(const char *clock);
 
+/* Boots a run gets under multi-threaded TCG when one hangs before
+ * userspace (lab_run_start(): QEMU 7.2 runs stale live-patched code). */
+#define LAB_TCG_BOOT_ATTEMPTS 3
+
 /* Seconds more a boot may take with the image's own initramfs. */
 #define LAB_IMAGE_KERNEL_EXTRA_S 60
 
@@ -88,7 +92,7 @@ struct lab_run {
 	int ndiff;                /* -1: not verified */
 	enum verdict verdict;
 	char reason[512];
-	int attempts;             /* boots it took (a stuck TCG boot is retried once) */
+	int attempts;             /* boots it took (a stuck TCG boot is retried) */
 	struct image image;       /* with image_path */
 	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
