@@ -18,7 +18,7 @@ expect_bad "a feature twice" "$LAB" run --topo 1s2c --scenario $scen --sched-fea
 cache=${LAB_CACHE:-.cache}/sched-features
 rm -f "$cache"/*
 start=$(date +%s)
-expect_bad "an unknown feature, no list cached" \
+expect_bad_boot "an unknown feature, no list cached" \
 	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --sched-feat NO_WA_IDLE,NO_NOT_A_FEATURE
 grep -q "unknown scheduler feature 'NOT_A_FEATURE' in kernel .*(it has: .*WA_IDLE" "$TMP/err" ||
 	fail "the error does not name the feature and the kernel's list"
