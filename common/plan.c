@@ -43,6 +43,7 @@ enum plan_seen {
 	SEEN_WC_GRACE = 1u << 8, /* optional */
 	SEEN_TRACE_KEEP = 1u << 9, /* optional */
 	SEEN_TRACE_RUN = 1u << 10, /* optional */
+	SEEN_PIN = 1u << 11, /* optional */
 };
 
 struct field {
@@ -467,6 +468,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
 		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
 		{ "wc_grace_ms", 2 }, { "trace_keep_mb", 2 }, { "trace_run_mb", 2 },
+		{ "pin", 2 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -547,6 +549,15 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		return once(ps, SEEN_TRACE_RUN, "trace_run_mb") ||
 		       parse_number(ps, &f[1], 1, PLAN_MAX_TRACE_RUN_MB, "trace_run_mb",
 				    &c->trace_run_mb);
+	case 22:
+		if (once(ps, SEEN_PIN, "pin"))
+			return -1;
+		if (field_is(&f[1], "yes") || field_is(&f[1], "strict")) {
+			c->pin = field_is(&f[1], "yes") ? PLAN_PIN_YES : PLAN_PIN_STRICT;
+			return 0;
+		}
+		return fail(ps, "bad pin '%.*s' (yes or strict)", (int)(f[1].len > 32 ? 32 : f[1].len),
+			    f[1].p);
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -941,6 +952,9 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 		snprintf(mb, sizeof(mb), "%u", c->trace_run_mb);
 		emit_record(emit, ctx, "trace_run_mb", mb, NULL, NULL, NULL);
 	}
+	if (c->pin)
+		emit_record(emit, ctx, "pin", c->pin == PLAN_PIN_YES ? "yes" : "strict", NULL, NULL,
+			    NULL);
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;
 }

@@ -46,6 +46,8 @@
  *						sizes each CPU's ring buffer to its
  *						share, so a longer run keeps its
  *						last part (absent: no cap)
+ *   pin	<yes|strict>			bind each vCPU thread to a host CPU
+ *						(lab run --pin); read by the host only
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -184,6 +186,10 @@ enum plan_counter {
 #define PLAN_NR_SCHEDTRACE_EVENTS 4
 extern const char *const plan_schedtrace_events[PLAN_NR_SCHEDTRACE_EVENTS];
 
+/* A scenario's `pin` key: --pin (yes) or --pin=strict, unless the
+ * command line says otherwise. */
+enum plan_pin { PLAN_PIN_NONE, PLAN_PIN_YES, PLAN_PIN_STRICT };
+
 struct plan_case {
 	char id[PLAN_MAX_FIELD];
 	char scenario[128];
@@ -206,6 +212,7 @@ struct plan_case {
 	unsigned trace_keep_mb;      /* budget of kept traced runs, when trace_keep_set */
 	int trace_keep_set;          /* 0: PLAN_TRACE_KEEP_DEFAULT_MB (0 MiB keeps none) */
 	unsigned trace_run_mb;       /* one run's trace budget over all CPUs; 0: none */
+	enum plan_pin pin;           /* the scenario's pin key */
 };
 
 struct plan {

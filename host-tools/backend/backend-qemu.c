@@ -89,8 +89,12 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	/* -nodefaults: no VGA, NIC, floppy or CD probing, each of which costs
 	 * boot time under TCG and none of which the scheduler cares about. */
 	strvec_pushl(argv, "-nodefaults", "-no-user-config", "-display", "none", NULL);
-	if (conf->name)
-		strvec_pushl(argv, "-name", conf->name, NULL);
+	/* debug-threads: the vCPU threads are named "CPU <n>/TCG" (or /KVM),
+	 * so top -H, perf and --pin's test can tell them apart */
+	if (conf->name) {
+		strvec_push(argv, "-name");
+		strvec_pushf(argv, "%s,debug-threads=on", conf->name);
+	}
 	strvec_pushl(argv, "-machine", ai->machine, NULL);
 	if (bios)
 		strvec_pushl(argv, "-bios", bios, NULL);

@@ -10,7 +10,7 @@
 
 static const char boot_usage[] =
 	"lab boot SPEC [--kernel K] [--accel auto|tcg|kvm] [--arch x86_64|arm64|ppc64le] [--backend qemu|libvirt] [--uri URI] "
-	"[--expect SPEC] [--timeout S] [--append ARGS] [--image FILE]";
+	"[--expect SPEC] [--timeout S] [--append ARGS] [--image FILE] [--pin[=strict]]";
 
 int cmd_boot(int argc, const char **argv)
 {
@@ -30,6 +30,7 @@ int cmd_boot(int argc, const char **argv)
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),
+			OPT_OPTARG("pin", &r.pin_opt, "bind each vCPU thread to a host CPU (SMT siblings on one host core, each LLC in one host LLC); =strict refuses a guest that does not fit, =no overrides a scenario"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_STRING("expect", &r.expect, "verify against this spec instead of SPEC"),

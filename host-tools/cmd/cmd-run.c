@@ -24,7 +24,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] [--trace] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
 	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /* A run that ended early says where: the last case it finished, and the
@@ -73,6 +73,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
+			OPT_OPTARG("pin", &r.pin_opt, "bind each vCPU thread to a host CPU (SMT siblings on one host core, each LLC in one host LLC); =strict refuses a guest that does not fit, =no overrides a scenario"),
 			OPT_STRING("clock", &r.clock, "wall (default) or virtual: guest time counts instructions (QEMU icount), not the host's clock ($CLOCK)"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),

@@ -16,7 +16,7 @@ static void print_help(const struct lab_option *opts, const char *usage)
 
 		snprintf(left, sizeof(left), "--%s%s", o->name,
 			 o->type == OPT_STRING || o->type == OPT_STRVEC ? " <value>" :
-			 o->type == OPT_UINT ? " <n>" : "");
+			 o->type == OPT_UINT ? " <n>" : o->type == OPT_OPTARG ? "[=<value>]" : "");
 		printf("    %-24s %s\n", left, o->help);
 	}
 }
@@ -68,6 +68,14 @@ int parse_options(int argc, const char **argv, const struct lab_option *opts,
 				return -1;
 			}
 			*(int *)o->value = 1;
+			continue;
+		}
+		if (o->type == OPT_OPTARG) {
+			if (eq && !eq[1]) {
+				error("option '--%s=' needs a value after '='", o->name);
+				return -1;
+			}
+			*(const char **)o->value = eq ? eq + 1 : "";
 			continue;
 		}
 		if (eq)

@@ -9,6 +9,8 @@ enum lab_opt_type {
 	OPT_BOOL,   /* --name sets *(int *)value to 1 */
 	OPT_UINT,   /* --name N into *(unsigned *)value, within [min, max] */
 	OPT_STRVEC, /* --name VALUE, repeatable: appended to *(struct strvec *)value */
+	OPT_OPTARG, /* --name sets *(const char **)value to "", --name=VALUE to VALUE;
+		     * never takes the next argument */
 };
 
 struct lab_option {
@@ -23,6 +25,7 @@ struct lab_option {
 #define OPT_BOOL(n, v, h) { OPT_BOOL, (n), (v), (h), 0, 0 }
 #define OPT_UINT(n, v, lo, hi, h) { OPT_UINT, (n), (v), (h), (lo), (hi) }
 #define OPT_STRVEC(n, v, h) { OPT_STRVEC, (n), (v), (h), 0, 0 }
+#define OPT_OPTARG(n, v, h) { OPT_OPTARG, (n), (v), (h), 0, 0 }
 #define OPT_END() { OPT_END, NULL, NULL, NULL, 0, 0 }
 
 /*

@@ -13,6 +13,8 @@
 #include "results/runfiles.h"
 #include "run/schedfeat.h"
 #include "topo/verify.h"
+#include "topo/pin.h"
+#include "backend/bare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,8 +34,9 @@
  * runs.  /init used to do it through the sysctl, after SMP bring-up: that
  * live-patches every schedstat site (__schedule, load_balance, ...) while
  * all idle vCPUs run through them, and QEMU 7.2's multi-threaded TCG then
- * leaves vCPUs spinning on a stale int3 (boot-2s64c: both attempts of one
- * boot in eight, on a loaded 2-core host).  A kernel without
+ * leaves vCPUs spinning on a stale int3 (seen in boot-2s64c's kept
+ * registers; the sched_clock keys are the other place, lab_run_start()).
+ * A kernel without
  * CONFIG_SCHEDSTATS hands the unknown option to /init, which ignores it;
  * the sysctl stays in /init, a no-op once the key is on. */
 static const char base_cmdline[] =
@@ -68,6 +71,7 @@ void lab_run_release(struct lab_run *r)
 	session_release(&r->s);
 	image_release(&r->image);
 	warm_release(&r->warm_state);
+	vcpu_pin_release(&r->pin);
 }
 
 static int copy_into(int out, const char *path, struct strbuf *err)
@@ -233,6 +237,68 @@ static int tcg_threads_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	}
 	return 0;
+}
+
+static enum plan_pin plan_pin(const struct plan *p)
+{
+	enum plan_pin pin = PLAN_PIN_NONE;
+
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].pin > pin)
+			pin = p->cases[i].pin;
+	return pin;
+}
+
+/*
+ * --pin, or a scenario's pin key: the vCPU -> host CPU map (topo/pin.h)
+ * from this host's topology, read as `lab bare --topology` reads it.  A
+ * guest that does not fit runs unpinned with one line saying why, or is
+ * refused with --pin=strict.
+ */
+static int pin_resolve(struct lab_run *r, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct json_object *view = NULL;
+	struct pin_host host;
+	char runner[PATH_MAX];
+	int ok = 0;
+
+	if (r->pin_opt && (!*r->pin_opt || !strcmp(r->pin_opt, "yes")))
+		r->pin_want = PLAN_PIN_YES;
+	else if (r->pin_opt && !strcmp(r->pin_opt, "strict"))
+		r->pin_want = PLAN_PIN_STRICT;
+	else if (r->pin_opt && strcmp(r->pin_opt, "no")) {
+		strbuf_addf(err, "unknown --pin mode '%s' (--pin, --pin=strict or --pin=no)", r->pin_opt);
+		return -1;
+	} else {
+		r->pin_want = r->pin_opt ? PLAN_PIN_NONE : (int)plan_pin(r->plan);
+	}
+	if (!r->pin_want)
+		return 0;
+	memset(&host, 0, sizeof(host));
+	r->pin.n = topo_boot_cpus(&r->topo);
+	r->pin.cpu = xcalloc(r->pin.n, sizeof(*r->pin.cpu));
+	r->pin.strict = r->pin_want == PLAN_PIN_STRICT;
+	r->pin.held = -1;
+	if (r->ops == &backend_libvirt && libvirt_uri_remote(libvirt_uri(r->uri)))
+		strbuf_addf(&why, "the guest runs on another host (%s)", libvirt_uri(r->uri));
+	else if (initrd_find_runner(runner, &why) == 0 && (view = bare_probe(runner, &why)) &&
+		 pin_host_from_view(view, &host, &why) == 0 &&
+		 pin_map(&r->topo, &host, r->pin.cpu, &why) == 0)
+		ok = 1;
+	if (view)
+		json_object_put(view);
+	pin_host_release(&host);
+	if (!ok && r->pin.strict)
+		strbuf_addf(err, "--pin=strict: %s does not fit this host: %s", r->spec, why.buf);
+	else if (!ok)
+		snprintf(r->pin_note, sizeof(r->pin_note), "%s", why.buf);
+	strbuf_release(&why);
+	if (!ok) {
+		free(r->pin.cpu);
+		r->pin.cpu = NULL;
+	}
+	return ok || !r->pin.strict ? 0 : -1;
 }
 
 int lab_clock_parse(const char *clock)
@@ -639,6 +705,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	if (r->ops == &backend_libvirt && libvirt_check(r->uri, err) < 0)
 		return -1;
+	if (pin_resolve(r, err) < 0)
+		return -1;
 	if (topo_check_limits(&r->topo, r->accel_kind, (uint64_t)sysconf(_SC_PHYS_PAGES) *
 			      (uint64_t)sysconf(_SC_PAGESIZE) >> 20, err) < 0)
 		return -1;
@@ -875,7 +943,18 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	if (r->label)
 		printf("label: %s\n", r->label);
+	if (r->pin.cpu) {
+		struct strbuf map = STRBUF_INIT;
+
+		for (unsigned i = 0; i < r->pin.n; i++)
+			strbuf_addf(&map, "%s%u", i ? "," : "", r->pin.cpu[i]);
+		printf("pin: %u vCPUs on host CPUs %s%s\n", r->pin.n, map.buf,
+		       r->pin.strict ? " (strict)" : "");
+		strbuf_release(&map);
+	}
 	fflush(stdout);
+	if (*r->pin_note)
+		warning("pin: %s; running unpinned", r->pin_note);
 
 	if (r->resume_dir) {
 		strbuf_addstr(&r->dir, r->resume_dir);
@@ -994,6 +1073,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		if (!restoring)
 			r->attempts++;
 		r->s.ops = r->ops;
+		r->s.pin = r->pin.cpu ? &r->pin : NULL;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
 		r->s.watch = r->watch;
@@ -1039,8 +1119,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		 * initcall that turns on the sched_clock_stable and
 		 * sched_clock_running keys patches the clock paths every idle
 		 * vCPU runs through.  The more vCPUs, the likelier: a few boots
-		 * in a hundred at 1s2c, one attempt in four at 2s64c on a loaded
-		 * host.  Keep that attempt's evidence and boot again; a kernel
+		 * in a hundred at 1s2c, one attempt in seven at 2s64c on an idle
+		 * 2-core host (docs/results.md).  Keep that attempt's evidence
+		 * and boot again; a kernel
 		 * that really hangs in early boot hangs every time and stays a
 		 * HANG. */
 		if (keep_attempt(part, r->attempts) < 0)
@@ -1053,15 +1134,36 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	free(name);
 	strbuf_release(&err);
-	if (strcmp(r->start, json_object_get_string(json_object_object_get(run, "start")))) {
+	if (strcmp(r->start, json_object_get_string(json_object_object_get(run, "start"))) ||
+	    r->pin_want) {
 		/* the snapshot did not restore: the run booted after all */
 		json_object_object_add(run, "start", json_object_new_string(r->start));
+		if (r->pin_want)
+			json_object_object_add(run, "pin", lab_run_pin_json(r));
 		run_json_write(part, run);
 	}
+	if (r->pin.cpu && r->pin.applied && r->pin.held >= 0)
+		printf("pin: %s\n", r->pin.held ? "held for the whole run" : r->pin.why);
+	else if (r->pin.cpu && r->pin.applied)
+		printf("pin: applied; not checked at the end (the guest was gone)\n");
 	json_object_put(run);
 	if (r->image_path)
 		image_check_results(r);
 	return 0;
+}
+
+/* run.json "pin": the map and whether it held, or why there was none */
+struct json_object *lab_run_pin_json(const struct lab_run *r)
+{
+	struct json_object *o;
+
+	if (r->pin.cpu)
+		return vcpu_pin_json(&r->pin);
+	o = json_object_new_object();
+	json_object_object_add(o, "mode", json_object_new_string(r->pin.strict ? "strict" : "yes"));
+	json_object_object_add(o, "applied", json_object_new_boolean(0));
+	json_object_object_add(o, "why", json_object_new_string(r->pin_note));
+	return o;
 }
 
 static void print_topology(const struct lab_run *r);

@@ -71,6 +71,8 @@ struct lab_run {
 	int quiet;                /* nothing on stderr but errors */
 	int warm;                 /* --warm: restore a saved guest, or boot,
 				   * park and save one (run/warm.h) */
+	const char *pin_opt;      /* --pin: "" (yes), "strict" or "no"; NULL:
+				   * the plan's pin key decides */
 
 	/* resolved */
 	const struct backend_ops *ops;
@@ -100,9 +102,14 @@ struct lab_run {
 	uint64_t t_init_ns;       /* lab_run_init(): the command's start */
 	struct warm warm_state;   /* with warm */
 	const char *start;        /* "warm" (restored) or "cold" (booted) */
+	int pin_want;             /* --pin or the plan's: 0, PLAN_PIN_YES, PLAN_PIN_STRICT */
+	struct vcpu_pin pin;      /* with pin_want and a map that fits */
+	char pin_note[320];       /* pin_want, but the guest does not fit: why */
 };
 
 void lab_run_init(struct lab_run *r);
+/* run.json's "pin" object, for a run with pin_want. */
+struct json_object *lab_run_pin_json(const struct lab_run *r);
 void lab_run_release(struct lab_run *r);
 
 /* Checks spec, accelerator, limits, kernel and builds the initrd, all

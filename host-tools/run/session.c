@@ -243,7 +243,7 @@ int session_run(struct session *s, struct strbuf *err)
 	int con_raw, rec_raw;
 	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0, next_kick = 0, next_state = 0;
 	char buf[65536];
-	int saw_userspace = 0;
+	int saw_userspace = 0, pin_failed = 0;
 
 	s->t_start_ns = now_ns();
 	con_raw = open_raw(s->conf->run_dir, "console.log");
@@ -259,6 +259,12 @@ int session_run(struct session *s, struct strbuf *err)
 	s->t_started_ns = now_ns();
 	memcpy(s->hypervisor_version, b.version, sizeof(b.version));
 	progress(s, s->ops->name, s->warm && s->warm->restore ? "restored" : "started");
+	if (s->pin && vcpu_pin_apply(s->pin, &b) < 0) {
+		if (s->pin->strict)
+			pin_failed = 1;
+		else
+			warning("pin: %s; running unpinned", s->pin->why);
+	}
 	if (s->warm && s->warm->restore) {
 		/* one records.bin, as if this guest had booted in this run */
 		append_raw(rec_raw, s->warm->prefix, s->warm->prefix_len);
@@ -269,7 +275,7 @@ int session_run(struct session *s, struct strbuf *err)
 	if (s->kick_ms > 0 && b.ops->qmp)
 		next_kick = s->t_start_ns + (uint64_t)s->kick_ms * 1000000ull;
 
-	while (b.console_fd >= 0 || b.record_fd >= 0) {
+	while ((b.console_fd >= 0 || b.record_fd >= 0) && !pin_failed) {
 		struct pollfd pfd[3] = {
 			{ .fd = b.console_fd, .events = POLLIN },
 			{ .fd = b.record_fd, .events = POLLIN },
@@ -394,6 +400,8 @@ int session_run(struct session *s, struct strbuf *err)
 		check_run_state(s, &b);
 	if (s->t_halt_ns)
 		read_halt_lines(s);
+	else if (s->pin)
+		vcpu_pin_check(s->pin);
 	/* a guest left paused or throttled would only slow its own end */
 	hostfault_finish(&s->faults, &b);
 	s->hypervisor_status = b.ops->stop(&b, 10000);
@@ -421,7 +429,10 @@ int session_run(struct session *s, struct strbuf *err)
 		close(rec_raw);
 
 	/* A panic after the deadline is the one our NMI asked for: still a HANG. */
-	if ((s->console.worst == CON_CRASH || s->console.worst == CON_REBOOT) &&
+	if (pin_failed) {
+		s->verdict = VERDICT_FAIL;
+		snprintf(s->reason, sizeof(s->reason), "--pin=strict: %.400s", s->pin->why);
+	} else if ((s->console.worst == CON_CRASH || s->console.worst == CON_REBOOT) &&
 	    (!hang_at || (crash_at && crash_at < hang_at))) {
 		s->verdict = VERDICT_CRASH;
 		snprintf(s->reason, sizeof(s->reason), "%s at console line %lu: %.300s",

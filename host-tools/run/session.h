@@ -10,6 +10,7 @@
 #include "results/console.h"
 #include "fault/hostfault.h"
 #include "common/wire.h"
+#include "run/vcpupin.h"
 
 enum verdict {
 	VERDICT_PASS,
@@ -63,6 +64,8 @@ struct session {
 				  * but the first without it; docs/tcg.md) */
 	int kick_until_ready;    /* stop kicking at the runner's first record */
 	const struct session_warm *warm;   /* may be NULL */
+	struct vcpu_pin *pin;    /* --pin: bound after the start, checked at the
+				  * end (run/vcpupin.h); may be NULL */
 
 	/* out; session_release() frees */
 	enum verdict verdict;

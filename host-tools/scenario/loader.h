@@ -28,6 +28,7 @@ enum scenario_key {
 	KEY_WC_GRACE_MS,
 	KEY_TRACE_KEEP_MB,
 	KEY_TRACE_RUN_MB,
+	KEY_PIN,
 	NR_SCENARIO_KEYS,
 };
 

@@ -62,6 +62,7 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->trace_keep_mb = s->trace_keep_mb;
 		c->trace_keep_set = s->trace_keep_set;
 		c->trace_run_mb = s->trace_run_mb;
+		c->pin = s->pin;
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

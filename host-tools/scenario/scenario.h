@@ -48,6 +48,7 @@ struct scenario {
 	unsigned trace_keep_mb; /* trace_keep_mb, when trace_keep_set (0 keeps none) */
 	int trace_keep_set;     /* 0: PLAN_TRACE_KEEP_DEFAULT_MB */
 	unsigned trace_run_mb;  /* trace_run_mb; 0: no per-run cap */
+	enum plan_pin pin;      /* pin = yes|strict|no */
 	unsigned nr_cases;  /* the matrix's size */
 };
 

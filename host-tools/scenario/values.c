@@ -13,7 +13,7 @@
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
 	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
-	"trace_keep_mb", "trace_run_mb",
+	"trace_keep_mb", "trace_run_mb", "pin",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -214,7 +214,7 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb or trace_run_mb)",
+			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb, trace_run_mb or pin)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -260,6 +260,14 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	case KEY_TRACE_RUN_MB:
 		return set_mib(l, name, value, 1, PLAN_MAX_TRACE_RUN_MB,
 			       "MiB of one run's trace over all CPUs", &s->trace_run_mb);
+	case KEY_PIN:
+		if (!strcmp(value, "yes") || !strcmp(value, "strict") || !strcmp(value, "no")) {
+			s->pin = !strcmp(value, "yes") ? PLAN_PIN_YES :
+				 !strcmp(value, "strict") ? PLAN_PIN_STRICT : PLAN_PIN_NONE;
+			return 0;
+		}
+		return loader_fail_at(l, l->lineno, "bad value '%s' for 'pin' (yes, strict or no)",
+				      scenario_quoted(value, shown, sizeof(shown)));
 	default:
 		return set_counters(l, value);
 	}

@@ -60,11 +60,35 @@ static void test_strvec_errors(void **state)
 	strvec_clear(&uris);
 }
 
+/* --pin alone, --pin=strict, and a positional after --pin stays one */
+static void test_optarg(void **state)
+{
+	const char *pin = NULL, *pos[2];
+	int nr_pos;
+	const struct lab_option opts[] = {
+		OPT_OPTARG("pin", &pin, "yes, or =strict"),
+		OPT_END(),
+	};
+	const char *bare[] = { "t", "--pin", "1s2c" };
+	const char *strict[] = { "t", "--pin=strict" };
+	const char *empty[] = { "t", "--pin=" };
+
+	(void)state;
+	assert_int_equal(parse_options(3, bare, opts, usage, pos, 2, &nr_pos), 0);
+	assert_string_equal(pin, "");
+	assert_int_equal(nr_pos, 1);
+	assert_string_equal(pos[0], "1s2c");
+	assert_int_equal(parse_options(2, strict, opts, usage, pos, 2, &nr_pos), 0);
+	assert_string_equal(pin, "strict");
+	assert_int_equal(parse_options(2, empty, opts, usage, pos, 2, &nr_pos), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_strvec),
 		cmocka_unit_test(test_strvec_errors),
+		cmocka_unit_test(test_optarg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

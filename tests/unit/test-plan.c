@@ -660,6 +660,10 @@ static void test_malformed(void **state)
 	expect_bad(edit(6, "param\tgroups\t\tx.ini:5"), "line 6: empty param value");
 	expect_bad(edit(6, "param\tgroups\t4\t"), "line 6: empty param location");
 	expect_bad(edit(6, "param\tgroups\t4\tx.ini:5\r"), "line 6: control character 0x0d");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\npin\tno"),
+		   "line 12: bad pin 'no' (yes or strict)");
+	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\npin\tyes\npin\tstrict"),
+		   "line 13: second 'pin' record in case 'x'");
 	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_run_mb\t0"),
 		   "line 12: trace_run_mb 0 is out of range 1..65536");
 	expect_bad(edit(11, "metric\ttime\tlower\tamean\ts\ntrace_run_mb\t65537"),

@@ -373,7 +373,7 @@ static void test_errors(void **state)
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
 		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb, "
-		  "wc_grace_ms, trace_keep_mb or trace_run_mb)" },
+		  "wc_grace_ms, trace_keep_mb, trace_run_mb or pin)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
@@ -397,6 +397,8 @@ static void test_errors(void **state)
 		  "none: a whole number 0..65536)" },
 		{ "[scenario]\nname = x\nworkload = hackbench\ntrace_keep_mb = 0\n[metric t]\n"
 		  "better = lower\n", "t.ini:4: 'trace_keep_mb' without 'schedtrace' in counters" },
+		{ "[scenario]\npin = maybe\n",
+		  "t.ini:2: bad value 'maybe' for 'pin' (yes, strict or no)" },
 		{ "[scenario]\ntrace_run_mb = 0\n",
 		  "t.ini:2: bad value '0' for 'trace_run_mb' (MiB of one run's trace over all CPUs: a "
 		  "whole number 1..65536)" },
@@ -1032,6 +1034,30 @@ static void test_trace_run_mb(void **state)
 	strbuf_release(&out);
 }
 
+/* pin = yes|strict travels in the plan for the host; no is no record */
+static void test_pin_key(void **state)
+{
+	static const char *const vals[] = { "yes", "strict", "no" };
+	static const enum plan_pin want[] = { PLAN_PIN_YES, PLAN_PIN_STRICT, PLAN_PIN_NONE };
+
+	(void)state;
+	for (unsigned i = 0; i < 3; i++) {
+		struct strbuf out = STRBUF_INIT, text = STRBUF_INIT;
+		struct plan p = { 0 }, back = { 0 };
+
+		strbuf_addf(&text, "[scenario]\nname = p\nworkload = hackbench\npin = %s\n"
+			    "[metric time]\nbetter = lower\n", vals[i]);
+		round_trip(text.buf, &p, &back, &out);
+		assert_int_equal(p.cases[0].pin, want[i]);
+		assert_int_equal(back.cases[0].pin, want[i]);
+		assert_true(!strstr(out.buf, "\npin\t") == (want[i] == PLAN_PIN_NONE));
+		plan_release(&back);
+		plan_release(&p);
+		strbuf_release(&out);
+		strbuf_release(&text);
+	}
+}
+
 static void test_smoke_covers_every_workload(void **state)
 {
 	static const char *const names[] = {
@@ -1286,6 +1312,7 @@ int main(void)
 		cmocka_unit_test(test_wc_grace_ms),
 		cmocka_unit_test(test_trace_keep_mb),
 		cmocka_unit_test(test_trace_run_mb),
+		cmocka_unit_test(test_pin_key),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),
