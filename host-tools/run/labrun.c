@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <json-c/json.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,24 @@ static enum plan_pin plan_pin(const struct plan *p)
 	return pin;
 }
 
+/* Only the CPUs this process may run on (a cpuset, taskset): QEMU's
+ * threads inherit them, and binding one elsewhere would fail. */
+static void restrict_to_own_cpus(struct pin_host *h)
+{
+	unsigned long allowed[CPULIST_LONGS(GUEST_VIEW_MAX_CPUS)] = { 0 };
+	cpu_set_t *set = CPU_ALLOC(GUEST_VIEW_MAX_CPUS);
+	size_t size = CPU_ALLOC_SIZE(GUEST_VIEW_MAX_CPUS);
+
+	CPU_ZERO_S(size, set);
+	if (sched_getaffinity(0, size, set) == 0) {
+		for (unsigned i = 0; i < GUEST_VIEW_MAX_CPUS; i++)
+			if (CPU_ISSET_S(i, size, set))
+				cpulist_set(allowed, i);
+		pin_host_restrict(h, allowed, GUEST_VIEW_MAX_CPUS);
+	}
+	CPU_FREE(set);
+}
+
 /*
  * --pin, or a scenario's pin key: the vCPU -> host CPU map (topo/pin.h)
  * from this host's topology, read as `lab bare --topology` reads it.  A
@@ -284,7 +303,7 @@ static int pin_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addf(&why, "the guest runs on another host (%s)", libvirt_uri(r->uri));
 	else if (initrd_find_runner(runner, &why) == 0 && (view = bare_probe(runner, &why)) &&
 		 pin_host_from_view(view, &host, &why) == 0 &&
-		 pin_map(&r->topo, &host, r->pin.cpu, &why) == 0)
+		 (restrict_to_own_cpus(&host), pin_map(&r->topo, &host, r->pin.cpu, &why) == 0))
 		ok = 1;
 	if (view)
 		json_object_put(view);
@@ -948,8 +967,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 
 		for (unsigned i = 0; i < r->pin.n; i++)
 			strbuf_addf(&map, "%s%u", i ? "," : "", r->pin.cpu[i]);
-		printf("pin: %u vCPUs on host CPUs %s%s\n", r->pin.n, map.buf,
-		       r->pin.strict ? " (strict)" : "");
+		printf("pin: %u vCPU%s on host CPU%s %s%s\n", r->pin.n, r->pin.n == 1 ? "" : "s",
+		       r->pin.n == 1 ? "" : "s", map.buf, r->pin.strict ? " (strict)" : "");
 		strbuf_release(&map);
 	}
 	fflush(stdout);

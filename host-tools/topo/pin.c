@@ -99,6 +99,29 @@ void pin_host_release(struct pin_host *h)
 	memset(h, 0, sizeof(*h));
 }
 
+void pin_host_restrict(struct pin_host *h, const unsigned long *allowed, unsigned nbits)
+{
+	unsigned nr = 0, cpus = 0;
+
+	for (unsigned i = 0; i < h->nr_cores; i++) {
+		struct pin_core c = h->core[i];
+
+		c.nr_threads = 0;
+		for (unsigned k = 0; k < h->core[i].nr_threads; k++) {
+			unsigned cpu = h->core[i].thread[k];
+
+			if (cpu < nbits && cpulist_test(allowed, cpu))
+				c.thread[c.nr_threads++] = cpu;
+		}
+		if (c.nr_threads) {
+			h->core[nr++] = c;
+			cpus += c.nr_threads;
+		}
+	}
+	h->nr_cores = nr;
+	h->nr_cpus = cpus;
+}
+
 static int same_llc(const struct pin_core *a, const struct pin_core *b)
 {
 	return a->package == b->package && a->llc == b->llc;
@@ -114,7 +137,8 @@ int pin_map(const struct topo *t, const struct pin_host *h, unsigned *map, struc
 	int ret = 0;
 
 	if (n > h->nr_cpus) {
-		strbuf_addf(why, "CPUs: the guest has %u vCPUs, this host %u online CPUs", n, h->nr_cpus);
+		strbuf_addf(why, "CPUs: the guest has %u vCPUs, this host %u usable CPU%s", n, h->nr_cpus,
+			    h->nr_cpus == 1 ? "" : "s");
 		return -1;
 	}
 	for (unsigned i = 0, run = 0; i < h->nr_cores; i++) {

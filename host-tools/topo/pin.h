@@ -18,7 +18,7 @@ struct pin_core {
 };
 
 struct pin_host {
-	unsigned nr_cpus;    /* online CPUs */
+	unsigned nr_cpus;    /* online CPUs the lab may use */
 	unsigned nr_cores;
 	struct pin_core *core; /* ordered by package, LLC, first thread */
 };
@@ -30,6 +30,10 @@ struct pin_host {
  */
 int pin_host_from_view(struct json_object *view, struct pin_host *h, struct strbuf *err);
 void pin_host_release(struct pin_host *h);
+
+/* Drops the CPUs outside allowed (a cpulist bitmap of nbits, e.g. the
+ * lab's own affinity in a cpuset) and the cores left without any. */
+void pin_host_restrict(struct pin_host *h, const unsigned long *allowed, unsigned nbits);
 
 /*
  * map[i] gets the host CPU of vCPU i (QEMU's cpu-index: socket, then LLC,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "topo/pin.h"
+#include "common/cpulist.h"
 
 /* A host view (guestview.h): CPU i has package pkg[i], siblings sib[i]
  * and llc llc[i]; llc NULL is JSON null (no shared cache reported). */
@@ -107,7 +108,7 @@ static void test_this_vm(void **state)
 	assert_int_equal(map[0], 0);
 
 	assert_int_equal(map_of("1s4c2t,llc=2", &h, map, &why), -1);
-	assert_string_equal(why.buf, "CPUs: the guest has 8 vCPUs, this host 2 online CPUs");
+	assert_string_equal(why.buf, "CPUs: the guest has 8 vCPUs, this host 2 usable CPUs");
 	strbuf_reset(&why);
 	assert_int_equal(map_of("1s1c2t", &h, map, &why), -1);
 	assert_string_equal(why.buf, "threads per core: guest cores have 2, this host's at most 1");
@@ -192,6 +193,33 @@ static void test_hotplug_and_no_llc(void **state)
 	strbuf_release(&why);
 }
 
+/* a cpuset that leaves the lab CPUs 1-2 and 8: half cores drop threads */
+static void test_restrict(void **state)
+{
+	unsigned long allowed[CPULIST_LONGS(16)] = { 0 };
+	struct strbuf why = STRBUF_INIT;
+	struct pin_host h;
+	unsigned map[4];
+
+	(void)state;
+	host_of(view_2s2l2c2t(), &h);
+	cpulist_set(allowed, 1);
+	cpulist_set(allowed, 2);
+	cpulist_set(allowed, 8);
+	cpulist_set(allowed, 9);
+	pin_host_restrict(&h, allowed, 16);
+	assert_int_equal(h.nr_cpus, 4);
+	assert_int_equal(h.nr_cores, 3);
+	/* core 1 keeps both threads (1, 9): one 2-thread guest core fits */
+	assert_int_equal(map_of("1s1c2t", &h, map, &why), 0);
+	assert_int_equal(map[0], 1);
+	assert_int_equal(map[1], 9);
+	assert_int_equal(map_of("1s2c2t", &h, map, &why), -1);
+	assert_string_equal(why.buf, "cores: the guest has 2 cores of 2 threads, this host 1 such cores");
+	pin_host_release(&h);
+	strbuf_release(&why);
+}
+
 static void test_bad_view(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -211,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_this_vm),
 		cmocka_unit_test(test_smt_llc),
 		cmocka_unit_test(test_hotplug_and_no_llc),
+		cmocka_unit_test(test_restrict),
 		cmocka_unit_test(test_bad_view),
 	};
 
