@@ -26,6 +26,19 @@ const struct fault_ops *fault_find(const char *kind)
 	return NULL;
 }
 
+void fault_list(void)
+{
+	for (size_t i = 0; i < nr_faults; i++) {
+		const struct fault_ops *f = faults[i];
+
+		printf("%s\t%s\t%s\n", f->name, f->run_only ? "run-only" : "changes-host",
+		       f->description);
+		for (const struct wl_option *o = f->options; o && o->name; o++)
+			printf("    %-16s %s (default %s)\n", o->name, o->help,
+			       o->dflt ? o->dflt : "required");
+	}
+}
+
 static const char *const target_names[] = {
 	[FAULT_TARGET_DEFAULT] = "default",
 	[FAULT_TARGET_CPUS] = "a CPU list",

@@ -75,6 +75,10 @@ struct fault_ops {
 	unsigned targets;               /* FAULT_TARGET_BIT()s the kind accepts */
 	enum fault_target_type default_target;
 	const char *controllers;        /* cgroup v2 controllers the run's cgroup needs */
+	/* 1: acts on the run's own tasks only, nothing of the system to put
+	 * back (lab bare runs it without --allow-faults).  0, the default a
+	 * new kind gets, means it changes the host. */
+	int run_only;
 	/* Cross-checks of options and timing beyond the table; err one line. */
 	int (*check)(const struct fault_ctx *fc, char *err, size_t len);
 	/* 0 with why filled when this system cannot run the fault (SKIP). */
@@ -106,6 +110,11 @@ FAULT_LIST(X)
 extern const struct fault_ops *const faults[];
 extern const size_t nr_faults;
 const struct fault_ops *fault_find(const char *kind);
+
+/* `runner --list-faults`: one line per kind, "<name>\t<changes-host|
+ * run-only>\t<description>", each option under it indented; lab bare
+ * and the tests read it rather than keep lists of their own. */
+void fault_list(void);
 
 /*
  * Prepares fc for a guest fault of the plan: kind, options, target,

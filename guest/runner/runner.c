@@ -1,6 +1,7 @@
 /* runner.c - entry point of the static guest runner: parses the mode and
  * its options and sends its records to the host (or a file, or stdout). */
 #include "direct.h"
+#include "fault.h"
 #include "out.h"
 #include "park.h"
 #include "plan-run.h"
@@ -16,6 +17,7 @@ static const char usage_text[] =
 	"       runner --check-plan <file>\n"
 	"       runner --workload NAME [--set key=value]... [--timeout S]\n"
 	"       runner --list-workloads\n"
+	"       runner --list-faults\n"
 	"\n"
 	"  --probe-topology  send the kernel's view of CPUs, caches, nodes and\n"
 	"                    scheduling domains as framed records\n"
@@ -23,6 +25,8 @@ static const char usage_text[] =
 	"  --park            snapshot, then wait on the --out tty for the plan\n"
 	"                    (warm start: the host saves the guest meanwhile)\n"
 	"  --check-plan      validate a plan's workloads and options, run nothing\n"
+	"  --list-faults     fault kinds, one per line: name, changes-host or\n"
+	"                    run-only, description (tab-separated); options below\n"
 	"  --out <path>      where records go: a serial port (made raw), a file,\n"
 	"                    or - for stdout\n";
 
@@ -34,6 +38,10 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && (!strcmp(argv[1], "--workload") || !strcmp(argv[1], "--list-workloads")))
 		return run_direct(argc, argv);
+	if (argc == 2 && !strcmp(argv[1], "--list-faults")) {
+		fault_list();
+		return 0;
+	}
 	if (argc == 3 && !strcmp(argv[1], "--check-plan"))
 		return check_plan(argv[2]);
 	for (int i = 1; i < argc; i++) {

@@ -88,7 +88,7 @@ struct workload_ops {
 	int (*run)(struct wl_ctx *ctx);
 };
 
-/* The registry (workloads.c, generated from WORKLOAD_LIST). */
+/* The registry (workload.c, generated from WORKLOAD_LIST). */
 #define WORKLOAD_LIST(X) \
 	X(hackbench)     \
 	X(schbench)      \

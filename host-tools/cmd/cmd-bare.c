@@ -38,9 +38,6 @@ static const char bare_usage[] =
 	" | --restore | --topology [--expect SPEC]"
 	" | --fidelity GUEST_BASE GUEST_TEST BARE_BASE BARE_TEST";
 
-/* Faults that only touch the run's own tasks: no host state to put back. */
-static const char *const harmless_faults[] = { "affinity_storm" };
-
 static volatile sig_atomic_t got_signal;
 
 static void on_signal(int sig)
@@ -53,12 +50,25 @@ static void catch_signals(void)
 	signals_catch(on_signal, SIGTERM, SIGINT, SIGHUP, 0);
 }
 
-static int changes_host(const char *kind)
+/*
+ * Whether a guest fault kind changes the host, as the runner's registry
+ * says (`runner --list-faults`: each kind's run_only): a kind it does not
+ * list, or a runner that cannot answer, counts as changing it.
+ */
+static int changes_host(const char *runner, const char *kind)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(harmless_faults); i++)
-		if (!strcmp(kind, harmless_faults[i]))
-			return 0;
-	return 1;
+	const char *argv[] = { runner, "--list-faults", NULL };
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	char *want = xasprintf("%s\trun-only\t", kind);
+	int ret = 1;
+
+	if (run_command_capture(argv, 10000, &out, &err) == 0)
+		for (const char *l = out.buf; l && *l && ret; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+			ret = strncmp(l, want, strlen(want)) != 0;
+	free(want);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
 }
 
 /*
@@ -67,7 +77,7 @@ static int changes_host(const char *kind)
  * line and exit 2 before anything runs (not a SKIP: a suite that silently
  * lost its faults would compare as if it had them).
  */
-static int check_faults(const struct plan *p, int allow, struct strbuf *err)
+static int check_faults(const char *runner, const struct plan *p, int allow, struct strbuf *err)
 {
 	for (unsigned i = 0; i < p->nr_cases; i++) {
 		const struct plan_case *c = &p->cases[i];
@@ -80,7 +90,7 @@ static int check_faults(const struct plan *p, int allow, struct strbuf *err)
 					    "metal has none", c->id, f->name, f->kind);
 				return -1;
 			}
-			if (!changes_host(f->kind))
+			if (!changes_host(runner, f->kind))
 				continue;
 			if (!allow) {
 				strbuf_addf(err, "%s: fault '%s' (%s) changes this host: add "
@@ -384,7 +394,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (plan_parse(plan.buf, plan.len, &p, perr, sizeof(perr)) < 0)
 		die(LAB_EXIT_USAGE, "compiled plan: %s", perr);
-	if (check_faults(&p, o->allow, &err) < 0)
+	if (check_faults(runner, &p, o->allow, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	lock = bare_lock(&err);
 	if (lock < 0)

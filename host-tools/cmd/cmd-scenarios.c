@@ -84,20 +84,29 @@ static int list_all(void)
 	char *dir = xasprintf("%s/scenarios", lab_root());
 	char *sdir = xasprintf("%s/scenarios/suites", lab_root());
 	struct scenario s;
-	int ret = LAB_EXIT_USAGE;
+	int ret = LAB_EXIT_USAGE, wn = 24, ww = 13;
 
 	scenario_init(&s);
 	list_dir(dir, ".ini", &files);
 	list_dir(sdir, ".suite", &suites);
-	printf("%-24s %-13s %5s  %s\n", "SCENARIO", "WORKLOAD", "CASES", "DESCRIPTION");
+	/* the columns are as wide as the longest name and workload */
 	for (size_t i = 0; i < files.nr; i++) {
 		if (scenario_load(files.v[i], &s, &err) < 0) {
 			error("%s", err.buf);
 			goto out;
 		}
-		printf("%-24s %-13s %5u  %s\n", s.name, s.workload, s.nr_cases, s.description);
+		wn = (int)strlen(s.name) > wn ? (int)strlen(s.name) : wn;
+		ww = (int)strlen(s.workload) > ww ? (int)strlen(s.workload) : ww;
 	}
-	printf("\n%-24s %-13s %5s  %s\n", "SUITE", "SCENARIOS", "CASES", "DESCRIPTION");
+	printf("%-*s %-*s %5s  %s\n", wn, "SCENARIO", ww, "WORKLOAD", "CASES", "DESCRIPTION");
+	for (size_t i = 0; i < files.nr; i++) {
+		if (scenario_load(files.v[i], &s, &err) < 0) {
+			error("%s", err.buf);
+			goto out;
+		}
+		printf("%-*s %-*s %5u  %s\n", wn, s.name, ww, s.workload, s.nr_cases, s.description);
+	}
+	printf("\n%-*s %-*s %5s  %s\n", wn, "SUITE", ww, "SCENARIOS", "CASES", "DESCRIPTION");
 	for (size_t i = 0; i < suites.nr; i++) {
 		struct strvec paths = STRVEC_INIT;
 		struct plan p = { 0 };
@@ -112,7 +121,7 @@ static int list_all(void)
 			goto out;
 		}
 		desc = suite_description(suites.v[i]);
-		printf("%-24.*s %-13zu %5u  %s\n", (int)(strlen(base) - 6), base, paths.nr,
+		printf("%-*.*s %-*zu %5u  %s\n", wn, (int)(strlen(base) - 6), base, ww, paths.nr,
 		       p.nr_cases, desc);
 		free(desc);
 		strvec_clear(&paths);
@@ -151,8 +160,12 @@ static int compile_what(const char *what, struct strbuf *plan, struct strbuf *er
 static int print_plan(const char *what)
 {
 	struct strbuf plan = STRBUF_INIT, err = STRBUF_INIT;
+	/* the runner's own option checks too: an out-of-range value is
+	 * refused here, not at the first lab run */
 	int ret = compile_what(what, &plan, &err);
 
+	if (ret == 0)
+		ret = plan_check_on_runner(NULL, plan.buf, plan.len, &err);
 	if (ret < 0) {
 		error("%s", err.buf);
 		ret = LAB_EXIT_USAGE;

@@ -1,9 +1,18 @@
-/* suite.c - suites: one scenario file per line, '#' comments, each
- * resolved under scenarios/. */
+/* suite.c - suites: one scenario file or pattern per line, '#' comments,
+ * each resolved under scenarios/.
+ *
+ *   smoke-hackbench      one file (".ini" is implied)
+ *   smoke-*              every file the pattern matches, in name order,
+ *                        except those already listed: a new scenario file
+ *                        joins the suite by its name
+ *   !fault-host-*        drops what the lines before added
+ */
 #include "scenario/loader.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
+#include <glob.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -33,11 +42,68 @@ static int suite_fail(struct strbuf *err, const char *shown, unsigned line, cons
 	return -1;
 }
 
+struct suite_list {
+	struct strvec names;   /* entries as listed, relative to scenarios/ */
+	unsigned *lines;       /* the line that added each */
+	unsigned char *gone;   /* dropped by a later !pattern */
+};
+
+static size_t list_find(const struct suite_list *l, const char *entry)
+{
+	for (size_t i = 0; i < l->names.nr; i++)
+		if (!l->gone[i] && !strcmp(l->names.v[i], entry))
+			return i;
+	return (size_t)-1;
+}
+
+static void list_add(struct suite_list *l, const char *entry, unsigned lineno)
+{
+	l->lines = xrealloc(l->lines, (l->names.nr + 1) * sizeof(*l->lines));
+	l->gone = xrealloc(l->gone, l->names.nr + 1);
+	l->lines[l->names.nr] = lineno;
+	l->gone[l->names.nr] = 0;
+	strvec_push(&l->names, entry);
+}
+
+/* Adds the files a pattern matches (not listed yet), or with drop, marks
+ * those listed that it matches; the number it matched. */
+static size_t list_pattern(struct suite_list *l, const char *dir, const char *pattern,
+			   int drop, unsigned lineno)
+{
+	size_t n = 0;
+
+	if (drop) {
+		for (size_t i = 0; i < l->names.nr; i++)
+			if (!l->gone[i] && fnmatch(pattern, l->names.v[i], FNM_PATHNAME) == 0) {
+				l->gone[i] = 1;
+				n++;
+			}
+	} else {
+		char *full = xasprintf("%s/%s", dir, pattern);
+		glob_t g;
+
+		if (glob(full, 0, NULL, &g) == 0) {
+			for (size_t i = 0; i < g.gl_pathc; i++) {
+				const char *entry = g.gl_pathv[i] + strlen(dir) + 1;
+				struct stat st;
+
+				if (stat(g.gl_pathv[i], &st) < 0 || !S_ISREG(st.st_mode))
+					continue;
+				n++;
+				if (list_find(l, entry) == (size_t)-1)
+					list_add(l, entry, lineno);
+			}
+			globfree(&g);
+		}
+		free(full);
+	}
+	return n;
+}
+
 int suite_parse(const char *shown, const char *text, size_t len, const char *scenario_dir,
 		struct strvec *paths, struct strbuf *err)
 {
-	struct strvec names = STRVEC_INIT;
-	unsigned *lines = NULL;
+	struct suite_list l = { STRVEC_INIT, NULL, NULL };
 	size_t off = 0, first = paths->nr;
 	unsigned lineno = 0;
 	int ret = -1;
@@ -48,6 +114,8 @@ int suite_parse(const char *shown, const char *text, size_t len, const char *sce
 		const char *b, *e;
 		char *entry, *full, shown_entry[64];
 		struct stat st;
+		int drop;
+		size_t was;
 
 		off += n + (nl ? 1 : 0);
 		lineno++;
@@ -72,6 +140,8 @@ int suite_parse(const char *shown, const char *text, size_t len, const char *sce
 			e--;
 		if (b == e)
 			continue;
+		drop = *b == '!';
+		b += drop;
 		entry = xasprintf("%.*s", (int)(e - b), b);
 		if (strpbrk(entry, " \t")) {
 			suite_fail(err, shown, lineno, "one scenario file per line, without options: "
@@ -93,13 +163,22 @@ int suite_parse(const char *shown, const char *text, size_t len, const char *sce
 			free(entry);
 			entry = with;
 		}
-		for (size_t i = 0; i < names.nr; i++) {
-			if (!strcmp(names.v[i], entry)) {
-				suite_fail(err, shown, lineno, "'%s' is listed twice (first at line %u)",
-					   scenario_quoted(entry, shown_entry, sizeof(shown_entry)), lines[i]);
+		if (drop || strpbrk(entry, "*?[")) {
+			if (!list_pattern(&l, scenario_dir, entry, drop, lineno)) {
+				suite_fail(err, shown, lineno, drop ? "'!%s' drops nothing listed before it" :
+					   "'%s' matches no scenario file",
+					   scenario_quoted(entry, shown_entry, sizeof(shown_entry)));
 				free(entry);
 				goto out;
 			}
+			free(entry);
+			continue;
+		}
+		if ((was = list_find(&l, entry)) != (size_t)-1) {
+			suite_fail(err, shown, lineno, "'%s' is listed twice (first at line %u)",
+				   scenario_quoted(entry, shown_entry, sizeof(shown_entry)), l.lines[was]);
+			free(entry);
+			goto out;
 		}
 		full = xasprintf("%s/%s", scenario_dir, entry);
 		if (stat(full, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -112,14 +191,20 @@ int suite_parse(const char *shown, const char *text, size_t len, const char *sce
 			free(entry);
 			goto out;
 		}
-		lines = xrealloc(lines, (names.nr + 1) * sizeof(*lines));
-		lines[names.nr] = lineno;
-		strvec_push(&names, entry);
-		strvec_push(paths, full);
+		list_add(&l, entry, lineno);
 		free(full);
 		free(entry);
 	}
-	if (!names.nr) {
+	for (size_t i = 0; i < l.names.nr; i++) {
+		char *full;
+
+		if (l.gone[i])
+			continue;
+		full = xasprintf("%s/%s", scenario_dir, l.names.v[i]);
+		strvec_push(paths, full);
+		free(full);
+	}
+	if (paths->nr == first) {
 		suite_fail(err, shown, 0, "the suite names no scenario file");
 		goto out;
 	}
@@ -132,8 +217,9 @@ out:
 			paths->v[paths->nr] = NULL;
 		}
 	}
-	strvec_clear(&names);
-	free(lines);
+	strvec_clear(&l.names);
+	free(l.lines);
+	free(l.gone);
 	return ret;
 }
 

@@ -185,6 +185,7 @@ const struct fault_ops fault_affinity_storm = {
 	.options = storm_options,
 	.targets = FAULT_TARGET_BIT(FAULT_TARGET_WORKLOAD),
 	.default_target = FAULT_TARGET_WORKLOAD,
+	.run_only = 1,
 	.check = storm_check,
 	.start = storm_start,
 	.step = storm_step,
