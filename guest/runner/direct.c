@@ -18,8 +18,7 @@ static void list_workloads(void)
 			printf("%-14s %s\n", w->name, w->description);
 		else
 			printf("%-14s %s [cannot run here: %s]\n", w->name, w->description, why);
-		for (const struct wl_option *o = w->options; o && o->name; o++)
-			printf("    %-16s %s (default %s)\n", o->name, o->help, o->dflt ? o->dflt : "required");
+		wl_options_list(w->options);
 	}
 }
 

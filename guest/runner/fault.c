@@ -33,9 +33,7 @@ void fault_list(void)
 
 		printf("%s\t%s\t%s\n", f->name, f->run_only ? "run-only" : "changes-host",
 		       f->description);
-		for (const struct wl_option *o = f->options; o && o->name; o++)
-			printf("    %-16s %s (default %s)\n", o->name, o->help,
-			       o->dflt ? o->dflt : "required");
+		wl_options_list(f->options);
 	}
 }
 

@@ -12,6 +12,14 @@ const struct inv_ops *const invariants[] = { INVARIANT_LIST(X) };
 #undef X
 const size_t nr_invariants = sizeof(invariants) / sizeof(invariants[0]);
 
+void invariant_list(void)
+{
+	for (size_t i = 0; i < nr_invariants; i++) {
+		printf("%s\t%s\n", invariants[i]->name, invariants[i]->description);
+		wl_options_list(invariants[i]->options);
+	}
+}
+
 const struct inv_ops *invariant_find(const char *kind)
 {
 	for (size_t i = 0; i < nr_invariants; i++)

@@ -129,6 +129,9 @@ INVARIANT_LIST(X)
 extern const struct inv_ops *const invariants[];
 extern const size_t nr_invariants;
 const struct inv_ops *invariant_find(const char *kind);
+/* `runner --list-invariants`: "<name>\t<description>" per kind, each
+ * option indented under it. */
+void invariant_list(void);
 
 /* Kind, options and check() of one invariant of the plan; -1 with
  * "<file>:<line>: <problem>" in err.  Does not call init(). */

@@ -277,3 +277,9 @@ void wl_opt_where(const char *section_where, unsigned line, char *buf, size_t le
 	else
 		snprintf(buf, len, "%s", section_where);
 }
+
+void wl_options_list(const struct wl_option *table)
+{
+	for (const struct wl_option *o = table; o && o->name; o++)
+		printf("    %-16s %s (default %s)\n", o->name, o->help, o->dflt ? o->dflt : "required");
+}

@@ -60,6 +60,10 @@ int wl_args_parse(struct wl_args *a, const struct wl_option *table, const char *
 
 /* The value of a declared option; asking for an undeclared one is a bug
  * and aborts. */
+/* The table for `runner --list-*`: one indented line per option, its
+ * help and its default. */
+void wl_options_list(const struct wl_option *table);
+
 int64_t wl_int(const struct wl_args *a, const char *name);      /* INT, SIZE, BOOL, SECONDS (ms) */
 double wl_number(const struct wl_args *a, const char *name);    /* NUMBER */
 const char *wl_str(const struct wl_args *a, const char *name);  /* the text as given */

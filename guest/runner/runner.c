@@ -2,6 +2,7 @@
  * its options and sends its records to the host (or a file, or stdout). */
 #include "direct.h"
 #include "fault.h"
+#include "invariant.h"
 #include "out.h"
 #include "park.h"
 #include "plan-run.h"
@@ -18,6 +19,7 @@ static const char usage_text[] =
 	"       runner --workload NAME [--set key=value]... [--timeout S]\n"
 	"       runner --list-workloads\n"
 	"       runner --list-faults\n"
+	"       runner --list-invariants\n"
 	"\n"
 	"  --probe-topology  send the kernel's view of CPUs, caches, nodes and\n"
 	"                    scheduling domains as framed records\n"
@@ -27,6 +29,7 @@ static const char usage_text[] =
 	"  --check-plan      validate a plan's workloads and options, run nothing\n"
 	"  --list-faults     fault kinds, one per line: name, changes-host or\n"
 	"                    run-only, description (tab-separated); options below\n"
+	"  --list-invariants invariant kinds: name, description; options below\n"
 	"  --out <path>      where records go: a serial port (made raw), a file,\n"
 	"                    or - for stdout\n";
 
@@ -40,6 +43,10 @@ int main(int argc, char **argv)
 		return run_direct(argc, argv);
 	if (argc == 2 && !strcmp(argv[1], "--list-faults")) {
 		fault_list();
+		return 0;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--list-invariants")) {
+		invariant_list();
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--check-plan"))

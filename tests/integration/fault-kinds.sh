@@ -11,7 +11,7 @@ run=$(sed -n 's/^results: //p' "$TMP/out")
 [ "$rc" -eq 0 ] || fail "lab run exited $rc"
 # the runner's own registry names the kinds
 kinds=$("${O:-build}"/guest/runner --list-faults | awk -F'\t' '!/^ / { print $1 }' | tr '\n' ' ')
-invs=$(sed -n 's/^\tX(\([a-z_]*\)).*/\1/p' guest/runner/invariant.h | tr '\n' ' ')
+invs=$("${O:-build}"/guest/runner --list-invariants | awk -F'\t' '!/^ / { print $1 }' | tr '\n' ' ')
 [ -n "$kinds" ] && [ -n "$invs" ] || fail "cannot read the registries"
 python3 - "$run/cases.json" "$kinds" "$invs" <<'PY' || fail "checks on cases.json"
 import json, sys
