@@ -4,6 +4,7 @@
 #include "lib/progress.h"
 #include "results/results.h"
 #include "run/estimate.h"
+#include "fault/hostfault.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
 
@@ -17,6 +18,7 @@ static const char usage_text[] =
 	"usage: lab scenarios\n"
 	"   or: lab scenarios --plan <suite|file.ini>\n"
 	"   or: lab scenarios --plan <suite|file.ini> --estimate [--topo SPEC]\n"
+	"   or: lab scenarios --list-host-faults\n"
 	"\n"
 	"  (no option)   list scenarios/*.ini (name, workload, cases, description)\n"
 	"                and scenarios/suites/*.suite\n"
@@ -25,7 +27,10 @@ static const char usage_text[] =
 	"                (a path, or a file name under scenarios/)\n"
 	"  --estimate    instead, the expected duration per scenario: the median\n"
 	"                of what earlier runs under results/ recorded for each\n"
-	"                case (on topology SPEC with --topo), else its deadline\n";
+	"                case (on topology SPEC with --topo), else its deadline\n"
+	"  --list-host-faults  the host-side fault kinds (name, description, tab-\n"
+	"                separated; options indented below); the guest's are\n"
+	"                `runner --list-faults`\n";
 
 static int has_suffix(const char *s, const char *suffix)
 {
@@ -256,6 +261,15 @@ int cmd_scenarios(int argc, const char **argv)
 
 	if (argc == 1)
 		return list_all();
+	if (argc == 2 && !strcmp(argv[1], "--list-host-faults")) {
+		for (const struct hostfault_ops *const *k = hostfault_kinds; *k; k++) {
+			printf("%s\t%s\n", (*k)->name, (*k)->description);
+			for (const struct hostfault_opt *o = (*k)->options; o && o->name; o++)
+				printf("    %-16s %s (default %s)\n", o->name, o->help,
+				       o->dflt ? o->dflt : "required");
+		}
+		return LAB_EXIT_PASS;
+	}
 	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		fputs(usage_text, stdout);
 		return LAB_EXIT_PASS;
