@@ -75,6 +75,13 @@ int backend_state_halted(const char *status, int paused_by_lab);
  * register dump that follows them.  At most max lines.
  */
 void backend_error_lines(const char *log, size_t len, unsigned max, struct strbuf *out);
+/*
+ * The host thread of each vCPU, from QMP query-cpus-fast: tids[i] gets the
+ * thread of cpu-index i for i < n (0 when QEMU names none).  -1 with one
+ * line in err when the backend has no monitor or it does not answer.
+ */
+int backend_vcpu_threads(struct backend *b, long *tids, unsigned n, struct strbuf *err);
+
 /* The same, read from <run_dir>/qemu.log; out stays empty without one. */
 void backend_log_error_lines(const char *run_dir, unsigned max, struct strbuf *out);
 

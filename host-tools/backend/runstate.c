@@ -4,6 +4,8 @@
 #include "backend/backend.h"
 #include "lib/util.h"
 
+#include <json-c/json.h>
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,4 +83,32 @@ void backend_log_error_lines(const char *run_dir, unsigned max, struct strbuf *o
 		backend_error_lines(log, len, max, out);
 	free(log);
 	free(path);
+}
+
+int backend_vcpu_threads(struct backend *b, long *tids, unsigned n, struct strbuf *err)
+{
+	struct json_object *reply = NULL;
+	size_t nr;
+
+	memset(tids, 0, n * sizeof(*tids));
+	if (!b->ops->qmp) {
+		strbuf_addf(err, "the %s backend has no monitor to name its vCPU threads", b->ops->name);
+		return -1;
+	}
+	if (b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
+		return -1;
+	nr = json_object_is_type(reply, json_type_array) ? json_object_array_length(reply) : 0;
+	for (size_t i = 0; i < nr; i++) {
+		struct json_object *c = json_object_array_get_idx(reply, i), *idx, *tid;
+		int k;
+
+		if (!json_object_object_get_ex(c, "cpu-index", &idx) ||
+		    !json_object_object_get_ex(c, "thread-id", &tid))
+			continue;
+		k = json_object_get_int(idx);
+		if (k >= 0 && (unsigned)k < n)
+			tids[k] = (long)json_object_get_int64(tid);
+	}
+	json_object_put(reply);
+	return 0;
 }

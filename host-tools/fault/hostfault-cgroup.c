@@ -7,7 +7,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,27 +236,22 @@ int hostfault_cg_release(struct hostfault_cg *cg, struct strbuf *err)
 static int vcpu_threads(struct backend *b, const char *target, long *tids, unsigned max,
 			unsigned *n, struct strbuf *err)
 {
-	struct json_object *reply = NULL;
 	unsigned long want[CPULIST_LONGS(HOSTFAULT_MAX_VCPUS)];
 	int all = !strcmp(target, "default") || !strcmp(target, "random") || !*target;
+	long *by_index;
 
 	if (!all && hostfault_parse_cpus(target, want, err) < 0)
 		return -1;
-	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, err) < 0)
+	by_index = xcalloc(HOSTFAULT_MAX_VCPUS, sizeof(*by_index));
+	if (backend_vcpu_threads(b, by_index, HOSTFAULT_MAX_VCPUS, err) < 0) {
+		free(by_index);
 		return -1;
-	*n = 0;
-	for (size_t i = 0; reply && i < json_object_array_length(reply) && *n < max; i++) {
-		struct json_object *cpu = json_object_array_get_idx(reply, i), *idx, *tid;
-		unsigned long ci;
-
-		if (!json_object_object_get_ex(cpu, "cpu-index", &idx) ||
-		    !json_object_object_get_ex(cpu, "thread-id", &tid))
-			continue;
-		ci = (unsigned long)json_object_get_int(idx);
-		if (all || (ci < HOSTFAULT_MAX_VCPUS && cpulist_test(want, (unsigned)ci)))
-			tids[(*n)++] = (long)json_object_get_int64(tid);
 	}
-	json_object_put(reply);
+	*n = 0;
+	for (unsigned ci = 0; ci < HOSTFAULT_MAX_VCPUS && *n < max; ci++)
+		if (by_index[ci] > 0 && (all || cpulist_test(want, ci)))
+			tids[(*n)++] = by_index[ci];
+	free(by_index);
 	if (!*n) {
 		strbuf_addf(err, "no vCPU matches '%s'", target);
 		return -1;

@@ -21,29 +21,13 @@ void vcpu_pin_release(struct vcpu_pin *p)
 static int find_threads(struct vcpu_pin *p, struct backend *b)
 {
 	struct strbuf err = STRBUF_INIT;
-	struct json_object *reply = NULL;
-	size_t nr;
 
-	if (!b->ops->qmp || b->ops->qmp(b, "query-cpus-fast", NULL, &reply, &err) < 0) {
-		snprintf(p->why, sizeof(p->why), "the vCPU threads are not known: %s",
-			 err.len ? err.buf : "no monitor");
+	if (backend_vcpu_threads(b, p->tid, p->n, &err) < 0) {
+		snprintf(p->why, sizeof(p->why), "the vCPU threads are not known: %s", err.buf);
 		strbuf_release(&err);
 		return -1;
 	}
 	strbuf_release(&err);
-	nr = json_object_is_type(reply, json_type_array) ? json_object_array_length(reply) : 0;
-	for (size_t i = 0; i < nr; i++) {
-		struct json_object *c = json_object_array_get_idx(reply, i), *idx, *tid;
-		int k;
-
-		if (!json_object_object_get_ex(c, "cpu-index", &idx) ||
-		    !json_object_object_get_ex(c, "thread-id", &tid))
-			continue;
-		k = json_object_get_int(idx);
-		if (k >= 0 && (unsigned)k < p->n)
-			p->tid[k] = (long)json_object_get_int64(tid);
-	}
-	json_object_put(reply);
 	for (unsigned i = 0; i < p->n; i++)
 		if (p->tid[i] <= 0) {
 			snprintf(p->why, sizeof(p->why), "QEMU named no thread for vCPU %u", i);
