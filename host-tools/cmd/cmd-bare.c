@@ -7,6 +7,7 @@
 #include "results/fidelity.h"
 #include "topo/hosttopo.h"
 #include "kernel/initrd.h"
+#include "kernel/kgen.h"
 #include "cmd/lab.h"
 #include "cmd/options.h"
 #include "common/plan.h"
@@ -29,9 +30,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* The generation of the kernel this host runs (uname -r). */
+static const struct kernel_gen *host_kernel_gen(void)
+{
+	struct utsname u;
+
+	return uname(&u) == 0 ? kgen_for_release(u.release) : NULL;
+}
 
 static const char bare_usage[] =
 	"lab bare (--suite NAME | --scenario FILE) [--expect SPEC] [--allow-faults] [--results DIR] [--trace] [--quiet]"
@@ -384,6 +394,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 {
 	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT, dir = STRBUF_INIT, con = STRBUF_INIT;
 	struct json_object *hygiene, *cases = NULL, *v;
+	struct topo_kernel_facts facts;
 	struct child_process cp;
 	struct plan p = { 0 };
 	struct record_counts rc;
@@ -421,7 +432,8 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	write_run_json(dir.buf, o->suite ? "suite" : "scenario", o->suite ? o->suite : o->scenario,
 		       h, hygiene, o->allow);
 	json_object_put(hygiene);
-	v = topo_expected_view(o->expect ? &h->expect : &h->t);
+	v = topo_expected_view_gen(o->expect ? &h->expect : &h->t, 0,
+				   kgen_topo_facts(host_kernel_gen(), &facts));
 	results_write_json(dir.buf, "expected-topology.json", v);
 	json_object_put(v);
 	results_write_json(dir.buf, "guest-topology.json", h->view);

@@ -2,6 +2,7 @@
  * resolved to bootable files, and lookups in a kernel's config. */
 #define _GNU_SOURCE
 #include "kernel/kernel.h"
+#include "kernel/debarchive.h"
 #include "kernel/kbuild.h"
 #include "kernel/kconfig.h"
 #include "lib/child.h"
@@ -316,14 +317,111 @@ static int entry_complete(const char *final, const char *image)
 
 /* Downloads and unpacks pkg into work/, which holds the finished files. */
 static int foreign_unpack(const char *boot, const char *work, struct strbuf *err);
+static int move_one(const char *boot, const char *prefix, const char *work, const char *name,
+		    struct strbuf *err);
 
-static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
+/*
+ * 7.x packages keep the image, config and System.map beside the modules
+ * (usr/lib/modules/<release>/vmlinuz): moved to boot/<name>-<release>,
+ * where the older packages have them, so one layout follows.
+ */
+static int boot_layout(const char *x, struct strbuf *err)
+{
+	static const char *const names[] = { "vmlinuz", "vmlinux", "config", "System.map" };
+	static const char *const where[] = { "lib/modules", "usr/lib/modules" };
+	char *boot = xasprintf("%s/boot", x);
+	int ret = 0;
+
+	for (size_t w = 0; w < ARRAY_SIZE(where) && !ret; w++) {
+		char *dir = xasprintf("%s/%s", x, where[w]);
+		DIR *d = opendir(dir);
+		struct dirent *de;
+
+		while (d && !ret && (de = readdir(d))) {
+			if (de->d_name[0] == '.')
+				continue;
+			for (size_t i = 0; i < ARRAY_SIZE(names) && !ret; i++) {
+				char *src = xasprintf("%s/%s/%s", dir, de->d_name, names[i]);
+				char *dst = xasprintf("%s/%s-%s", boot, names[i], de->d_name);
+
+				if (is_file(src) && (mkdir_p(boot, 0755) < 0 || rename(src, dst) < 0))
+					ret = kernel_error(err, "cannot move '%s' to '%s': %s", src, dst,
+							   strerror(errno));
+				free(src);
+				free(dst);
+			}
+		}
+		if (d)
+			closedir(d);
+		free(dir);
+	}
+	free(boot);
+	return ret;
+}
+
+/* Unpacks the one .deb of dl named pkg (without :arch) into x. */
+static int unpack_deb(const char *dl, const char *pkg, const char *x, struct strbuf *deb,
+		      struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT;
+	int ret;
+
+	strbuf_addf(&name, "%.*s_", (int)strcspn(pkg, ":"), pkg);
+	ret = find_one(dl, name.buf, ".deb", deb);
+	if (ret < 0)
+		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl);
+	else
+		ret = run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb->buf, x,
+			       (const char *)NULL);
+	strbuf_release(&name);
+	return ret;
+}
+
+/*
+ * The packages a split image (7.x: linux-image-R is only dependencies on
+ * linux-binary-R, linux-modules-R and linux-base-R) needs, downloaded and
+ * unpacked into x beside it.  Nothing to do for a classic image package.
+ */
+static int unpack_split_parts(const char *dl, const char *deb, const char *release,
+			      const char *x, struct strbuf *err)
+{
+	const char *argv[] = { "dpkg-deb", "-f", deb, "Depends", NULL };
+	struct strbuf dep = STRBUF_INIT, part = STRBUF_INIT;
+	struct strvec parts = STRVEC_INIT;
+	int ret = 0;
+
+	if (run_command_capture(argv, DPKG_DEB_TIMEOUT_MS, &dep, NULL) != 0) {
+		ret = kernel_error(err, "'dpkg-deb -f %s Depends' failed", deb);
+		goto out;
+	}
+	if (debarchive_split_parts(dep.buf, release, &parts) == 0)
+		goto out;
+	if (debarchive_download(dl, &parts, err) < 0) {
+		ret = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < parts.nr && !ret; i++)
+		ret = unpack_deb(dl, parts.v[i], x, &part, err);
+out:
+	strbuf_release(&dep);
+	strbuf_release(&part);
+	strvec_clear(&parts);
+	return ret;
+}
+
+/*
+ * archive: pkg comes through the lab's own apt configuration
+ * (debarchive.c), any suite; else through the host's apt (Debian 12's
+ * default kernel).
+ */
+static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work, int archive,
 			 struct strbuf *err)
 {
 	struct strbuf dl = STRBUF_INIT, x = STRBUF_INIT, boot = STRBUF_INIT;
 	struct strbuf deb = STRBUF_INIT, src = STRBUF_INIT, dst = STRBUF_INIT;
 	struct strbuf infotext = STRBUF_INIT, xerr = STRBUF_INIT;
 	struct kernel_info ki;
+	char release[KERNEL_VERSION_MAX];
 	int ret = -1, r;
 
 	strbuf_addf(&dl, "%s/dl", work);
@@ -333,18 +431,27 @@ static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
 		kernel_error(err, "cannot create directory '%s': %s", dl.buf, strerror(errno));
 		goto out;
 	}
-	/* apt warns that _apt cannot write here when we are root and then
-	 * downloads unsandboxed: harmless, so its stderr is only shown on failure. */
-	if (run_step(dl.buf, APT_DOWNLOAD_TIMEOUT_MS, err, "apt-get", "download", "-q",
-		     pkg, (const char *)NULL) < 0)
-		goto out;
-	strbuf_add(&src, pkg, strcspn(pkg, ":"));
-	if (find_one(dl.buf, src.buf, ".deb", &deb) < 0) {
-		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl.buf);
+	if (archive) {
+		struct strvec one = STRVEC_INIT;
+
+		strvec_push(&one, pkg);
+		r = debarchive_download(dl.buf, &one, err);
+		strvec_clear(&one);
+		if (r < 0)
+			goto out;
+	} else if (run_step(dl.buf, APT_DOWNLOAD_TIMEOUT_MS, err, "apt-get", "download", "-q",
+			    pkg, (const char *)NULL) < 0) {
+		/* apt warns that _apt cannot write here when we are root and then
+		 * downloads unsandboxed: harmless, so its stderr is only shown on failure. */
 		goto out;
 	}
-	if (run_step(NULL, DPKG_DEB_TIMEOUT_MS, err, "dpkg-deb", "-x", deb.buf, x.buf,
-		     (const char *)NULL) < 0 || keep_modules(x.buf, work, err) < 0)
+	release_of_pkg(pkg, release, sizeof(release));
+	if (unpack_deb(dl.buf, pkg, x.buf, &deb, err) < 0 ||
+	    (archive && unpack_split_parts(dl.buf, deb.buf, release, x.buf, err) < 0) ||
+	    boot_layout(x.buf, err) < 0 || keep_modules(x.buf, work, err) < 0)
+		goto out;
+	/* the symbols, for reading an Oops; nothing needs them to boot */
+	if (move_one(boot.buf, "System.map-", work, "System.map", err) < 0)
 		goto out;
 	if (arch != TOPO_ARCH_X86_64) {
 		if (foreign_unpack(boot.buf, work, err) < 0 || remove_tree(dl.buf) < 0)
@@ -442,28 +549,34 @@ static int foreign_unpack(const char *boot, const char *work, struct strbuf *err
 /*
  * apt-cache takes ~0.4 s here (its package cache is off), a tenth of a
  * whole 8-vCPU boot; its answer only changes when apt's lists do, so it
- * is remembered with the lists directory's mtime.
+ * is remembered with the lists' mtime: the host's lists for Debian 12's
+ * default kernel, the lab's own (debarchive.c) for a kernel named by
+ * version (name: "6.12-rt", NULL for the default).
  */
-static char *resolved_path(enum topo_arch arch)
+static char *resolved_path(enum topo_arch arch, const char *name)
 {
-	if (arch == TOPO_ARCH_X86_64)
-		return xasprintf("%s/kernels/debian/resolved", lab_cache_dir());
-	return xasprintf("%s/kernels/debian/resolved-%s", lab_cache_dir(), topo_arch_info(arch)->name);
+	return xasprintf("%s/kernels/debian/resolved%s%s%s%s", lab_cache_dir(),
+			 arch == TOPO_ARCH_X86_64 ? "" : "-", arch == TOPO_ARCH_X86_64 ? "" :
+			 topo_arch_info(arch)->name, name ? "@" : "", name ? name : "");
 }
 
-static long long apt_lists_stamp(void)
+static long long lists_stamp(const char *name)
 {
+	char *path = name ? xasprintf("%s/lists/stamp", debarchive_dir()) :
+		xstrdup("/var/lib/apt/lists");
 	struct stat st;
+	int r = stat(path, &st);
 
-	if (stat("/var/lib/apt/lists", &st) < 0)
+	free(path);
+	if (r < 0)
 		return -1;
 	return (long long)st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 }
 
-static int resolved_cached(enum topo_arch arch, struct strbuf *pkg)
+static int resolved_cached(enum topo_arch arch, const char *name, struct strbuf *pkg)
 {
-	char *path = resolved_path(arch), *text = read_file(path, NULL), *tab;
-	long long stamp = apt_lists_stamp();
+	char *path = resolved_path(arch, name), *text = read_file(path, NULL), *tab;
+	long long stamp = lists_stamp(name);
 	int ret = -1;
 
 	free(path);
@@ -483,11 +596,11 @@ static int resolved_cached(enum topo_arch arch, struct strbuf *pkg)
 	return ret;
 }
 
-static void resolved_store(enum topo_arch arch, const char *pkg)
+static void resolved_store(enum topo_arch arch, const char *name, const char *pkg)
 {
 	char *dir = xasprintf("%s/kernels/debian", lab_cache_dir());
-	char *path = resolved_path(arch);
-	char *text = xasprintf("%lld\t%s\n", apt_lists_stamp(), pkg);
+	char *path = resolved_path(arch, name);
+	char *text = xasprintf("%lld\t%s\n", lists_stamp(name), pkg);
 
 	if (mkdir_p(dir, 0755) == 0)
 		write_file_atomic(path, text, strlen(text));
@@ -501,46 +614,17 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err)
 	return kernel_fetch_debian_arch(TOPO_ARCH_X86_64, kp, err);
 }
 
-int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struct strbuf *err)
+/* The cache entry <cache>/kernels/debian/<pkg>, fetched when missing or
+ * incomplete, into kp. */
+static int fetch_pkg(const char *pkg, enum topo_arch arch, int archive, struct kernel_paths *kp,
+		     struct strbuf *err)
 {
-	const char *meta = topo_arch_info(arch)->kernel_meta;
-	const char *argv[] = { "apt-cache", "depends", meta, NULL };
-	struct child_process cp = CHILD_PROCESS_INIT;
-	struct strbuf out = STRBUF_INIT, pkg = STRBUF_INIT;
 	struct strbuf cache = STRBUF_INIT, final = STRBUF_INIT, work = STRBUF_INIT;
 	struct strbuf vmlinuz = STRBUF_INIT;
-	int ret = -1, code;
-
-	memset(kp, 0, sizeof(*kp));
-	if (resolved_cached(arch, &pkg) == 0)
-		goto have_pkg;
-	for (size_t i = 0; argv[i]; i++)
-		strvec_push(&cp.args, argv[i]);
-	cp.in = CHILD_DEVNULL;
-	cp.die_with_parent = 1;
-	cp.errbuf = err;
-	code = child_capture(&cp, APT_CACHE_TIMEOUT_MS, &out, NULL);
-	child_process_clear(&cp);
-	if (code == -1)
-		goto out;
-	if (code == CHILD_TIMED_OUT) {
-		kernel_error(err, "'apt-cache depends %s' did not finish in %d s", meta,
-			    APT_CACHE_TIMEOUT_MS / 1000);
-		goto out;
-	}
-	if (code != 0 || kernel_parse_apt_depends(out.buf, &pkg) < 0) {
-		if (arch == TOPO_ARCH_X86_64)
-			kernel_error(err, "apt has no candidate for '%s' (run apt-get update)", meta);
-		else
-			kernel_error(err, "apt has no candidate for '%s' (as root: dpkg --add-architecture %s && apt-get update)",
-				     meta, topo_arch_info(arch)->dpkg_arch);
-		goto out;
-	}
-	resolved_store(arch, pkg.buf);
-have_pkg:
+	int ret = -1;
 
 	strbuf_addf(&cache, "%s/kernels/debian", lab_cache_dir());
-	strbuf_addf(&final, "%s/%.*s", cache.buf, (int)strcspn(pkg.buf, ":"), pkg.buf);
+	strbuf_addf(&final, "%s/%.*s", cache.buf, (int)strcspn(pkg, ":"), pkg);
 	strbuf_addf(&vmlinuz, "%s/%s", final.buf, arch == TOPO_ARCH_PPC64LE ? "vmlinux" : "vmlinuz");
 	if (!entry_complete(final.buf, vmlinuz.buf)) {
 		if (mkdir_p(cache.buf, 0755) < 0) {
@@ -567,8 +651,8 @@ have_pkg:
 			strbuf_release(&old);
 		}
 		if (isatty(STDERR_FILENO))
-			info("fetching %s from the Debian archive", pkg.buf);
-		if (debian_unpack(pkg.buf, arch, work.buf, err) < 0) {
+			info("fetching %s from the Debian archive", pkg);
+		if (debian_unpack(pkg, arch, work.buf, archive, err) < 0) {
 			remove_tree(work.buf);
 			goto out;
 		}
@@ -585,15 +669,135 @@ have_pkg:
 		}
 	}
 	ret = arch == TOPO_ARCH_X86_64 ? fill_from_debian_dir(final.buf, kp, err) :
-		fill_foreign_dir(final.buf, pkg.buf, kp, err);
+		fill_foreign_dir(final.buf, pkg, kp, err);
 out:
-	strbuf_release(&out);
-	strbuf_release(&pkg);
 	strbuf_release(&cache);
 	strbuf_release(&final);
 	strbuf_release(&work);
 	strbuf_release(&vmlinuz);
 	return ret;
+}
+
+int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struct strbuf *err)
+{
+	const char *meta = topo_arch_info(arch)->kernel_meta;
+	const char *argv[] = { "apt-cache", "depends", meta, NULL };
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT, pkg = STRBUF_INIT;
+	int ret = -1, code;
+
+	memset(kp, 0, sizeof(*kp));
+	if (resolved_cached(arch, NULL, &pkg) == 0)
+		goto have_pkg;
+	for (size_t i = 0; argv[i]; i++)
+		strvec_push(&cp.args, argv[i]);
+	cp.in = CHILD_DEVNULL;
+	cp.die_with_parent = 1;
+	cp.errbuf = err;
+	code = child_capture(&cp, APT_CACHE_TIMEOUT_MS, &out, NULL);
+	child_process_clear(&cp);
+	if (code == -1)
+		goto out;
+	if (code == CHILD_TIMED_OUT) {
+		kernel_error(err, "'apt-cache depends %s' did not finish in %d s", meta,
+			    APT_CACHE_TIMEOUT_MS / 1000);
+		goto out;
+	}
+	if (code != 0 || kernel_parse_apt_depends(out.buf, &pkg) < 0) {
+		if (arch == TOPO_ARCH_X86_64)
+			kernel_error(err, "apt has no candidate for '%s' (run apt-get update)", meta);
+		else
+			kernel_error(err, "apt has no candidate for '%s' (as root: dpkg --add-architecture %s && apt-get update)",
+				     meta, topo_arch_info(arch)->dpkg_arch);
+		goto out;
+	}
+	resolved_store(arch, NULL, pkg.buf);
+have_pkg:
+	ret = fetch_pkg(pkg.buf, arch, 0, kp, err);
+out:
+	strbuf_release(&out);
+	strbuf_release(&pkg);
+	return ret;
+}
+
+/* The lab's lists, refreshed when stale; lists that exist but could not be
+ * refreshed (no network) still name what is cached, with a warning. */
+static int archive_ready(struct strbuf *err)
+{
+	if (debarchive_update(0, err) == 0)
+		return 0;
+	if (lists_stamp("") < 0)
+		return -1;
+	warning("%s; using the lab's package lists as they are", err->buf);
+	strbuf_reset(err);
+	return 0;
+}
+
+/* "6.12 (bookworm-security trixie), 7.2 (sid)": the series of list and
+ * every suite that has a kernel of it. */
+static void series_text(const struct deb_kernel *list, size_t n, struct strbuf *sb)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct deb_kernel all = list[i];
+		int seen = 0;
+
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = !strcmp(list[j].series, list[i].series);
+		if (seen)
+			continue;
+		for (size_t j = i + 1; j < n; j++)
+			if (!strcmp(list[j].series, list[i].series))
+				debarchive_add_suites(&all, list[j].suites);
+		strbuf_addf(sb, "%s%s (%s)", sb->len ? ", " : "", all.series, all.suites);
+	}
+}
+
+int kernel_fetch_named(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
+		       struct strbuf *err)
+{
+	char series[16], flavour[16], name[40];
+	struct strbuf pkg = STRBUF_INIT, avail = STRBUF_INIT;
+	struct deb_kernel *list = NULL;
+	const struct deb_kernel *k;
+	int r = debarchive_parse_spec(spec, series, flavour, err), n;
+
+	memset(kp, 0, sizeof(*kp));
+	if (r <= 0)
+		return r < 0 ? -1 : kernel_error(err, "kernel '%s' is not debian:VERSION", spec);
+	snprintf(name, sizeof(name), "%s%s%s", series, flavour[0] ? "-" : "", flavour);
+	if (strcmp(series, "latest") && resolved_cached(arch, name, &pkg) == 0)
+		goto have_pkg;
+	if (archive_ready(err) < 0)
+		goto fail;
+	n = debarchive_kernels(arch, &list, err);
+	if (n < 0)
+		goto fail;
+	k = debarchive_pick(list, (size_t)n, series, flavour);
+	if (!k) {
+		series_text(list, (size_t)n, &avail);
+		kernel_error(err, "no suite of the Debian archive has a %s%s%s kernel for %s; "
+			     "it has %s", series, flavour[0] ? "-" : "", flavour,
+			     topo_arch_info(arch)->name, avail.len ? avail.buf : "none");
+		goto fail;
+	}
+	strbuf_addstr(&pkg, k->pkg);
+	if (arch != TOPO_ARCH_X86_64)
+		strbuf_addf(&pkg, ":%s", topo_arch_info(arch)->dpkg_arch);
+	if (strcmp(series, "latest"))
+		resolved_store(arch, name, pkg.buf);
+have_pkg:
+	r = fetch_pkg(pkg.buf, arch, 1, kp, err);
+	if (!r)
+		snprintf(kp->source, sizeof(kp->source), "%s", "debian");
+	free(list);
+	strbuf_release(&pkg);
+	strbuf_release(&avail);
+	return r;
+fail:
+	free(list);
+	strbuf_release(&pkg);
+	strbuf_release(&avail);
+	return -1;
 }
 
 /* A config for the kernel at abs, the first file of: config-<release> or
@@ -836,6 +1040,8 @@ int kernel_resolve(const char *spec, struct kernel_paths *kp, struct strbuf *err
 	memset(kp, 0, sizeof(*kp));
 	if (!spec || !*spec || !strcmp(spec, "debian"))
 		return kernel_fetch_debian(kp, err);
+	if (!strncmp(spec, "debian:", 7) && access(spec, F_OK) < 0)
+		return kernel_fetch_named(spec, TOPO_ARCH_X86_64, kp, err);
 	/* A file of that name wins over a key that looks the same. */
 	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
 		return resolve_key_arch(spec, TOPO_ARCH_X86_64, kp, err);
@@ -855,6 +1061,8 @@ int kernel_resolve_arch(const char *spec, enum topo_arch arch, struct kernel_pat
 	memset(kp, 0, sizeof(*kp));
 	if (!spec || !*spec || !strcmp(spec, "debian"))
 		return kernel_fetch_debian_arch(arch, kp, err);
+	if (!strncmp(spec, "debian:", 7) && access(spec, F_OK) < 0)
+		return kernel_fetch_named(spec, arch, kp, err);
 	if (kbuild_looks_like_key(spec) && access(spec, F_OK) < 0)
 		return resolve_key_arch(spec, arch, kp, err);
 	if (!is_file(spec))

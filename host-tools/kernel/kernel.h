@@ -53,6 +53,18 @@ int kernel_fetch_debian(struct kernel_paths *kp, struct strbuf *err);
 int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struct strbuf *err);
 
 /*
+ * A kernel of Debian's archive named by version: "debian:6.12",
+ * "debian:7.2-rt", "debian:latest" (debarchive_parse_spec()), the newest
+ * package of that series and flavour any suite of the lab's own apt
+ * configuration carries, for arch.  Cached like Debian 12's default
+ * kernel in <cache>/kernels/debian/<pkg>/; 7.x's split packages
+ * (linux-binary-, linux-modules-, linux-base-) are unpacked into one
+ * entry.  A series no suite has: one line naming the ones that exist.
+ */
+int kernel_fetch_named(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
+		       struct strbuf *err);
+
+/*
  * busybox-static of arch (Debian's, <cache>/busybox/<dpkg arch>/busybox,
  * downloaded and unpacked once) into path.  0, or -1 with one line in err.
  */
@@ -66,7 +78,8 @@ int kernel_fetch_busybox(enum topo_arch arch, struct strbuf *path, struct strbuf
 int kernel_parse_apt_depends(const char *text, struct strbuf *pkg);
 
 /*
- * spec NULL, "" or "debian": kernel_fetch_debian().  8 to 16 hex digits that
+ * spec NULL, "" or "debian": kernel_fetch_debian(); "debian:6.12" and the
+ * like: kernel_fetch_named().  8 to 16 hex digits that
  * name no file: the key (or a unique prefix of it) of a kernel built by
  * kbuild_build(), from <cache>/kernels/built/<key>/.  Otherwise a path to a
  * bzImage, a vmlinux or a kernel build tree (its arch/x86/boot/bzImage).  An

@@ -91,6 +91,8 @@ struct lab_run {
 	struct strbuf desc, dir, cmdline, diff;
 	struct session s;
 	struct json_object *expected, *guest;
+	/* the kernel generation the expected view is for (NULL: the oldest) */
+	const struct kernel_gen *gen;
 	int ndiff;                /* -1: not verified */
 	enum verdict verdict;
 	char reason[512];

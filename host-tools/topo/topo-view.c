@@ -118,7 +118,8 @@ static int cmp_unsigned(const void *a, const void *b)
  * levels survive.
  */
 static unsigned node_domains(const struct topo *t, unsigned node, const unsigned *dists,
-			     unsigned nr_dists, const char **names, unsigned max)
+			     unsigned nr_dists, const char *pkg_level, const char **names,
+			     unsigned max)
 {
 	unsigned nr_cpus = topo_nr_cpus(t);
 	unsigned cpu_nodes = t->sockets * t->nps;
@@ -149,7 +150,7 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 		case 3:
 			if (t->nps > 1 && t->arch == TOPO_ARCH_X86_64)
 				continue;
-			name = "DIE";
+			name = pkg_level;
 			cpuset_add_range(&cur, node * cpn, (node + 1) * cpn);
 			break;
 		default:
@@ -208,6 +209,30 @@ struct json_object *topo_expected_view(const struct topo *t)
  */
 struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 {
+	return topo_expected_view_gen(t, smt_off, NULL);
+}
+
+/*
+ * x86's sysfs die_id: the die within its package up to 6.8; from 6.9 the
+ * APIC ID shifted by the die level's width (topology_common.c), i.e. the
+ * package number above ceil(log2(dies per package)) bits of die number.
+ */
+static unsigned sysfs_die_id(unsigned socket, unsigned die, unsigned dies, int global)
+{
+	unsigned bits = 0;
+
+	if (!global)
+		return die;
+	while ((1u << bits) < dies)
+		bits++;
+	return (socket << bits) | die;
+}
+
+struct json_object *topo_expected_view_gen(const struct topo *t, int smt_off,
+					   const struct topo_kernel_facts *k)
+{
+	static const struct topo_kernel_facts linux_6_1 = { NULL, "DIE", 0 };
+	const struct topo_kernel_facts *gen = k ? k : &linux_6_1;
 	unsigned nr_cpus = topo_nr_cpus(t), boot = topo_boot_cpus(t);
 	unsigned step = smt_off ? t->threads : 1;
 	struct topo *one = NULL;
@@ -230,7 +255,8 @@ struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 		one->threads = 1;
 	}
 	for (unsigned n = 0; n < cpu_nodes; n++)
-		nr_names[n] = node_domains(one ? one : t, n, dists, nr_dists, names[n], MAX_LEVELS);
+		nr_names[n] = node_domains(one ? one : t, n, dists, nr_dists, gen->pkg_level,
+					   names[n], MAX_LEVELS);
 	free(one);
 
 	json_object_object_add(view, "cpus", json_object_new_int((int)((boot + step - 1) / step)));
@@ -268,7 +294,8 @@ struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 		json_object_object_add(o, "package", json_object_new_int((int)socket));
 		/* die_id exists in sysfs on x86 only */
 		if (t->arch == TOPO_ARCH_X86_64)
-			json_object_object_add(o, "die", json_object_new_int((int)die));
+			json_object_object_add(o, "die", json_object_new_int(
+				(int)sysfs_die_id(socket, die, dies, gen->die_id_global)));
 		json_object_object_add(o, "node", json_object_new_int((int)node));
 		json_object_object_add(o, "siblings", step > 1 ? json_cpulist(i, i + 1, 1, boot) :
 				       json_cpulist(i - thread, i - thread + t->threads, 1, boot));
@@ -295,6 +322,8 @@ struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off)
 		json_object_object_add(view, "arch", json_object_new_string(topo_arch_info(t->arch)->name));
 	if (smt_off)
 		json_object_object_add(view, "smt", json_object_new_string("off"));
+	if (gen->generation)
+		json_object_object_add(view, "generation", json_object_new_string(gen->generation));
 	topo_describe(t, &sb);
 	json_object_object_add(view, "summary", json_object_new_string(sb.buf));
 	strbuf_release(&sb);

@@ -130,6 +130,20 @@ char *topo_libvirt_xml_devices(const struct topo *t, enum lab_accel accel,
 struct json_object *topo_expected_view(const struct topo *t);
 /* The same machine booted with `nosmt` when smt_off: siblings offline. */
 struct json_object *topo_expected_view_smt(const struct topo *t, int smt_off);
+/*
+ * What the kernel's version changes in the view (kernel/kgen.h has them
+ * per generation): x86's sysfs die_id, within the package (0) or the APIC
+ * ID above the die level (1), and the package level's name.
+ */
+struct topo_kernel_facts {
+	const char *generation;	/* recorded in the view as "generation" */
+	const char *pkg_level;	/* "DIE" or "PKG" */
+	int die_id_global;
+};
+/* The view as a kernel with facts k shows it; NULL: Linux 6.1's facts,
+ * which the two above use, and no "generation" key. */
+struct json_object *topo_expected_view_gen(const struct topo *t, int smt_off,
+					   const struct topo_kernel_facts *k);
 
 /* Presets live in <lab_root()>/topologies/<name>.topo. */
 struct topo_preset {

@@ -53,11 +53,6 @@ static size_t arr_len(struct json_object *a)
 	return a && json_object_is_type(a, json_type_array) ? json_object_array_length(a) : 0;
 }
 
-static const char *level_name(const char *n)
-{
-	return !strcmp(n, "PKG") ? "DIE" : n;
-}
-
 static void domains_text(struct json_object *a, struct strbuf *sb)
 {
 	for (size_t i = 0; i < arr_len(a); i++) {
@@ -79,7 +74,7 @@ static int domains_equal(struct json_object *a, struct json_object *b)
 		const char *x = json_object_get_string(json_object_array_get_idx(a, i));
 		const char *y = json_object_get_string(json_object_array_get_idx(b, i));
 
-		if (!x || !y || strcmp(level_name(x), level_name(y)))
+		if (!x || !y || strcmp(x, y))
 			return 0;
 	}
 	return 1;

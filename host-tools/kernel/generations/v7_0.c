@@ -1,0 +1,15 @@
+/* Linux 7.x (Debian sid's 7.2): cache-aware scheduling. */
+#include "kernel/kgen.h"
+
+const struct kernel_gen kgen_v7_0 = {
+	.name = "7.0",
+	.since = KGEN_V(7, 0),
+	.scheduler = "EEVDF",
+	/* verified with Debian's 7.2.13: the topology and knobs of 6.12 */
+	.changed = "cache-aware scheduling (CONFIG_SCHED_CACHE); topology and knobs as 6.12",
+	.die_id_global = 1,
+	.pkg_level = "PKG",
+	.slice_knob = "base_slice_ns",
+	.task_slice = 1,
+	.sched_ext = 1,
+};
