@@ -26,7 +26,7 @@ int cmd_boot(int argc, const char **argv)
 	r.backend = getenv("BACKEND");
 	{
 		const struct lab_option opts[] = {
-			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
+			OPT_STRING("kernel", &r.kernel_spec, "kernel: 'debian' (default, Debian 12's 6.1), 'debian:6.12' and the like (lab kernel --list), a bzImage/vmlinux path, a built kernel's key, or 'image' (with --image: the image's own kernel and initramfs)"),
 			OPT_STRING("accel", &r.accel, "auto (default), tcg or kvm"),
 			OPT_STRING("arch", &r.arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults), single or multi"),

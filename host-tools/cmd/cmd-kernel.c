@@ -1,7 +1,9 @@
 /* cmd-kernel.c - `lab kernel [debian|PATH|KEY]` locates a guest kernel;
  * `lab kernel build --ksrc ...` builds one from a tree into the cache. */
 #include "kernel/kbuild.h"
+#include "kernel/debarchive.h"
 #include "kernel/kernel.h"
+#include "kernel/kgen.h"
 #include "cmd/lab.h"
 #include "lib/util.h"
 
@@ -11,12 +13,22 @@
 #include <unistd.h>
 
 static const char kernel_usage[] =
-	"usage: lab kernel [debian|PATH|KEY] [--arch ARCH] [--json]\n"
+	"usage: lab kernel [debian|debian:VERSION|PATH|KEY] [--arch ARCH] [--json]\n"
+	"   or: lab kernel --list [--refresh] [--arch ARCH] [--json]\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
 	"                        [--arch x86_64|arm64|ppc64le] [--rev REV] [-j N]\n"
 	"                        [--key-only|--config-only] [--json]\n"
 	"\n"
-	"   debian   Debian's default amd64 kernel, downloaded once into the cache (default)\n"
+	"   debian   Debian 12's default kernel (6.1), downloaded once into the cache (default)\n"
+	"   debian:VERSION\n"
+	"            the newest Debian kernel of that series any suite has (bookworm,\n"
+	"            -security, -backports, trixie, -security, sid): debian:6.1,\n"
+	"            debian:6.12, debian:7.2; -rt (PREEMPT_RT) or -cloud for a flavour\n"
+	"            (debian:6.12-rt); debian:latest for the newest series.  Fetched with\n"
+	"            apt through the lab's own configuration in <cache>/apt (never the\n"
+	"            host's sources)\n"
+	"   --list   the series and flavours the archive has, their suites, generation\n"
+	"            and what is cached; --refresh updates the lab's lists first\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
 	"   KEY      a kernel built by 'lab kernel build' (its key, or 8+ digits of it)\n"
 	"   --arch   the guest arch the kernel is for (default x86_64): Debian's kernel\n"
@@ -24,10 +36,14 @@ static const char kernel_usage[] =
 	"   --json   print the paths as one JSON object\n"
 	"\n"
 	"lab kernel build (also: lab kernel --ksrc ...) builds a kernel the lab can boot:\n"
-	"   --ksrc DIR|TARBALL  a kernel tree (a git clone builds its tracked files: HEAD\n"
+	"   --ksrc DIR|TARBALL|debian:VERSION\n"
+	"                       a kernel tree (a git clone builds its tracked files: HEAD\n"
 	"                       plus uncommitted changes; a plain tree is used as it is) or\n"
 	"                       a tarball such as /usr/src/linux-source-6.1.tar.xz, unpacked\n"
-	"                       once into the cache; the tree is never written\n"
+	"                       once into the cache; the tree is never written;\n"
+	"                       debian:6.12, debian:7.2, debian:latest: that series'\n"
+	"                       linux-source package (Debian's patches applied), fetched\n"
+	"                       once into <cache>/sources through the lab's apt lists\n"
 	"   --patch FILE        a patch applied with 'patch -p1' to a hard-linked copy; repeat\n"
 	"                       for a series (applied in the order given)\n"
 	"   --config NAME|FILE  a Kconfig fragment from kernel-configs/ (lab-base, sched-debug,\n"
@@ -73,6 +89,15 @@ static void print_json(const struct kernel_paths *kp)
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
+}
+
+/* "generation: 6.12 (EEVDF): delayed dequeue ..." for a known release. */
+static void print_generation(const char *release)
+{
+	const struct kernel_gen *g = kgen_for_release(release);
+
+	if (g)
+		printf("generation: %s (%s): %s\n", g->name, g->scheduler, g->changed);
 }
 
 static const char *or_none(const char *path)
@@ -133,7 +158,7 @@ static int cmd_kernel_build(int argc, const char **argv)
 {
 	struct kbuild_opts opts = KBUILD_OPTS_INIT;
 	struct kbuild_result res;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, ksrc_tarball = STRBUF_INIT;
 	int json = 0, ret, r;
 
 	opts.progress = isatty(2);
@@ -203,6 +228,15 @@ static int cmd_kernel_build(int argc, const char **argv)
 		goto out;
 	}
 
+	/* debian:6.12: that series' linux-source package, fetched once */
+	if (!strncmp(opts.ksrc, "debian:", 7) && access(opts.ksrc, F_OK) < 0) {
+		if (debarchive_fetch_source(opts.ksrc, &ksrc_tarball, &err) < 0) {
+			error("%s", err.buf);
+			ret = LAB_EXIT_USAGE;
+			goto out;
+		}
+		opts.ksrc = ksrc_tarball.buf;
+	}
 	r = kbuild_build(&opts, &res, &err);
 	if (r < 0) {
 		error("%s", err.buf);
@@ -236,6 +270,111 @@ static int cmd_kernel_build(int argc, const char **argv)
 out:
 	kbuild_opts_release(&opts);
 	strbuf_release(&err);
+	strbuf_release(&ksrc_tarball);
+	return ret;
+}
+
+/* The releases of list[from..to) cached in <cache>/kernels/debian. */
+static void cached_releases(const struct deb_kernel *list, size_t from, size_t to,
+			    enum topo_arch arch, struct strbuf *sb)
+{
+	for (size_t i = from; i < to; i++) {
+		char *dir = xasprintf("%s/kernels/debian/%s", lab_cache_dir(), list[i].pkg);
+		char *img = xasprintf("%s/%s", dir, arch == TOPO_ARCH_PPC64LE ? "vmlinux" : "vmlinuz");
+
+		if (is_file(img))
+			strbuf_addf(sb, "%s%s", sb->len ? " " : "", list[i].release);
+		free(dir);
+		free(img);
+	}
+}
+
+static int same_group(const struct deb_kernel *a, const struct deb_kernel *b)
+{
+	return !strcmp(a->series, b->series) && !strcmp(a->flavour, b->flavour);
+}
+
+/*
+ * lab kernel --list: each series and flavour of Debian's archive that a
+ * suite of the lab's apt configuration carries, its newest release, the
+ * suites, its generation and what of it is cached.
+ */
+static int list_archive(enum topo_arch arch, int refresh, int json)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct deb_kernel *list = NULL;
+	struct json_object *arr = json_object_new_array();
+	int n, ret = LAB_EXIT_FAIL;
+
+	if (debarchive_update(refresh, &err) < 0) {
+		error("%s", err.buf);
+		goto out;
+	}
+	n = debarchive_kernels(arch, &list, &err);
+	if (n < 0) {
+		error("%s", err.buf);
+		goto out;
+	}
+	if (!json)
+		printf("%-8s %-7s %-28s %-4s %-6s %-52s %s\n", "kernel", "flavour", "newest release",
+		       "pkgs", "gen", "suites", "cached");
+	for (size_t i = 0; i < (size_t)n; ) {
+		struct deb_kernel all = list[i];
+		struct strbuf cached = STRBUF_INIT;
+		const struct kernel_gen *g = kgen_for_release(list[i].release);
+		char name[40];
+		size_t j = 0, newest = i;
+		int seen = 0;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = same_group(&list[k], &list[i]);
+		all.suites[0] = '\0';
+		for (size_t k = i; k < (size_t)n && !seen; k++) {
+			if (!same_group(&list[k], &list[i]))
+				continue;
+			debarchive_add_suites(&all, list[k].suites);
+			cached_releases(list, k, k + 1, arch, &cached);
+			if (debarchive_cmp(&list[k], &list[newest]) > 0)
+				newest = k;
+			j++;
+		}
+		if (j) {
+			snprintf(name, sizeof(name), "debian:%s%s%s", list[i].series,
+				 list[i].flavour[0] ? "-" : "", list[i].flavour);
+			if (json) {
+				struct json_object *o = json_object_new_object();
+
+				json_object_object_add(o, "name", json_object_new_string(name));
+				json_object_object_add(o, "series", json_object_new_string(list[i].series));
+				json_object_object_add(o, "flavour", json_object_new_string(list[i].flavour));
+				json_object_object_add(o, "newest", json_object_new_string(list[newest].release));
+				json_object_object_add(o, "package", json_object_new_string(list[newest].pkg));
+				json_object_object_add(o, "version", json_object_new_string(list[newest].version));
+				json_object_object_add(o, "packages", json_object_new_int((int)j));
+				json_object_object_add(o, "suites", json_object_new_string(all.suites));
+				json_object_object_add(o, "generation", json_object_new_string(g ? g->name : ""));
+				json_object_object_add(o, "cached", json_object_new_string(cached.buf));
+				json_object_array_add(arr, o);
+			} else {
+				printf("%-8s %-7s %-28s %-4zu %-6s %-52s %s\n", list[i].series,
+				       list[i].flavour[0] ? list[i].flavour : "-", list[newest].release, j,
+				       g ? g->name : "?", all.suites, cached.len ? cached.buf : "-");
+			}
+		}
+		strbuf_release(&cached);
+		i++;
+	}
+	if (json)
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY |
+			JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE));
+	else
+		printf("\nBoot one with --kernel debian:SERIES[-FLAVOUR] (debian:latest: the newest); "
+		       "lists: %s (refreshed daily, --refresh now)\n", debarchive_dir());
+	ret = LAB_EXIT_PASS;
+out:
+	json_object_put(arr);
+	free(list);
+	strbuf_release(&err);
 	return ret;
 }
 
@@ -245,7 +384,7 @@ int cmd_kernel(int argc, const char **argv)
 	struct strbuf err = STRBUF_INIT;
 	const char *spec = NULL;
 	enum topo_arch arch = TOPO_ARCH_X86_64;
-	int json = 0, ret;
+	int json = 0, list = 0, refresh = 0, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "build"))
 		return cmd_kernel_build(argc, argv);
@@ -258,6 +397,10 @@ int cmd_kernel(int argc, const char **argv)
 			return LAB_EXIT_PASS;
 		} else if (!strcmp(argv[i], "--json")) {
 			json = 1;
+		} else if (!strcmp(argv[i], "--list")) {
+			list = 1;
+		} else if (!strcmp(argv[i], "--refresh")) {
+			refresh = 1;
 		} else if (!strcmp(argv[i], "--arch")) {
 			if (need_value(argc, argv, i) < 0)
 				return LAB_EXIT_USAGE;
@@ -277,6 +420,17 @@ int cmd_kernel(int argc, const char **argv)
 		}
 	}
 
+	if (refresh && !list) {
+		error("--refresh goes with --list");
+		return LAB_EXIT_USAGE;
+	}
+	if (list) {
+		if (spec) {
+			error("--list takes no kernel ('%s')", spec);
+			return LAB_EXIT_USAGE;
+		}
+		return list_archive(arch, refresh, json);
+	}
 	if (kernel_resolve_arch(spec, arch, &kp, &err) < 0) {
 		error("%s", err.buf);
 		/* A path is the user's input; a failed download is not. */
@@ -292,6 +446,7 @@ int cmd_kernel(int argc, const char **argv)
 		printf("vmlinux: %s\n", or_none(kp.vmlinux));
 		printf("modules: %s\n", or_none(kp.modules));
 		printf("config: %s\n", or_none(kp.config));
+		print_generation(kp.release);
 	}
 	ret = LAB_EXIT_PASS;
 out:

@@ -10,10 +10,12 @@
 #define _GNU_SOURCE
 #include "kernel/debarchive.h"
 #include "kernel/kernel.h"
+#include "kernel/kgen.h"
 #include "lib/child.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,24 +156,63 @@ int debarchive_parse_image(const char *name, const char *base, struct deb_kernel
 	return 1;
 }
 
+static int has_word(const char *list, const char *w, size_t n)
+{
+	for (const char *p = list; *p; ) {
+		size_t l = strcspn(p, " ");
+
+		if (l == n && !strncmp(p, w, n))
+			return 1;
+		p += l + (p[l] == ' ');
+	}
+	return 0;
+}
+
+static int known_suite(const char *w, size_t n)
+{
+	for (size_t i = 0; debarchive_suites[i]; i++)
+		if (strlen(debarchive_suites[i]) == n && !strncmp(debarchive_suites[i], w, n))
+			return 1;
+	return 0;
+}
+
+static void append_word(char *out, size_t size, size_t *len, const char *w, size_t n)
+{
+	if (!n || *len + n + 2 > size)
+		return;
+	if (*len)
+		out[(*len)++] = ' ';
+	memcpy(out + *len, w, n);
+	*len += n;
+	out[*len] = '\0';
+}
+
+/* Adds suite to k's, which stay in debarchive_suites' order (oldest
+ * first), suites the lab does not name after them. */
 static void add_suite(struct deb_kernel *k, const char *suite, size_t n)
 {
-	size_t have = strlen(k->suites);
-	const char *p = k->suites;
+	char out[sizeof(k->suites)] = "";
+	size_t len = 0;
 
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (w == n && !strncmp(p, suite, n))
-			return;
-		p += w + (p[w] == ' ');
-	}
-	if (have + n + 2 > sizeof(k->suites))
+	if (has_word(k->suites, suite, n))
 		return;
-	if (have)
-		k->suites[have++] = ' ';
-	memcpy(k->suites + have, suite, n);
-	k->suites[have + n] = '\0';
+	for (size_t i = 0; debarchive_suites[i]; i++) {
+		const char *s = debarchive_suites[i];
+		size_t sl = strlen(s);
+
+		if (has_word(k->suites, s, sl) || (sl == n && !strncmp(s, suite, n)))
+			append_word(out, sizeof(out), &len, s, sl);
+	}
+	for (const char *p = k->suites; *p; ) {
+		size_t l = strcspn(p, " ");
+
+		if (!known_suite(p, l))
+			append_word(out, sizeof(out), &len, p, l);
+		p += l + (p[l] == ' ');
+	}
+	if (!known_suite(suite, n))
+		append_word(out, sizeof(out), &len, suite, n);
+	memcpy(k->suites, out, len + 1);
 }
 
 /* Trims blanks around [s, s + n). */
@@ -237,6 +278,13 @@ int debarchive_parse_madison(const char *text, const char *dpkg_arch, struct deb
 
 			if (!a || strncmp(a + 1, dpkg_arch, archlen) || a[1 + archlen] != ' ')
 				continue;
+		}
+		/* a foreign arch's package is named "pkg:arm64" */
+		{
+			const char *colon = memchr(f[0], ':', fl[0]);
+
+			if (colon)
+				fl[0] = (size_t)(colon - f[0]);
 		}
 		for (size_t i = 0; i < n; i++) {
 			if (strlen(list[i].pkg) != fl[0] || strncmp(list[i].pkg, f[0], fl[0]))
@@ -586,5 +634,184 @@ int debarchive_download(const char *dir, const struct strvec *pkgs, struct strbu
 			ret = run_apt(dir, APT_DOWNLOAD_TIMEOUT_MS, NULL, err, "apt-get", &a);
 	}
 	strvec_clear(&a);
+	return ret;
+}
+
+/* The single dir/<prefix>*.deb into deb; -1 when none or several. */
+static int find_deb(const char *dir, const char *prefix, struct strbuf *deb)
+{
+	char *pattern = xasprintf("%s/%s*.deb", dir, prefix);
+	glob_t g;
+	int ret = -1;
+
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		if (g.gl_pathc == 1) {
+			strbuf_reset(deb);
+			strbuf_addstr(deb, g.gl_pathv[0]);
+			ret = 0;
+		}
+		globfree(&g);
+	}
+	free(pattern);
+	return ret;
+}
+
+/* The newest version and the series of linux-source-* that madison lists
+ * for series ("latest": the newest series); available gets every series. */
+static int pick_source(const char *series, char *pkg, size_t pkgsize, char *version,
+		       size_t versize, struct strbuf *available, struct strbuf *err)
+{
+	struct strvec a = STRVEC_INIT;
+	struct strbuf out = STRBUF_INIT;
+	struct deb_kernel best;
+	int ret = -1, found = 0;
+
+	memset(&best, 0, sizeof(best));
+	strvec_pushl(&a, "pkgnames", "linux-source-", (const char *)NULL);
+	if (run_apt(NULL, APT_QUERY_TIMEOUT_MS, &out, err, "apt-cache", &a) < 0)
+		goto out;
+	strvec_clear(&a);
+	strvec_push(&a, "madison");
+	for (char *l = out.buf; l && *l; ) {
+		char *nl = strchr(l, '\n');
+		unsigned v;
+
+		if (nl)
+			*nl = '\0';
+		/* linux-source-6.12: a series; linux-source (the meta) is not */
+		v = kgen_version(l + strlen("linux-source-"));
+		if (!strncmp(l, "linux-source-", 13) && v &&
+		    strspn(l + 13, "0123456789.") == strlen(l + 13))
+			strvec_push(&a, l);
+		l = nl ? nl + 1 : NULL;
+	}
+	if (a.nr == 1) {
+		kernel_error(err, "no suite of the Debian archive has a linux-source package");
+		goto out;
+	}
+	strbuf_reset(&out);
+	if (run_apt(NULL, APT_QUERY_TIMEOUT_MS, &out, err, "apt-cache", &a) < 0)
+		goto out;
+	for (char *l = out.buf; l && *l; ) {
+		char *nl = strchr(l, '\n'), name[64], ver[64];
+		unsigned v;
+
+		if (nl)
+			*nl = '\0';
+		if (sscanf(l, "%63s | %63s |", name, ver) == 2 && !strncmp(name, "linux-source-", 13) &&
+		    (v = kgen_version(name + 13))) {
+			char ser[16];
+
+			snprintf(ser, sizeof(ser), "%u.%u", v / 1000, v % 1000);
+			if (!strstr(available->buf, ser) || strstr(available->buf, ser)[strlen(ser)] == '.')
+				strbuf_addf(available, "%s%s", available->len ? ", " : "", ser);
+			/* madison lists each package's versions newest first */
+			if ((!strcmp(series, "latest") && (!found || v > kgen_version(best.series))) ||
+			    (!found && !strcmp(series, ser))) {
+				snprintf(best.series, sizeof(best.series), "%s", ser);
+				snprintf(pkg, pkgsize, "%s", name);
+				snprintf(version, versize, "%s", ver);
+				found = 1;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	if (!found)
+		kernel_error(err, "no suite of the Debian archive has linux-source-%s; it has %s", series,
+			     available->len ? available->buf : "none");
+	else
+		ret = 0;
+out:
+	strvec_clear(&a);
+	strbuf_release(&out);
+	return ret;
+}
+
+int debarchive_fetch_source(const char *spec, struct strbuf *tarball, struct strbuf *err)
+{
+	char series[16], flavour[16], pkg[64], version[64];
+	struct strbuf avail = STRBUF_INIT, dir = STRBUF_INIT, work = STRBUF_INIT, deb = STRBUF_INIT;
+	struct strvec one = STRVEC_INIT;
+	char *src = NULL;
+	int r = debarchive_parse_spec(spec, series, flavour, err), ret = -1;
+
+	if (r <= 0)
+		return r < 0 ? -1 : kernel_error(err, "'%s' is not debian:VERSION", spec);
+	if (flavour[0])
+		return kernel_error(err, "'%s': a source has no flavour (PREEMPT_RT and the cloud "
+				    "options are config: give --config with them)", spec);
+	if (debarchive_update(0, err) < 0)
+		return -1;
+	if (pick_source(series, pkg, sizeof(pkg), version, sizeof(version), &avail, err) < 0)
+		goto out;
+	strbuf_addf(&dir, "%s/sources/%s_%s", lab_cache_dir(), pkg, version);
+	strbuf_addf(tarball, "%s/%s.tar.xz", dir.buf, pkg);
+	if (is_file(tarball->buf)) {
+		ret = 0;
+		goto out;
+	}
+	strbuf_addf(&work, "%s.tmp.%ld", dir.buf, (long)getpid());
+	remove_tree(work.buf);
+	if (mkdir_p(work.buf, 0755) < 0) {
+		kernel_error(err, "cannot create directory '%s': %s", work.buf, strerror(errno));
+		goto out;
+	}
+	if (isatty(STDERR_FILENO))
+		info("fetching %s %s from the Debian archive", pkg, version);
+	strvec_pushf(&one, "%s=%s", pkg, version);
+	if (debarchive_download(work.buf, &one, err) < 0)
+		goto fail;
+	{
+		const char *argv[] = { "dpkg-deb", "-x", NULL, NULL, NULL };
+		char *name = xasprintf("%s_", pkg);
+		struct strbuf x = STRBUF_INIT;
+
+		strbuf_addf(&x, "%s/x", work.buf);
+		if (find_deb(work.buf, name, &deb) < 0) {
+			kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, work.buf);
+			free(name);
+			strbuf_release(&x);
+			goto fail;
+		}
+		free(name);
+		argv[2] = deb.buf;
+		argv[3] = x.buf;
+		if (run_command_capture(argv, 10 * 60 * 1000, NULL, NULL) != 0) {
+			kernel_error(err, "'dpkg-deb -x %s' failed", deb.buf);
+			strbuf_release(&x);
+			goto fail;
+		}
+		src = xasprintf("%s/usr/src/%s.tar.xz", x.buf, pkg);
+		strbuf_release(&x);
+	}
+	{
+		char *dst = xasprintf("%s/%s.tar.xz", work.buf, pkg), *xdir = xasprintf("%s/x", work.buf);
+		int bad = rename(src, dst) < 0;
+
+		if (bad)
+			kernel_error(err, "package %s has no usr/src/%s.tar.xz", pkg, pkg);
+		remove_tree(xdir);
+		unlink(deb.buf);
+		free(dst);
+		free(xdir);
+		if (bad)
+			goto fail;
+	}
+	if (rename(work.buf, dir.buf) < 0 && !is_file(tarball->buf)) {
+		kernel_error(err, "cannot rename '%s' to '%s': %s", work.buf, dir.buf, strerror(errno));
+		goto fail;
+	}
+	ret = 0;
+	goto out;
+fail:
+	remove_tree(work.buf);
+out:
+	free(src);
+	remove_tree(work.buf);
+	strbuf_release(&avail);
+	strbuf_release(&dir);
+	strbuf_release(&work);
+	strbuf_release(&deb);
+	strvec_clear(&one);
 	return ret;
 }

@@ -102,4 +102,14 @@ int debarchive_kernels(enum topo_arch arch, struct deb_kernel **list, struct str
  */
 int debarchive_download(const char *dir, const struct strvec *pkgs, struct strbuf *err);
 
+/*
+ * The linux-source-SERIES package of the archive ("debian:6.12",
+ * "debian:latest"; no flavour: PREEMPT_RT is a config option of the
+ * source), its newest version any suite carries, downloaded once into
+ * <cache>/sources/linux-source-SERIES_VERSION/ and its tarball's path put
+ * in tarball.  0, or -1 with one line in err (a series no suite has names
+ * the ones that exist).
+ */
+int debarchive_fetch_source(const char *spec, struct strbuf *tarball, struct strbuf *err);
+
 #endif

@@ -113,6 +113,12 @@ static void test_madison_and_pick(void **state)
 	assert_null(debarchive_pick(l, ARRAY_SIZE(l), "6.1", ""));
 	assert_null(debarchive_pick(l, ARRAY_SIZE(l), "6.12", "cloud"));
 	assert_true(debarchive_cmp(&l[0], &l[1]) > 0);
+	/* another arch's lines name the package with its arch */
+	assert_int_equal(debarchive_parse_image("linux-image-6.12.117+deb13-arm64", "arm64", &l[0]), 1);
+	assert_int_equal(debarchive_parse_madison(
+		"linux-image-6.12.117+deb13-arm64:arm64 | 6.12.117-1 | http://deb.debian.org/debian trixie/main arm64 Packages\n",
+		"arm64", l, 1), 1);
+	assert_string_equal(l[0].suites, "trixie");
 	assert_int_equal(debarchive_cmp(&l[2], &l[3]), 0);
 }
 
