@@ -15,6 +15,7 @@
 static const char kernel_usage[] =
 	"usage: lab kernel [debian|debian:VERSION|PATH|KEY] [--arch ARCH] [--json]\n"
 	"   or: lab kernel --list [--refresh] [--arch ARCH] [--json]\n"
+	"   or: lab kernel --generations\n"
 	"   or: lab kernel build --ksrc DIR|TARBALL [--patch FILE]... [--config NAME|FILE]...\n"
 	"                        [--arch x86_64|arm64|ppc64le] [--rev REV] [-j N]\n"
 	"                        [--key-only|--config-only] [--json]\n"
@@ -29,6 +30,8 @@ static const char kernel_usage[] =
 	"            host's sources)\n"
 	"   --list   the series and flavours the archive has, their suites, generation\n"
 	"            and what is cached; --refresh updates the lab's lists first\n"
+	"   --generations\n"
+	"            the kernel generations the lab knows (docs/kernels.md), a line each\n"
 	"   PATH     a bzImage, a vmlinux with a PVH note, or a built kernel tree\n"
 	"   KEY      a kernel built by 'lab kernel build' (its key, or 8+ digits of it)\n"
 	"   --arch   the guest arch the kernel is for (default x86_64): Debian's kernel\n"
@@ -89,6 +92,24 @@ static void print_json(const struct kernel_paths *kp)
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
 						      JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
+}
+
+/* lab kernel --generations: the registry, a line each (tab-separated:
+ * name, first release ("-": any older), scheduler, what changed, the package level, die_id,
+ * the slice knob). */
+static int print_generations(void)
+{
+	for (size_t i = 0; kernel_gens[i]; i++) {
+		const struct kernel_gen *g = kernel_gens[i];
+
+		char from[16] = "-";
+
+		if (g->since)
+			snprintf(from, sizeof(from), "%u.%u", g->since / 1000, g->since % 1000);
+		printf("%s\t%s\t%s\t%s\t%s\t%s\t%s\n", g->name, from, g->scheduler, g->changed,
+		       g->pkg_level, g->die_id_global ? "global" : "in-package", g->slice_knob);
+	}
+	return LAB_EXIT_PASS;
 }
 
 /* "generation: 6.12 (EEVDF): delayed dequeue ..." for a known release. */
@@ -384,7 +405,7 @@ int cmd_kernel(int argc, const char **argv)
 	struct strbuf err = STRBUF_INIT;
 	const char *spec = NULL;
 	enum topo_arch arch = TOPO_ARCH_X86_64;
-	int json = 0, list = 0, refresh = 0, ret;
+	int json = 0, list = 0, refresh = 0, gens = 0, ret;
 
 	if (argc > 1 && !strcmp(argv[1], "build"))
 		return cmd_kernel_build(argc, argv);
@@ -401,6 +422,8 @@ int cmd_kernel(int argc, const char **argv)
 			list = 1;
 		} else if (!strcmp(argv[i], "--refresh")) {
 			refresh = 1;
+		} else if (!strcmp(argv[i], "--generations")) {
+			gens = 1;
 		} else if (!strcmp(argv[i], "--arch")) {
 			if (need_value(argc, argv, i) < 0)
 				return LAB_EXIT_USAGE;
@@ -420,6 +443,8 @@ int cmd_kernel(int argc, const char **argv)
 		}
 	}
 
+	if (gens)
+		return print_generations();
 	if (refresh && !list) {
 		error("--refresh goes with --list");
 		return LAB_EXIT_USAGE;

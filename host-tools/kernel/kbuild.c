@@ -2,6 +2,7 @@
  * and Kconfig fragments, out of tree, cached under a key hashed from all four. */
 #define _GNU_SOURCE
 #include "kernel/kbuild.h"
+#include "kernel/kgen.h"
 #include "kernel/kconfig.h"
 #include "kernel/kimage.h"
 #include "lib/child.h"
@@ -1619,11 +1620,86 @@ const char *kbuild_ccache_dir(void)
 	return dir;
 }
 
+/* "6.12" from the tree's Makefile (VERSION, PATCHLEVEL); "" when absent. */
+static void tree_series(const char *src, char *out, size_t size)
+{
+	char *path = xasprintf("%s/Makefile", src), *mk = read_file(path, NULL);
+	long v[2] = { -1, -1 };
+	const char *names[2] = { "VERSION", "PATCHLEVEL" };
+
+	out[0] = '\0';
+	for (const char *l = mk; l && *l; ) {
+		for (int i = 0; i < 2; i++) {
+			size_t n = strlen(names[i]);
+
+			if (v[i] < 0 && !strncmp(l, names[i], n) && (l[n] == ' ' || l[n] == '=')) {
+				const char *eq = strchr(l, '=');
+
+				if (eq)
+					v[i] = strtol(eq + 1, NULL, 10);
+			}
+		}
+		l = strchr(l, '\n');
+		if (l)
+			l++;
+	}
+	if (v[0] >= 0 && v[1] >= 0 && v[0] < 1000 && v[1] < 1000)
+		snprintf(out, size, "%d.%d", (int)v[0], (int)v[1]);
+	free(mk);
+	free(path);
+}
+
+/*
+ * The lab's fragments ask for 6.1's options; a tree of a generation that
+ * dropped or replaced one (kgen.h config_changes) gets the request
+ * rewritten, one line each: a dropped option is left out, a replaced one
+ * asked for by its new name in a last fragment the merge applies.
+ */
+static int generation_rewrite(struct build *b, struct strbuf *frag, struct strbuf *err)
+{
+	char series[16];
+	size_t kept = 0;
+
+	tree_series(b->src.buf, series, sizeof(series));
+	for (size_t i = 0; i < b->cfg.nr; i++) {
+		struct kconfig_option *o = &b->cfg.opt[i];
+		const struct kernel_gen *g = NULL;
+		const struct kgen_config_change *c = kgen_config_change(series, o->name, &g);
+		char *line;
+
+		if (!c) {
+			b->cfg.opt[kept++] = *o;
+			continue;
+		}
+		if (c->replacement) {
+			line = xasprintf("CONFIG_%s=%s (%s line %u) is CONFIG_%s=%s from Linux %s on (%s): "
+					 "asked for instead", o->name, o->value, o->origin, o->line,
+					 c->replacement, o->value, g->name, c->why);
+			strbuf_addf(frag, "# CONFIG_%s is not set\nCONFIG_%s=%s\n", o->name,
+				    c->replacement, o->value);
+			free(o->name);
+			o->name = xstrdup(c->replacement);
+			b->cfg.opt[kept++] = *o;
+		} else {
+			line = xasprintf("CONFIG_%s=%s (%s line %u) is not an option from Linux %s on (%s): "
+					 "left out", o->name, o->value, o->origin, o->line, g->name, c->why);
+			free(o->name);
+			free(o->value);
+			free(o->origin);
+		}
+		strvec_push(&b->left_out, line);
+		free(line);
+	}
+	b->cfg.nr = kept;
+	(void)err;
+	return 0;
+}
+
 static int configure(struct build *b, struct strbuf *err)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strvec problems = STRVEC_INIT;
-	struct strbuf p = STRBUF_INIT, dotconfig_path = STRBUF_INIT;
+	struct strbuf p = STRBUF_INIT, dotconfig_path = STRBUF_INIT, gen_frag = STRBUF_INIT;
 	char *dotconfig = NULL;
 	int r;
 
@@ -1651,6 +1727,16 @@ static int configure(struct build *b, struct strbuf *err)
 		strbuf_addf(&p, "%s/configs/%02zu-%s", b->tmp.buf, i + 1,
 			    base_name(b->frag_names.v[i]));
 		if (copy_file(b->frag_paths.v[i], p.buf, err) < 0) {
+			r = -1;
+			goto out;
+		}
+		strvec_push(&cp.args, p.buf);
+	}
+	generation_rewrite(b, &gen_frag, err);
+	if (gen_frag.len) {
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%s/configs/99-generation", b->tmp.buf);
+		if (write_file_atomic_err(p.buf, gen_frag.buf, gen_frag.len, err) < 0) {
 			r = -1;
 			goto out;
 		}
@@ -1701,6 +1787,7 @@ out:
 	strvec_clear(&problems);
 	strbuf_release(&p);
 	strbuf_release(&dotconfig_path);
+	strbuf_release(&gen_frag);
 	free(dotconfig);
 	return r;
 }
@@ -1929,8 +2016,8 @@ static int do_build(struct build *b, struct strbuf *err)
 	if (r || b->opts->config_only) {
 		if (!r && b->left_out.nr)
 			info("kernel %s: every requested option survived olddefconfig (%zu checked, "
-			     "%zu left out: not options on %s)", b->key, b->cfg.nr - b->left_out.nr,
-			     b->left_out.nr, topo_arch_info(b->arch->arch)->name);
+			     "%zu left out or renamed: listed above)", b->key, b->cfg.nr,
+			     b->left_out.nr);
 		else if (!r)
 			info("kernel %s: every requested option survived olddefconfig (%zu checked)",
 			     b->key, b->cfg.nr);

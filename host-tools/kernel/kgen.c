@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define X(id) &kgen_##id,
 const struct kernel_gen *const kernel_gens[] = { KERNEL_GEN_LIST NULL };
@@ -53,4 +54,24 @@ const struct topo_kernel_facts *kgen_topo_facts(const struct kernel_gen *g,
 	out->pkg_level = g->pkg_level;
 	out->die_id_global = g->die_id_global;
 	return out;
+}
+
+const struct kgen_config_change *kgen_config_change(const char *release, const char *option,
+						    const struct kernel_gen **gen_out)
+{
+	unsigned v = kgen_version(release);
+	const struct kgen_config_change *found = NULL;
+
+	for (size_t i = 0; v && kernel_gens[i] && kernel_gens[i]->since <= v; i++) {
+		const struct kgen_config_change *c = kernel_gens[i]->config_changes;
+
+		for (; c && c->option; c++) {
+			if (strcmp(c->option, option))
+				continue;
+			found = c;
+			if (gen_out)
+				*gen_out = kernel_gens[i];
+		}
+	}
+	return found;
 }

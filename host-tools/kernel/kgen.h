@@ -13,6 +13,18 @@
 #define KGEN_V(major, minor) ((major) * 1000u + (minor))
 
 /*
+ * A Kconfig option that a generation dropped (replacement NULL: there is
+ * nothing to ask for instead) or replaced; the lab's fragments ask for the
+ * options of 6.1, and kbuild rewrites a request for a tree of this
+ * generation or later with one line saying why.
+ */
+struct kgen_config_change {
+	const char *option;		/* without CONFIG_: "SCHED_DEBUG" */
+	const char *replacement;	/* "PREEMPT_LAZY", or NULL */
+	const char *why;		/* one clause */
+};
+
+/*
  * A generation holds from its `since` release until the next entry's.
  * Every field is stated in every entry (no inheritance), so one file reads
  * as the whole truth about its kernels.
@@ -33,6 +45,9 @@ struct kernel_gen {
 	int task_slice;
 	/* sched_ext can exist (CONFIG_SCHED_CLASS_EXT decides) */
 	int sched_ext;
+	/* Kconfig changes made at `since` (they accumulate over entries,
+	 * unlike the facts above); NULL-option-terminated, or NULL */
+	const struct kgen_config_change *config_changes;
 };
 
 #define KERNEL_GEN_LIST \
@@ -41,6 +56,7 @@ struct kernel_gen {
 	X(v6_7) \
 	X(v6_9) \
 	X(v6_12) \
+	X(v6_15) \
 	X(v7_0)
 
 #define X(id) extern const struct kernel_gen kgen_##id;
@@ -65,6 +81,14 @@ const struct kernel_gen *kgen_for_release(const char *release);
 /* The same, with the oldest generation for a release that says nothing:
  * what the lab expected before it knew generations. */
 const struct kernel_gen *kgen_for_release_or_oldest(const char *release);
+
+/*
+ * The change the generations up to release (a kernel tree's MAJOR.MINOR)
+ * made to option, the newest first; NULL when none did.  *gen_out gets the
+ * generation that made it.
+ */
+const struct kgen_config_change *kgen_config_change(const char *release, const char *option,
+						    const struct kernel_gen **gen_out);
 
 /* The facts of g the expected topology view depends on (NULL: none). */
 const struct topo_kernel_facts *kgen_topo_facts(const struct kernel_gen *g,

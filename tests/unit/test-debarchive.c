@@ -165,6 +165,22 @@ static void test_generations(void **state)
 	assert_false(kgen_for_release("6.11.3")->task_slice);
 	assert_string_equal(kgen_for_release("7.2.13+deb14-amd64")->name, "7.0");
 	assert_string_equal(kgen_for_release_or_oldest("unknown")->name, "6.1");
+	/* Kconfig changes accumulate: 7.2 has 6.15's and 7.0's */
+	{
+		const struct kernel_gen *g = NULL;
+		const struct kgen_config_change *c;
+
+		assert_null(kgen_config_change("6.12", "SCHED_DEBUG", &g));
+		c = kgen_config_change("6.15", "SCHED_DEBUG", &g);
+		assert_non_null(c);
+		assert_null(c->replacement);
+		assert_string_equal(g->name, "6.15");
+		assert_non_null(kgen_config_change("7.2", "SCHED_DEBUG", &g));
+		c = kgen_config_change("7.2", "PREEMPT_VOLUNTARY", &g);
+		assert_string_equal(c->replacement, "PREEMPT_LAZY");
+		assert_null(kgen_config_change("6.1", "PREEMPT_VOLUNTARY", &g));
+		assert_null(kgen_config_change("", "SCHED_DEBUG", &g));
+	}
 	/* the registry is ordered and every entry says everything */
 	for (size_t i = 0; kernel_gens[i]; i++) {
 		const struct kernel_gen *g = kernel_gens[i];
