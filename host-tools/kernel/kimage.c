@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <lzma.h>
+#include <zstd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -411,6 +412,61 @@ out:
 	return ret;
 }
 
+/*
+ * The zstd payload of 6.12 and later Debian kernels, streamed to fd; the
+ * frame is followed by the 4 bytes of size the build appends, as for xz.
+ */
+static int unzstd_to_fd(const char *name, const uint8_t *in, size_t in_len, int fd,
+			const char *outname, struct strbuf *err)
+{
+	ZSTD_DStream *ds = ZSTD_createDStream();
+	size_t cap = ZSTD_DStreamOutSize(), r = 1;
+	uint8_t *out = xmalloc(cap);
+	ZSTD_inBuffer ib = { in, in_len, 0 };
+	unsigned long long total = 0;
+	int ret = -1;
+
+	if (!ds || ZSTD_isError(ZSTD_initDStream(ds))) {
+		kernel_error(err, "cannot start the zstd decoder");
+		goto out;
+	}
+	/* the kernel's zstd_wrap keeps its window within 2^27 bytes */
+	ZSTD_DCtx_setParameter(ds, ZSTD_d_windowLogMax, 31);
+	while (r) {
+		ZSTD_outBuffer ob = { out, cap, 0 };
+
+		if (ib.pos >= ib.size) {
+			kernel_error(err, "'%s' has a truncated zstd payload", name);
+			goto out;
+		}
+		r = ZSTD_decompressStream(ds, &ob, &ib);
+		if (ZSTD_isError(r)) {
+			kernel_error(err, "'%s' has a damaged zstd payload (%s)", name, ZSTD_getErrorName(r));
+			goto out;
+		}
+		total += ob.pos;
+		if (total > KERNEL_VMLINUX_MAX) {
+			kernel_error(err, "'%s' decompresses to more than %llu MiB; refusing it",
+				    name, KERNEL_VMLINUX_MAX >> 20);
+			goto out;
+		}
+		if (write_all(fd, out, ob.pos) < 0) {
+			kernel_error(err, "cannot write '%s': %s", outname, strerror(errno));
+			goto out;
+		}
+	}
+	if (in_len - ib.pos >= 4 && get_le32(in + in_len - 4) != (uint32_t)total) {
+		kernel_error(err, "'%s' has a damaged zstd payload (%llu bytes decompressed, "
+			    "the image says %u)", name, total, get_le32(in + in_len - 4));
+		goto out;
+	}
+	ret = 0;
+out:
+	ZSTD_freeDStream(ds);
+	free(out);
+	return ret;
+}
+
 int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *err)
 {
 	struct kernel_info ki, vk;
@@ -427,8 +483,8 @@ int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *
 		ret = 1;
 		goto out;
 	}
-	if (ki.compression != KERNEL_COMP_XZ) {
-		kernel_error(err, "'%s' has a %s payload; only xz is extracted", bzimage,
+	if (ki.compression != KERNEL_COMP_XZ && ki.compression != KERNEL_COMP_ZSTD) {
+		kernel_error(err, "'%s' has a %s payload; only xz and zstd are extracted", bzimage,
 			    kernel_comp_name(ki.compression));
 		ret = 1;
 		goto out;
@@ -440,8 +496,8 @@ int kernel_extract_vmlinux(const char *bzimage, const char *out, struct strbuf *
 		kernel_error(err, "cannot create '%s': %s", tmp.buf, strerror(errno));
 		goto out;
 	}
-	if (unxz_to_fd(bzimage, mf.buf + ki.payload_file_offset, ki.payload_length,
-		       fd, tmp.buf, err) < 0) {
+	if ((ki.compression == KERNEL_COMP_XZ ? unxz_to_fd : unzstd_to_fd)(bzimage,
+			mf.buf + ki.payload_file_offset, ki.payload_length, fd, tmp.buf, err) < 0) {
 		close(fd);
 		unlink(tmp.buf);
 		goto out;

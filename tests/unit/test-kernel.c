@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <lzma.h>
+#include <zstd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -179,6 +180,21 @@ static void build_xz_bzimage(struct strbuf *sb, const struct strbuf *elf)
 	strbuf_add(&payload, size, 4);
 	build_bzimage(sb, payload.buf, payload.len);
 	strbuf_release(&payload);
+}
+
+/* The same with a zstd frame, as Debian's 6.12 and 7.x kernels have. */
+static void build_zstd_bzimage(struct strbuf *sb, const struct strbuf *elf, int damage)
+{
+	size_t cap = ZSTD_compressBound(elf->len), n;
+	uint8_t *buf = xmalloc(cap + 4);
+
+	n = ZSTD_compress(buf, cap, elf->buf, elf->len, 3);
+	assert_false(ZSTD_isError(n));
+	if (damage)	/* a frame cut short (a frame has no checksum to catch flipped bits) */
+		n /= 2;
+	put32(buf + n, (uint32_t)elf->len);
+	build_bzimage(sb, buf, n + 4);
+	free(buf);
 }
 
 static char *tmp_path(const char *name)
@@ -471,6 +487,25 @@ static void test_extract(void **state)
 	/* Extracting an ELF is not a thing: nothing to do. */
 	assert_int_equal(kernel_extract_vmlinux(out, bzpath, &err), 1);
 	unlink(out);
+	free(bzpath);
+
+	/* zstd payload: the same vmlinux; a damaged frame writes nothing */
+	build_zstd_bzimage(&bz, &elf, 0);
+	bzpath = write_tmp("bzImage-zstd", bz.buf, bz.len);
+	assert_int_equal(kernel_extract_vmlinux(bzpath, out, &err), 0);
+	got = read_file(out, &len);
+	assert_non_null(got);
+	assert_int_equal(len, elf.len);
+	assert_memory_equal(got, elf.buf, len);
+	free(got);
+	unlink(out);
+	free(bzpath);
+	build_zstd_bzimage(&bz, &elf, 1);
+	bzpath = write_tmp("bzImage-zstd-bad", bz.buf, bz.len);
+	strbuf_reset(&err);
+	assert_int_equal(kernel_extract_vmlinux(bzpath, out, &err), -1);
+	assert_non_null(strstr(err.buf, "zstd"));
+	assert_int_equal(access(out, F_OK), -1);
 	free(bzpath);
 
 	/* gzip payload: not supported, nothing written. */
