@@ -434,6 +434,27 @@ int cmp_cases_parse(struct cmp_run *run, const char *text, size_t len, struct st
 	return ret;
 }
 
+/* The names of sched-features.json's "features" object: every scheduler
+ * feature the run's kernel has, whatever its state. */
+static char *parse_features(const char *text, size_t len)
+{
+	struct strbuf ignored = STRBUF_INIT, sb = STRBUF_INIT;
+	struct json_object *o = json_read_object(text, len, CMP_MAX_FILE, "sched-features.json", &ignored), *f;
+
+	strbuf_release(&ignored);
+	if (o && json_object_object_get_ex(o, "features", &f) && json_object_is_type(f, json_type_object)) {
+		json_object_object_foreach(f, name, v) {
+			char *clean = dup_clean(name, 63);
+
+			(void)v;
+			strbuf_addf(&sb, "%s%s", sb.len ? " " : "", clean);
+			free(clean);
+		}
+	}
+	json_object_put(o);
+	return strbuf_detach(&sb);
+}
+
 /* Level names (SMT, MC, DIE, NUMA) as cpu 0 of the guest saw them. */
 static void parse_domain_names(struct cmp_run *run, const char *text, size_t len)
 {
@@ -534,6 +555,12 @@ int cmp_run_load(struct cmp_run *run, const char *arg, struct strbuf *err)
 	if (text)
 		parse_domain_names(run, text, len);
 	free(text);
+	path = xasprintf("%s/sched-features.json", run->dir);
+	text = json_read_bounded(path, CMP_MAX_FILE, &len, &missing, &sub);
+	free(path);
+	free(run->features);
+	run->features = text ? parse_features(text, len) : xstrdup("");
+	free(text);
 	ret = 0;
 out:
 	run_info_release(&info);
@@ -574,6 +601,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->spec_resolved);
 	free(run->smt);
 	free(run->sched_feat);
+	free(run->features);
 	free(run->arch);
 	free(run->clock);
 	memset(run, 0, sizeof(*run));

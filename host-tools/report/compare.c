@@ -175,6 +175,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->sched_feat = xstrdup(runs[0].sched_feat ? runs[0].sched_feat : "");
 	dst->arch = xstrdup(runs[0].arch ? runs[0].arch : "x86_64");
 	dst->clock = xstrdup(runs[0].clock ? runs[0].clock : "wall");
+	dst->features = xstrdup(runs[0].features ? runs[0].features : "");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)
 		dst->domain_names[dst->nr_domain_names++] = xstrdup(runs[0].domain_names[i]);

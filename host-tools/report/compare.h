@@ -66,6 +66,7 @@ struct cmp_run {
 	char *arch;		/* the guest's: "x86_64" when run.json has none */
 	char *clock;		/* run.json's "clock": "virtual" or "wall" (also when absent) */
 	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
+	char *features;		/* the kernel's scheduler features (sched-features.json), space-separated; "" unknown */
 	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */
 	size_t nr_domain_names;
 	struct cmp_case *cases;

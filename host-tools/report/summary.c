@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "report/compare.h"
 #include "report/summary.h"
+#include "kernel/kgen.h"
 #include "results/tracekeep.h"
 
 #include <math.h>
@@ -284,6 +285,69 @@ static void event_sets(const struct comparison *c, struct summary *s, struct str
 	free(found);
 }
 
+/* The words of a that b lacks, space-separated, into sb. */
+static void words_missing(const char *a, const char *b, struct strbuf *sb)
+{
+	for (const char *p = a; p && *p; ) {
+		size_t n = strcspn(p, " ");
+		int found = 0;
+
+		for (const char *q = b; q && *q && !found; ) {
+			size_t m = strcspn(q, " ");
+
+			found = m == n && !strncmp(p, q, n);
+			q += m + (q[m] == ' ');
+		}
+		if (n && !found)
+			strbuf_addf(sb, "%s%.*s", sb->len ? " " : "", (int)n, p);
+		p += n + (p[n] == ' ');
+	}
+}
+
+/*
+ * Columns of different kernel generations (kernel/kgen.h): the rows then
+ * compare schedulers, not a patch, and what one side's kernel lacks (its
+ * scheduler features, the knobs a variant sets) has no counterpart.
+ */
+static void generations(const struct comparison *c, struct summary *s, struct strbuf *sb)
+{
+	const struct kernel_gen *g0 = kgen_for_release(c->runs[0].kernel);
+
+	for (size_t k = 1; k < c->nr_runs; k++) {
+		const struct kernel_gen *gk = kgen_for_release(c->runs[k].kernel);
+		struct strbuf only0 = STRBUF_INIT, onlyk = STRBUF_INIT;
+
+		if (!g0 || !gk || g0 == gk)
+			continue;
+		strbuf_reset(sb);
+		strbuf_addf(sb, "%s runs %s (generation %s, %s) and %s runs %s (generation %s, %s): "
+			    "its rows compare two schedulers, not one patch.", c->runs[0].label,
+			    c->runs[0].kernel, g0->name, g0->scheduler, c->runs[k].label,
+			    c->runs[k].kernel, gk->name, gk->scheduler);
+		if (c->runs[0].features && *c->runs[0].features && c->runs[k].features &&
+		    *c->runs[k].features) {
+			words_missing(c->runs[k].features, c->runs[0].features, &onlyk);
+			words_missing(c->runs[0].features, c->runs[k].features, &only0);
+			if (onlyk.len)
+				strbuf_addf(sb, " Scheduler features only %s has: %s.", c->runs[k].label,
+					    onlyk.buf);
+			if (only0.len)
+				strbuf_addf(sb, " Only %s has: %s.", c->runs[0].label, only0.buf);
+		}
+		if (strcmp(g0->slice_knob, gk->slice_knob))
+			strbuf_addf(sb, " The base slice is %s in %s and %s in %s: not one knob.",
+				    g0->slice_knob, c->runs[0].label, gk->slice_knob, c->runs[k].label);
+		if (strcmp(g0->pkg_level, gk->pkg_level))
+			strbuf_addf(sb, " The package-wide sched domain is %s in one and %s in the other "
+				    "(rows per domain level are matched by level).", g0->pkg_level,
+				    gk->pkg_level);
+		add(s, SUMMARY_PARA, sb->buf);
+		add(s, SUMMARY_END, "");
+		strbuf_release(&only0);
+		strbuf_release(&onlyk);
+	}
+}
+
 void comparison_summary(const struct comparison *c, struct summary *s)
 {
 	struct rowref *big, *var, *und, *any;
@@ -311,6 +375,7 @@ void comparison_summary(const struct comparison *c, struct summary *s)
 		add(s, SUMMARY_PARA, sb.buf);
 	}
 	add(s, SUMMARY_END, "");
+	generations(c, s, &sb);
 	if (nbig) {
 		qsort(big, nbig, sizeof(*big), by_size);
 		add(s, SUMMARY_LINE, "Largest changes (q<0.05 and the 95% interval of the ratio excludes 1):");

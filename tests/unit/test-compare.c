@@ -684,6 +684,54 @@ static void test_summary_items(void **state)
 	}
 }
 
+/* Columns of two kernel generations: the summary says the rows compare
+ * schedulers, and names what one kernel has that the other lacks. */
+static void test_summary_generations(void **state)
+{
+	struct cmp_run runs[2];
+	struct comparison c;
+	struct summary sum = SUMMARY_INIT;
+	const char *para = NULL;
+	char *dirs[3];
+
+	(void)state;
+	synth_runs(dirs);
+	load(&runs[0], dirs[0], NULL);
+	load(&runs[1], dirs[1], NULL);
+	comparison_build(&c, runs, 2);
+	comparison_summary(&c, &sum);
+	for (size_t i = 0; i < sum.nr; i++)
+		assert_null(strstr(sum.v[i].text, "compare two schedulers"));
+	summary_release(&sum);
+	comparison_release(&c);
+	free(runs[0].kernel);
+	free(runs[1].kernel);
+	free(runs[0].features);
+	free(runs[1].features);
+	runs[0].kernel = xstrdup("6.1.0-57-amd64");
+	runs[1].kernel = xstrdup("6.12.118+deb12-amd64");
+	runs[0].features = xstrdup("GENTLE_FAIR_SLEEPERS START_DEBIT WA_IDLE");
+	runs[1].features = xstrdup("PLACE_LAG RUN_TO_PARITY DELAY_DEQUEUE WA_IDLE");
+	comparison_build(&c, runs, 2);
+	comparison_summary(&c, &sum);
+	for (size_t i = 0; i < sum.nr; i++)
+		if (strstr(sum.v[i].text, "compare two schedulers"))
+			para = sum.v[i].text;
+	assert_non_null(para);
+	assert_non_null(strstr(para, "(generation 6.1, CFS)"));
+	assert_non_null(strstr(para, "(generation 6.12, EEVDF)"));
+	assert_non_null(strstr(para, "has: PLACE_LAG RUN_TO_PARITY DELAY_DEQUEUE."));
+	assert_non_null(strstr(para, "Only 6.1.0-base has: GENTLE_FAIR_SLEEPERS START_DEBIT."));
+	assert_non_null(strstr(para, "min_granularity_ns"));
+	assert_non_null(strstr(para, "DIE in one and PKG"));
+	summary_release(&sum);
+	comparison_release(&c);
+	for (int k = 0; k < 2; k++)
+		cmp_run_release(&runs[k]);
+	for (int k = 0; k < 3; k++)
+		free(dirs[k]);
+}
+
 /* A/A: the same runs against themselves change nothing. */
 static void test_identity(void **state)
 {
@@ -981,6 +1029,7 @@ int main(void)
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_full_text_json_junit),
 		cmocka_unit_test(test_summary_items),
+		cmocka_unit_test(test_summary_generations),
 		cmocka_unit_test(test_summary_kept_outliers),
 		cmocka_unit_test(test_summary_event_sets),
 		cmocka_unit_test(test_identity),
