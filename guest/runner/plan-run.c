@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -193,6 +194,7 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 struct run_place {
 	const struct run_cgroup *cg;   /* the case's cgroup (path "" without one) */
 	volatile pid_t *pgid;          /* published for the fault driver, or NULL */
+	struct wl_task_tids *tids;     /* shared: the tasks' tids, or NULL */
 	int count_leftovers;           /* look for tasks outliving the workload */
 	unsigned leftover;             /* out: how many */
 	char leftover_desc[256];       /* out: "tid 12 (hackbench), ..." */
@@ -285,7 +287,7 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		if (run_cgroup_join(pl->cg) < 0)
 			_exit(5);
 		memset(&out, 0, sizeof(out));
-		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals);
+		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals, pl->tids);
 		out.nr_metrics = ctx.nr_metrics;
 		memcpy(out.metrics, ctx.metrics, sizeof(out.metrics));
 		out.nr_counters = ctx.nr_counters;
@@ -503,11 +505,11 @@ static int send_run_start(struct out *o, const struct plan_case *c, unsigned run
  */
 static int run_measured(struct out *o, const struct plan_case *c, const struct workload_ops *w,
 			const struct wl_args *a, unsigned r, uint64_t deadline,
-			const struct run_cgroup *cg, enum run_status *st, struct run_report *rep,
-			double *wall)
+			const struct run_cgroup *cg, struct wl_task_tids *tids, enum run_status *st,
+			struct run_report *rep, double *wall)
 {
 	struct fault_driver d = FAULT_DRIVER_INIT;
-	struct run_place pl = { .cg = cg };
+	struct run_place pl = { .cg = cg, .tids = tids };
 	int measured = r >= c->warmup, driven = measured && fault_driver_wanted(c);
 	char err[256];
 
@@ -583,6 +585,16 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	} else {
 		struct schedtrace trace = { .dir = "" };
 		int traced = c->counters & PLAN_CNT_SCHEDTRACE;
+		/* the trace's rows of the case's own tasks: their tids, from
+		 * every task of the run (shared, so the runner reads them) */
+		struct wl_task_tids *tids = NULL;
+
+		if (traced) {
+			tids = mmap(NULL, sizeof(*tids), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (tids == MAP_FAILED)
+				tids = NULL; /* the host says the list is missing */
+		}
 
 		if (send_counters(o, c, "before") < 0)
 			return -1;
@@ -601,11 +613,13 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			/* the profiler's switch stops the machine: outside the timing */
 			if (profiled)
 				fprof_start(&fp, &c->profile);
+			if (tids)
+				tids->ended = 0;
 			if (tracing)
 				schedtrace_start(&trace);
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
-			if (run_measured(o, c, w, a, r, deadline, &cg, &st, &rep, &wall) < 0)
+			if (run_measured(o, c, w, a, r, deadline, &cg, tids, &st, &rep, &wall) < 0)
 				return -1;
 			cpu0 += self_cpu_s();
 			measured += wall;
@@ -613,7 +627,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (tracing) {
 				uint64_t t_ship = wl_now_ns();
 
-				if (schedtrace_stop(&trace, o, c->id, r - c->warmup) < 0) {
+				if (schedtrace_stop(&trace, o, c->id, r - c->warmup, tids) < 0) {
 					schedtrace_release(&trace);
 					return -1;
 				}
@@ -634,6 +648,8 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 				break; /* the case's time is used up, or we were stopped */
 		}
 		trace_restored = traced && !schedtrace_release(&trace) && !cg.path[0];
+		if (tids)
+			munmap(tids, sizeof(*tids));
 		if (send_counters(o, c, "after") < 0)
 			return -1;
 		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",
