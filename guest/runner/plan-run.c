@@ -41,6 +41,10 @@ struct run_report {
 	unsigned nr_counters;
 	struct wl_counter counters[WL_MAX_COUNTERS];
 	struct wl_task_totals totals;
+	/* ru_nvcsw / ru_nivcsw of every task the run's process reaped
+	 * (RUSAGE_CHILDREN after run()): whole lives, their exit included,
+	 * where wl_task_done() reads each task's counters before it exits */
+	uint64_t reaped_nvcsw, reaped_nivcsw;
 	char error[256];
 };
 
@@ -278,6 +282,7 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 	if (pid == 0) {
 		struct wl_ctx ctx;
 		struct run_report out;
+		struct rusage ru;
 
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
@@ -288,6 +293,10 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 			_exit(5);
 		memset(&out, 0, sizeof(out));
 		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals, pl->tids);
+		if (!getrusage(RUSAGE_CHILDREN, &ru)) {
+			out.reaped_nvcsw = (uint64_t)ru.ru_nvcsw;
+			out.reaped_nivcsw = (uint64_t)ru.ru_nivcsw;
+		}
 		out.nr_metrics = ctx.nr_metrics;
 		memcpy(out.metrics, ctx.metrics, sizeof(out.metrics));
 		out.nr_counters = ctx.nr_counters;
@@ -381,7 +390,8 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
 			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
 			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu, "
-			  "\"nr_failed_migrations_hot\": %llu}",
+			  "\"nr_failed_migrations_hot\": %llu, \"reaped_voluntary_switches\": %llu, "
+			  "\"reaped_involuntary_switches\": %llu}",
 			  (unsigned long long)rep->totals.tasks,
 			  (unsigned long long)rep->totals.nr_migrations,
 			  (unsigned long long)rep->totals.nr_voluntary_switches,
@@ -391,7 +401,9 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  (unsigned long long)rep->totals.nr_wakeups_migrate,
 			  (unsigned long long)rep->totals.numa_pages_migrated,
 			  (unsigned long long)rep->totals.core_forceidle_ns,
-			  (unsigned long long)rep->totals.nr_failed_migrations_hot);
+			  (unsigned long long)rep->totals.nr_failed_migrations_hot,
+			  (unsigned long long)rep->reaped_nvcsw,
+			  (unsigned long long)rep->reaped_nivcsw);
 	if (rep && st == RUN_OK && rep->nr_counters) {
 		fj_printf(&j, ", \"counters\": {");
 		for (unsigned i = 0; i < rep->nr_counters && i < WL_MAX_COUNTERS; i++) {
