@@ -18,13 +18,24 @@ enum st_ev_type {
 	ST_OTHER,
 };
 
+/*
+ * A switch's prev_state as the metrics read it, whatever the guest
+ * kernel's encoding (results/prevstate.c translates by its print fmt):
+ * 6.1's report bits.  0 is R (runnable: it called schedule() running, a
+ * yield or a resched on the way to user space), ST_STATE_PREEMPTED alone
+ * R+ (preempted in the kernel); any bit of ST_STATE_LEFT is a state that
+ * took it off the runqueue (S, D, T, t, X, Z, P, I).
+ */
+#define ST_STATE_LEFT 0xff
+#define ST_STATE_PREEMPTED 0x100
+
 struct st_event {
 	uint64_t ts;
 	int type;        /* enum st_ev_type */
 	int cpu;         /* the buffer the event was recorded in */
 	int pid;         /* woken / migrated task; next_pid of a switch */
 	int prev_pid;    /* switch only */
-	int prev_state;  /* switch only: the kernel's report bits, -1 unknown */
+	int prev_state;  /* switch only: ST_STATE_* bits above, -1 unknown */
 	int target_cpu;  /* waking, wakeup, wakeup_new */
 	int orig_cpu, dest_cpu; /* migrate */
 };
