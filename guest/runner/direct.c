@@ -77,7 +77,7 @@ int run_direct(int argc, char **argv)
 		printf("skip: %s\n", why);
 		return 77;
 	}
-	ret = wl_run_once(w, args, seconds, &ctx, &tt);
+	ret = wl_run_once(w, args, seconds, &ctx, &tt, NULL);
 	if (ret < 0) {
 		fprintf(stderr, "runner: error: %s: %s\n", w->name, ctx.error);
 		return 1;

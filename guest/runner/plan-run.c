@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -40,6 +41,10 @@ struct run_report {
 	unsigned nr_counters;
 	struct wl_counter counters[WL_MAX_COUNTERS];
 	struct wl_task_totals totals;
+	/* ru_nvcsw / ru_nivcsw of every task the run's process reaped
+	 * (RUSAGE_CHILDREN after run()): whole lives, their exit included,
+	 * where wl_task_done() reads each task's counters before it exits */
+	uint64_t reaped_nvcsw, reaped_nivcsw;
 	char error[256];
 };
 
@@ -193,6 +198,7 @@ static int read_full(int fd, void *buf, size_t len, uint64_t deadline)
 struct run_place {
 	const struct run_cgroup *cg;   /* the case's cgroup (path "" without one) */
 	volatile pid_t *pgid;          /* published for the fault driver, or NULL */
+	struct wl_task_tids *tids;     /* shared: the tasks' tids, or NULL */
 	int count_leftovers;           /* look for tasks outliving the workload */
 	unsigned leftover;             /* out: how many */
 	char leftover_desc[256];       /* out: "tid 12 (hackbench), ..." */
@@ -276,6 +282,7 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 	if (pid == 0) {
 		struct wl_ctx ctx;
 		struct run_report out;
+		struct rusage ru;
 
 		setpgid(0, 0);
 		signal(SIGTERM, SIG_DFL);
@@ -285,7 +292,11 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		if (run_cgroup_join(pl->cg) < 0)
 			_exit(5);
 		memset(&out, 0, sizeof(out));
-		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals);
+		out.ret = wl_run_once(w, args, seconds, &ctx, &out.totals, pl->tids);
+		if (!getrusage(RUSAGE_CHILDREN, &ru)) {
+			out.reaped_nvcsw = (uint64_t)ru.ru_nvcsw;
+			out.reaped_nivcsw = (uint64_t)ru.ru_nivcsw;
+		}
 		out.nr_metrics = ctx.nr_metrics;
 		memcpy(out.metrics, ctx.metrics, sizeof(out.metrics));
 		out.nr_counters = ctx.nr_counters;
@@ -379,7 +390,8 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  "\"nr_voluntary_switches\": %llu, \"nr_involuntary_switches\": %llu, "
 			  "\"wait_sum_ns\": %llu, \"nr_wakeups\": %llu, \"nr_wakeups_migrate\": %llu, "
 			  "\"numa_pages_migrated\": %llu, \"core_forceidle_ns\": %llu, "
-			  "\"nr_failed_migrations_hot\": %llu}",
+			  "\"nr_failed_migrations_hot\": %llu, \"reaped_voluntary_switches\": %llu, "
+			  "\"reaped_involuntary_switches\": %llu}",
 			  (unsigned long long)rep->totals.tasks,
 			  (unsigned long long)rep->totals.nr_migrations,
 			  (unsigned long long)rep->totals.nr_voluntary_switches,
@@ -389,7 +401,9 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 			  (unsigned long long)rep->totals.nr_wakeups_migrate,
 			  (unsigned long long)rep->totals.numa_pages_migrated,
 			  (unsigned long long)rep->totals.core_forceidle_ns,
-			  (unsigned long long)rep->totals.nr_failed_migrations_hot);
+			  (unsigned long long)rep->totals.nr_failed_migrations_hot,
+			  (unsigned long long)rep->reaped_nvcsw,
+			  (unsigned long long)rep->reaped_nivcsw);
 	if (rep && st == RUN_OK && rep->nr_counters) {
 		fj_printf(&j, ", \"counters\": {");
 		for (unsigned i = 0; i < rep->nr_counters && i < WL_MAX_COUNTERS; i++) {
@@ -503,11 +517,11 @@ static int send_run_start(struct out *o, const struct plan_case *c, unsigned run
  */
 static int run_measured(struct out *o, const struct plan_case *c, const struct workload_ops *w,
 			const struct wl_args *a, unsigned r, uint64_t deadline,
-			const struct run_cgroup *cg, enum run_status *st, struct run_report *rep,
-			double *wall)
+			const struct run_cgroup *cg, struct wl_task_tids *tids, enum run_status *st,
+			struct run_report *rep, double *wall)
 {
 	struct fault_driver d = FAULT_DRIVER_INIT;
-	struct run_place pl = { .cg = cg };
+	struct run_place pl = { .cg = cg, .tids = tids };
 	int measured = r >= c->warmup, driven = measured && fault_driver_wanted(c);
 	char err[256];
 
@@ -583,6 +597,16 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	} else {
 		struct schedtrace trace = { .dir = "" };
 		int traced = c->counters & PLAN_CNT_SCHEDTRACE;
+		/* the trace's rows of the case's own tasks: their tids, from
+		 * every task of the run (shared, so the runner reads them) */
+		struct wl_task_tids *tids = NULL;
+
+		if (traced) {
+			tids = mmap(NULL, sizeof(*tids), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+			if (tids == MAP_FAILED)
+				tids = NULL; /* the host says the list is missing */
+		}
 
 		if (send_counters(o, c, "before") < 0)
 			return -1;
@@ -601,11 +625,13 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			/* the profiler's switch stops the machine: outside the timing */
 			if (profiled)
 				fprof_start(&fp, &c->profile);
+			if (tids)
+				tids->ended = 0;
 			if (tracing)
 				schedtrace_start(&trace);
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
-			if (run_measured(o, c, w, a, r, deadline, &cg, &st, &rep, &wall) < 0)
+			if (run_measured(o, c, w, a, r, deadline, &cg, tids, &st, &rep, &wall) < 0)
 				return -1;
 			cpu0 += self_cpu_s();
 			measured += wall;
@@ -613,7 +639,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (tracing) {
 				uint64_t t_ship = wl_now_ns();
 
-				if (schedtrace_stop(&trace, o, c->id, r - c->warmup) < 0) {
+				if (schedtrace_stop(&trace, o, c->id, r - c->warmup, tids) < 0) {
 					schedtrace_release(&trace);
 					return -1;
 				}
@@ -634,6 +660,8 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 				break; /* the case's time is used up, or we were stopped */
 		}
 		trace_restored = traced && !schedtrace_release(&trace) && !cg.path[0];
+		if (tids)
+			munmap(tids, sizeof(*tids));
 		if (send_counters(o, c, "after") < 0)
 			return -1;
 		snprintf(extra, sizeof(extra), ", \"runner_cpu_s\": %.6f, \"measured_s\": %.6f",

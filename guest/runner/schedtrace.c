@@ -290,7 +290,32 @@ static int ship_cpu(struct schedtrace *t, struct out *o, const char *case_id,
 	return ret;
 }
 
-int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, unsigned run)
+/* "<ended> <tid> ...": how many tasks ended, and the tids the list holds
+ * (all of them unless more than WL_MAX_TIDS ended: the host then knows
+ * the list is cut). */
+static int send_tids(struct out *o, const char *case_id, const char *run,
+		     const struct wl_task_tids *tids)
+{
+	uint32_t ended = tids->ended, nr = ended < WL_MAX_TIDS ? ended : WL_MAX_TIDS;
+	size_t cap = 16 + (size_t)nr * 12, len;
+	char *buf = malloc(cap);
+	int ret;
+
+	if (!buf) {
+		runner_error("out of memory");
+		return -1;
+	}
+	len = (size_t)snprintf(buf, cap, "%u", ended);
+	for (uint32_t i = 0; i < nr; i++)
+		len += (size_t)snprintf(buf + len, cap - len, " %d", (int)tids->tid[i]);
+	buf[len++] = '\n';
+	ret = send(o, case_id, run, "tasks", "-", buf, len);
+	free(buf);
+	return ret;
+}
+
+int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, unsigned run,
+		    const struct wl_task_tids *tids)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	char runs[16];
@@ -303,6 +328,8 @@ int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, un
 	for (long cpu = 0; cpu < ncpu && cpu < 16384; cpu++)
 		if (ship_cpu(t, o, case_id, runs, cpu) < 0)
 			return -1;
+	if (tids && send_tids(o, case_id, runs, tids) < 0)
+		return -1;
 	return send(o, case_id, runs, "done", "-", NULL, 0);
 }
 

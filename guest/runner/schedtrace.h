@@ -4,6 +4,7 @@
 #define RUNNER_SCHEDTRACE_H
 
 #include "out.h"
+#include "workload.h"
 
 /* Per-CPU buffer when the scenario names none. */
 #define SCHEDTRACE_DEFAULT_KB 4096u
@@ -28,8 +29,10 @@ struct schedtrace {
 int schedtrace_setup(struct schedtrace *t, struct out *o, const char *case_id, unsigned kb);
 /* Clears the buffers and turns tracing on: the run's start. */
 void schedtrace_start(struct schedtrace *t);
-/* Turns tracing off and ships every CPU's pages and stats for run `run`. */
-int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, unsigned run);
+/* Turns tracing off and ships every CPU's pages and stats for run `run`,
+ * and the tids of the run's own tasks when tids is not NULL. */
+int schedtrace_stop(struct schedtrace *t, struct out *o, const char *case_id, unsigned run,
+		    const struct wl_task_tids *tids);
 /* Puts back the events, buffer size and tracing_on found at setup; -1
  * when one of them could not be written back (the journal still has it). */
 int schedtrace_release(struct schedtrace *t);

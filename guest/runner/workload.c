@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define X(n) &workload_##n,
@@ -123,6 +124,13 @@ void wl_task_done(struct wl_ctx *ctx)
 		return;
 	buf[n] = '\0';
 	__atomic_add_fetch(&t->tasks, 1, __ATOMIC_RELAXED);
+	if (ctx->tids) {
+		uint32_t i = __atomic_fetch_add(&ctx->tids->ended, 1, __ATOMIC_RELAXED);
+
+		if (i < WL_MAX_TIDS)
+			__atomic_store_n(&ctx->tids->tid[i], (int32_t)syscall(SYS_gettid),
+					 __ATOMIC_RELAXED);
+	}
 	__atomic_add_fetch(&t->nr_migrations, wl_sched_field(buf, "se.nr_migrations"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_voluntary_switches, wl_sched_field(buf, "nr_voluntary_switches"), __ATOMIC_RELAXED);
 	__atomic_add_fetch(&t->nr_involuntary_switches, wl_sched_field(buf, "nr_involuntary_switches"), __ATOMIC_RELAXED);
@@ -183,7 +191,8 @@ int wl_args_finish(struct wl_args *a, const struct workload_ops *w, char *err, s
 }
 
 int wl_run_once(const struct workload_ops *w, const struct wl_args *args,
-		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out)
+		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out,
+		struct wl_task_tids *tids)
 {
 	struct wl_task_totals *t;
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -199,10 +208,12 @@ int wl_run_once(const struct workload_ops *w, const struct wl_args *args,
 	ctx->nr_cpus = n > 0 ? (unsigned)n : 1;
 	ctx->deadline_ns = wl_now_ns() + (uint64_t)seconds * 1000000000ull;
 	ctx->totals = t;
+	ctx->tids = tids;
 	ret = w->run(ctx);
 	if (totals_out)
 		*totals_out = *t;
 	ctx->totals = NULL;
+	ctx->tids = NULL;
 	munmap(t, sizeof(*t));
 	return ret;
 }

@@ -39,6 +39,17 @@ struct wl_task_totals {
 	uint64_t nr_failed_migrations_hot; /* the balancer spared it as cache-hot */
 };
 
+/*
+ * The tids of the same tasks, for the host's trace rows of the case's own
+ * tasks: shared memory the caller of wl_run_once() maps (the runner, so
+ * it outlives the run's process), filled by wl_task_done().
+ */
+#define WL_MAX_TIDS 16384u
+struct wl_task_tids {
+	uint32_t ended;              /* tasks that called wl_task_done() ... */
+	int32_t tid[WL_MAX_TIDS];    /* ... the first WL_MAX_TIDS of them */
+};
+
 #define WL_MAX_COUNTERS 8
 
 /* A number about the run that is not a judged metric (a cookie, a sum of
@@ -53,6 +64,7 @@ struct wl_ctx {
 	unsigned nr_cpus;            /* online CPUs */
 	uint64_t deadline_ns;        /* CLOCK_MONOTONIC; workloads stop by then */
 	struct wl_task_totals *totals; /* shared memory, see wl_task_done() */
+	struct wl_task_tids *tids;   /* the same, or NULL: no tids wanted */
 	/* out */
 	struct wl_metric metrics[WL_MAX_METRICS];
 	unsigned nr_metrics;
@@ -116,9 +128,11 @@ int wl_args_set(struct wl_args *a, const struct workload_ops *w, const char *nam
 int wl_args_finish(struct wl_args *a, const struct workload_ops *w, char *err, size_t errlen);
 
 /* Runs w once with args in a fresh context: shared task totals, deadline
- * `seconds` from now.  Returns run()'s result; ctx is filled. */
+ * `seconds` from now.  Returns run()'s result; ctx is filled.  tids:
+ * shared memory the caller owns and has zeroed, or NULL. */
 int wl_run_once(const struct workload_ops *w, const struct wl_args *args,
-		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out);
+		unsigned seconds, struct wl_ctx *ctx, struct wl_task_totals *totals_out,
+		struct wl_task_tids *tids);
 
 extern const struct workload_ops *const workloads[];
 extern const size_t nr_workloads;

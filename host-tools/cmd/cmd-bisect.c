@@ -115,9 +115,17 @@ static void check_metric(struct bisect *b)
 		memset(&sm, 0, sizeof(sm));
 		sm.wakeups = 1;
 		sm.migrations[ST_LVL_UNKNOWN] = 1;
+		sm.rq_tracked = sm.own_known = 1;
+		sm.span_ns = sm.own_wakeups = 1;
 		st_metrics_to_json(&sm, rows);
 		if (json_object_object_get_ex(rows, b->metric_name, &row) &&
 		    json_object_object_get_ex(row, "better", &better)) {
+			/* a row that only changes (preemptions) has no good or bad side */
+			if (!strcmp(json_object_get_string(better), "none")) {
+				json_object_put(rows);
+				die(LAB_EXIT_USAGE, "--metric: '%s' has no better direction; bisect "
+				    "needs a metric with one", b->metric_name);
+			}
 			b->higher_better = !strcmp(json_object_get_string(better), "higher");
 			json_object_put(rows);
 			goto take;

@@ -136,7 +136,8 @@ struct json_object *comparison_json(const struct comparison *c)
 				json_object_object_add(j, "metric", json_object_new_string(b->metric));
 				json_object_object_add(j, "unit", json_object_new_string(b->unit));
 				json_object_object_add(j, "better",
-						       json_object_new_string(b->higher_better ? "higher" : "lower"));
+						       json_object_new_string(b->no_direction ? "none" :
+									      b->higher_better ? "higher" : "lower"));
 				json_object_object_add(j, "statistic",
 						       json_object_new_string(stats_statistic_title(b->stat)));
 				json_object_object_add(j, "base", jcell(&c->runs[0], &row->cells[0]));
@@ -201,6 +202,8 @@ struct json_object *comparison_json(const struct comparison *c)
 	json_object_object_add(sum, "no change", json_object_new_int((int)c->count[CMP_SAME]));
 	json_object_object_add(sum, "undecided", json_object_new_int((int)c->count[CMP_UNDECIDED]));
 	json_object_object_add(sum, "no data", json_object_new_int((int)c->count[CMP_NODATA]));
+	json_object_object_add(sum, "up", json_object_new_int((int)c->count[CMP_UP]));
+	json_object_object_add(sum, "down", json_object_new_int((int)c->count[CMP_DOWN]));
 	json_object_object_add(sum, "cases_not_passed", json_object_new_int((int)c->bad_cases));
 	json_object_object_add(o, "summary", sum);
 	json_object_object_add(o, "summary_items", summary_json(c));

@@ -302,9 +302,9 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 		return -1;
 	}
 	better = json_get_str(m, "better");
-	if (!better || (strcmp(better, "higher") && strcmp(better, "lower"))) {
-		strbuf_addf(err, "case '%.200s': metric '%s' says neither higher nor lower is better",
-			    c->id, name);
+	if (!better || (strcmp(better, "higher") && strcmp(better, "lower") && strcmp(better, "none"))) {
+		strbuf_addf(err, "case '%.200s': metric '%s' says neither higher nor lower is better "
+			    "(nor none)", c->id, name);
 		return -1;
 	}
 	n = json_object_array_length(vals);
@@ -319,7 +319,9 @@ static int parse_metric(struct cmp_case *c, const char *name, struct json_object
 	cm->name = dup_clean(name, 64);
 	unit = json_get_str(m, "unit");
 	cm->unit = dup_clean(unit ? unit : "", 32);
-	cm->higher_better = !strcmp(better, "higher");
+	/* "none": the change itself is shown, positive up */
+	cm->no_direction = !strcmp(better, "none");
+	cm->higher_better = cm->no_direction || !strcmp(better, "higher");
 	stat = json_get_str(m, "statistic");
 	if (stat && stats_statistic_parse(stat, &cm->stat) < 0) {
 		strbuf_addf(err, "case '%.200s': metric '%s' has unknown statistic '%.20s'", c->id,
@@ -610,7 +612,8 @@ void cmp_run_release(struct cmp_run *run)
 /* How a metric is judged, as the seeds' tables say it. */
 static void metric_setting(const struct cmp_metric *m, struct strbuf *sb)
 {
-	strbuf_addf(sb, "%s-is-better %s", m->higher_better ? "higher" : "lower",
+	strbuf_addf(sb, "%s %s", m->no_direction ? "without-direction" :
+		    m->higher_better ? "higher-is-better" : "lower-is-better",
 		    stats_statistic_title(m->stat));
 }
 
@@ -630,7 +633,8 @@ static int metrics_check(const struct cmp_run *b, const struct cmp_case *cb, con
 			struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
 
 			if (strcmp(mb->name, mt->name) || !mb->declared || !mt->declared ||
-			    (mb->higher_better == mt->higher_better && mb->stat == mt->stat))
+			    (mb->higher_better == mt->higher_better &&
+			     mb->no_direction == mt->no_direction && mb->stat == mt->stat))
 				continue;
 			metric_setting(mb, &x);
 			metric_setting(mt, &y);

@@ -142,7 +142,10 @@ static void block_header(struct strbuf *out, const struct cmp_block *b)
 	strbuf_addf(out, "Test          : %s\n", b->title);
 	strbuf_addf(out, "Units         : Normalized %s%s%s\n", b->metric, *b->unit ? " in " : "",
 		    unit_words(b->unit));
-	strbuf_addf(out, "Interpretation: %s is better\n", b->higher_better ? "Higher" : "Lower");
+	if (b->no_direction)
+		strbuf_addstr(out, "Interpretation: no better direction (^ up, v down)\n");
+	else
+		strbuf_addf(out, "Interpretation: %s is better\n", b->higher_better ? "Higher" : "Lower");
 	strbuf_addf(out, "Statistic     : %s\n", stats_statistic_title(b->stat));
 	strbuf_addf(out, "%s\n", bar_eq);
 }
@@ -377,6 +380,10 @@ static void preamble(struct strbuf *out, const struct comparison *c)
 static const char legend[] =
 	"Marks: + better, - worse, = no change (95% CI of the ratio within +-2%),\n"
 	"       ? undecided (noise), x no data; one per test column, q<0.05 (BH).\n";
+/* under the first table of a metric without a better direction */
+static const char legend_changes[] =
+	"Marks: ^ up, v down (q<0.05, the CI excludes 1): no better direction;\n"
+	"       [pct] is the change itself, positive up.\n";
 
 /* How many test columns fit one table within 80 columns (at least one). */
 static size_t fit_columns(const struct comparison *c, struct layout l, size_t ntests)
@@ -402,7 +409,7 @@ void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *
 {
 	int bare = !!(flags & CMP_TEXT_BARE), narrow = !!(flags & CMP_TEXT_NARROW);
 	size_t ntests = c->nr_runs - 1, longest = 0;
-	int legend_shown = 0;
+	int legend_shown = 0, changes_shown = 0;
 
 	for (size_t k = 0; k < c->nr_runs; k++)
 		if (strlen(c->runs[k].label) > longest)
@@ -436,6 +443,8 @@ void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *
 		}
 		if (!bare && !legend_shown++)
 			strbuf_addstr(out, legend);
+		if (!bare && b->no_direction && !changes_shown++)
+			strbuf_addstr(out, legend_changes);
 		strbuf_addstr(out, "\n\n");
 		/* a scenario's counters follow its last table */
 		if (!bare && (i + 1 == c->nr_blocks || strcmp(c->blocks[i + 1].scenario, b->scenario)))

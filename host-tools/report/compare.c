@@ -203,14 +203,14 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 const char *cmp_verdict_name(enum cmp_verdict v)
 {
 	static const char *const names[] = { "no data", "improvement", "regression", "no change",
-					     "undecided" };
+					     "undecided", "up", "down" };
 
 	return (unsigned)v < ARRAY_SIZE(names) ? names[v] : "?";
 }
 
 char cmp_verdict_mark(enum cmp_verdict v)
 {
-	return "x+-=?"[(unsigned)v < 5 ? v : 0];
+	return "x+-=?^v"[(unsigned)v < CMP_NR_VERDICTS ? v : 0];
 }
 
 static int cmp_case_ptr_id(const void *a, const void *b)
@@ -378,7 +378,10 @@ static void decide(struct cmp_test *t, const struct cmp_block *b, const struct c
 		return;
 	}
 	if (t->q < CMP_ALPHA && (up || down)) {
-		t->verdict = up == b->higher_better ? CMP_IMPROVED : CMP_REGRESSED;
+		if (b->no_direction)
+			t->verdict = up ? CMP_UP : CMP_DOWN;
+		else
+			t->verdict = up == b->higher_better ? CMP_IMPROVED : CMP_REGRESSED;
 		return;
 	}
 	t->verdict = CMP_UNDECIDED;
@@ -451,6 +454,7 @@ static void new_block(struct comparison *c, const struct cmp_case **found, size_
 	b->axes = xstrdup(rest);
 	b->unit = xstrdup(m->unit);
 	b->higher_better = m->higher_better;
+	b->no_direction = m->no_direction;
 	b->stat = m->stat;
 	b->title = xasprintf("%s%s%s%s%s", base->scenario, nr_metrics > 1 ? " " : "",
 			     nr_metrics > 1 ? metric : "", *rest ? " " : "", rest);

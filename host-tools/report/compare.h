@@ -23,6 +23,9 @@ struct cmp_metric {
 	char *name;
 	char *unit;		/* "" when the scenario named none */
 	int higher_better;
+	/* "better": "none": a row that changes up or down, never better or
+	 * worse (higher_better is 1 then: its pct_imp is the change) */
+	int no_direction;
 	enum stats_statistic stat;
 	int declared;		/* undeclared metrics are kept, not judged */
 	double *values;
@@ -108,6 +111,9 @@ enum cmp_verdict {
 	CMP_REGRESSED,
 	CMP_SAME,	/* the interval of the ratio lies within +-2 % */
 	CMP_UNDECIDED,	/* too noisy for either */
+	CMP_UP,		/* a row without direction that went up ... */
+	CMP_DOWN,	/* ... or down, by the same rule as + and - */
+	CMP_NR_VERDICTS,
 };
 const char *cmp_verdict_name(enum cmp_verdict v);
 char cmp_verdict_mark(enum cmp_verdict v);
@@ -150,6 +156,7 @@ struct cmp_block {
 	char *axes;			/* the other axes: "mode=thread,ipc=pipe" or "" */
 	char *unit;
 	int higher_better;
+	int no_direction;		/* as the metric's */
 	enum stats_statistic stat;
 	struct cmp_row *rows;
 	size_t nr_rows;
@@ -160,7 +167,7 @@ struct comparison {
 	size_t nr_runs;
 	struct cmp_block *blocks;
 	size_t nr_blocks;
-	unsigned count[5];		/* rows by verdict, over all test columns */
+	unsigned count[CMP_NR_VERDICTS]; /* rows by verdict, over all test columns */
 	unsigned bad_cases;		/* case results neither PASS nor SKIP */
 };
 

@@ -286,6 +286,7 @@ static const char css[] =
 	"td.improved{background:#c9f2d0;color:#0a5c1f}\n"
 	"td.regressed{background:#ffd1cc;color:#a40e26}\n"
 	"td.same{background:#eaeef2;color:#424a53}td.undecided{background:#fff1b8;color:#7a5200}\n"
+	"td.changed{background:#ddf4ff;color:#0a3069}\n"
 	"td.nodata{color:#8c959f}td.bad{background:#ffd1cc;color:#a40e26}\n"
 	"figure{display:inline-block;margin:6px 18px 6px 0;vertical-align:top}\n"
 	"figcaption{font-size:88%;color:#57606a;max-width:760px}\n"
@@ -390,12 +391,14 @@ static void preamble(struct strbuf *out, const struct comparison *c)
 			      "the baseline, [pct imp] (positive is better), (CV %). Verdicts per "
 			      "test column: + better, - worse, = no change (95% CI of the ratio "
 			      "within &#177;2%), ? undecided (noise), x no data; q&lt;0.05 "
-			      "(Benjamini-Hochberg).</p>\n");
+			      "(Benjamini-Hochberg); ^ up, v down in a row without a better "
+			      "direction, whose [pct] is the change.</p>\n");
 }
 
 static const char *verdict_class(enum cmp_verdict v)
 {
-	static const char *const cls[] = { "nodata", "improved", "regressed", "same", "undecided" };
+	static const char *const cls[] = { "nodata", "improved", "regressed", "same", "undecided",
+					   "changed", "changed" };
 
 	return (unsigned)v < ARRAY_SIZE(cls) ? cls[v] : "nodata";
 }
@@ -455,9 +458,11 @@ static void block_table(struct html_ctx *x, const struct cmp_block *b)
 		strbuf_addstr(o, " in ");
 		esc(o, !strcmp(b->unit, "s") ? "seconds" : b->unit);
 	}
-	strbuf_addf(o, "</td></tr><tr><td>Interpretation</td><td>%s is better</td></tr>"
+	strbuf_addf(o, "</td></tr><tr><td>Interpretation</td><td>%s</td></tr>"
 		       "<tr><td>Statistic</td><td>%s</td></tr></table>\n",
-		    b->higher_better ? "Higher" : "Lower", stats_statistic_title(b->stat));
+		    b->no_direction ? "No better direction (^ up, v down)" :
+		    b->higher_better ? "Higher is better" : "Lower is better",
+		    stats_statistic_title(b->stat));
 	strbuf_addstr(o, "<table class=cmp>\n<tr><th rowspan=2 class=l>Case</th>");
 	for (size_t k = 0; k < c->nr_runs; k++) {
 		strbuf_addstr(o, "<th colspan=3>");

@@ -117,7 +117,8 @@ static size_t collect(const struct comparison *c, struct rowref **out,
 
 static int want_decided(const struct rowref *x)
 {
-	return ref_test(x)->verdict == CMP_IMPROVED || ref_test(x)->verdict == CMP_REGRESSED;
+	return ref_test(x)->verdict == CMP_IMPROVED || ref_test(x)->verdict == CMP_REGRESSED ||
+	       ref_test(x)->verdict == CMP_UP || ref_test(x)->verdict == CMP_DOWN;
 }
 
 /* One run a side has no spread to weigh a difference against. */
@@ -157,6 +158,7 @@ static void describe_change(const struct comparison *c, const struct rowref *x, 
 		return;
 	}
 	strbuf_addf(sb, ": %.2f%% %s, %s ratio %.3f", fabs(cell->pct_imp),
+		    x->b->no_direction ? (cell->pct_imp >= 0 ? "up" : "down") :
 		    cell->pct_imp >= 0 ? "better" : "worse", stats_statistic_title(x->b->stat), cell->norm);
 	if (!isnan(t->ci_lo))
 		strbuf_addf(sb, " (95%% CI %.3f..%.3f)", t->ci_lo, t->ci_hi);
@@ -359,7 +361,7 @@ void comparison_summary(const struct comparison *c, struct summary *s)
 	int any_counter = 0;
 
 	for (size_t k = 1; k < c->nr_runs; k++) {
-		unsigned cnt[5] = { 0 };
+		unsigned cnt[CMP_NR_VERDICTS] = { 0 };
 		size_t rows = 0;
 
 		for (size_t i = 0; i < c->nr_blocks; i++)
@@ -369,6 +371,9 @@ void comparison_summary(const struct comparison *c, struct summary *s)
 		strbuf_addf(&sb, "%s against %s: %zu row%s, %u improved, %u regressed, %u unchanged, %u undecided",
 			    c->runs[k].label, c->runs[0].label, rows, rows == 1 ? "" : "s", cnt[CMP_IMPROVED],
 			    cnt[CMP_REGRESSED], cnt[CMP_SAME], cnt[CMP_UNDECIDED]);
+		if (cnt[CMP_UP] || cnt[CMP_DOWN])
+			strbuf_addf(&sb, ", %u up and %u down (rows without a better direction)",
+				    cnt[CMP_UP], cnt[CMP_DOWN]);
 		if (cnt[CMP_NODATA])
 			strbuf_addf(&sb, ", %u without data", cnt[CMP_NODATA]);
 		strbuf_addstr(&sb, ".");

@@ -755,7 +755,7 @@ static void set_verdict(struct json_object *o, const char *v, const char *reason
  */
 static void trace_note(struct case_data *cd, struct json_object *o, char *reason, size_t len)
 {
-	struct json_object *st, *why = NULL;
+	struct json_object *st, *why = NULL, *degraded = NULL;
 	size_t nr = json_object_array_length(cd->runs), used = strlen(reason);
 	const char *from = NULL;
 
@@ -768,6 +768,10 @@ static void trace_note(struct case_data *cd, struct json_object *o, char *reason
 			continue;
 		if (!why)
 			json_object_object_get_ex(x, "absent", &why);
+		/* one boot, one set of formats: the first run's list says it */
+		if (!degraded && json_object_object_get_ex(x, "degraded", &f) &&
+		    json_object_is_type(f, json_type_array) && json_object_array_length(f))
+			degraded = f;
 		/* which event placed the wakeups: one for all runs, or "mixed" */
 		if (json_object_object_get_ex(x, "wakeups_from", &f) &&
 		    json_object_is_type(f, json_type_string))
@@ -793,6 +797,15 @@ static void trace_note(struct case_data *cd, struct json_object *o, char *reason
 		snprintf(reason + used, len - used,
 			 "; sched trace lost events in %u run%s (buffer overflowed, see trace_lost_events)",
 			 cd->trace_lost_runs, cd->trace_lost_runs == 1 ? "" : "s");
+	}
+	if (!why && degraded) {
+		size_t n = json_object_array_length(degraded);
+
+		used = strlen(reason);
+		snprintf(reason + used, len - used, "; sched trace degraded: %.240s%s",
+			 json_object_get_string(json_object_array_get_idx(degraded, 0)),
+			 n > 1 ? " (and more: schedtrace.degraded)" : "");
+		json_object_object_add(st, "degraded", json_object_get(degraded));
 	}
 	json_object_object_add(st, "lost_runs", json_object_new_int((int)cd->trace_lost_runs));
 	if (from)

@@ -731,10 +731,12 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 
 			if (p) {
 				/* R or R+ (preempted) stays queued; any other state leaves */
-				if (e->prev_state >= 0 && !(e->prev_state & 0xff))
+				if (e->prev_state >= 0 && !(e->prev_state & ST_STATE_LEFT)) {
 					rq_put(&s, p, e->cpu);
-				else
+					m->preempt++;
+				} else {
 					rq_remove(&s, p);
+				}
 			}
 			if (k) {
 				pend_end(&s, k, 0); /* it ran on: its switch out was lost */
@@ -750,7 +752,7 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 			}
 			/* after the switch: the CPU it leaves may be idle now */
 			if (p)
-				pend_end(&s, p, e->prev_state < 0 || (e->prev_state & 0xff));
+				pend_end(&s, p, e->prev_state < 0 || (e->prev_state & ST_STATE_LEFT));
 			break;
 		}
 		default:
@@ -784,6 +786,58 @@ out:
 	return ret;
 }
 
+static int by_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int st_derive_own(const struct st_event *ev, size_t n, const int *tids, size_t nr,
+		  struct st_metrics *m)
+{
+	int *own = malloc((nr ? nr : 1) * sizeof(*own));
+	int wake = m->from_wakeup ? ST_WAKEUP : ST_WAKING;
+
+	if (!own)
+		return -1;
+	if (nr)
+		memcpy(own, tids, nr * sizeof(*own));
+	qsort(own, nr, sizeof(*own), by_int);
+	m->own_known = 1;
+	m->own_tasks = nr;
+	m->own_preempt = m->own_wakeups = 0;
+	for (size_t i = 0; i < n && nr; i++) {
+		const struct st_event *e = &ev[i];
+
+		/* the same switches as m->preempt, of the listed tasks */
+		if (e->type == ST_SWITCH && e->prev_pid > 0 && e->prev_state >= 0 &&
+		    !(e->prev_state & ST_STATE_LEFT) &&
+		    bsearch(&e->prev_pid, own, nr, sizeof(*own), by_int))
+			m->own_preempt++;
+		else if (e->type == wake && e->pid > 0 && bsearch(&e->pid, own, nr, sizeof(*own), by_int))
+			m->own_wakeups++;
+	}
+	free(own);
+	return 0;
+}
+
+static const char *const lack_rows[ST_LACK_MAX] = {
+	[ST_LACK_SWITCH] = "idle_found_pct, wake_lat_*, wc_*, rq_imbalance_*, preempt_* and "
+			   "own_preempt_* rows left out",
+	[ST_LACK_STATE] = "wc_*, rq_imbalance_*, preempt_* and own_preempt_* rows left out",
+	[ST_LACK_WAKING] = "wake_*_pct, wakeups, idle_found_pct, wake_lat_* and the per-wakeup "
+			   "rows left out",
+	[ST_LACK_MIGRATE] = "wake_*_pct, idle_found_pct, migr_*, wc_* and rq_imbalance_* rows left out",
+	[ST_LACK_WAKEUP_NEW] = "wake_lat_* count no new task, and wc_* and rq_imbalance_* miss "
+			       "new tasks' first waits",
+};
+
+const char *st_lack_rows(enum st_lack l)
+{
+	return (unsigned)l < ST_LACK_MAX ? lack_rows[l] : "?";
+}
+
 static void add_metric(struct json_object *metrics, const char *name, double v, const char *unit,
 		       const char *better)
 {
@@ -803,26 +857,35 @@ static const char *const rq_names[ST_RQ_MAX] = { "llc", "node" };
 
 void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 {
+	unsigned lk = m->lacks;
+	/* a trace with sched_wakeup places by it, without waking or migrate */
+	int placed = m->from_wakeup || !(lk & (1u << ST_LACK_WAKING | 1u << ST_LACK_MIGRATE));
+	int woke = m->from_wakeup || !(lk & 1u << ST_LACK_WAKING);
+	int switched = !(lk & 1u << ST_LACK_SWITCH);
+	int rq = m->rq_tracked && switched && !(lk & (1u << ST_LACK_STATE | 1u << ST_LACK_MIGRATE));
+	int preempt = m->rq_tracked && switched && !(lk & 1u << ST_LACK_STATE);
+	double span_s = (double)m->span_ns / 1e9;
 	char name[48];
 
 	/* "better" is the direction of locality (a placement nearer the
 	 * task's cache), what a placement patch is usually after; read the
 	 * rows as changes, not as verdicts on the kernel */
 	/* no wakeups: no shares at all, never a row of silent zeros */
-	for (int p = 0; m->wakeups && p < ST_PLACE_MAX; p++) {
+	for (int p = 0; placed && m->wakeups && p < ST_PLACE_MAX; p++) {
 		snprintf(name, sizeof(name), "wake_%s_pct", place_names[p]);
 		add_metric(metrics, name, 100.0 * (double)m->place[p] / (double)m->wakeups,
 			   "%", p <= ST_PLACE_LLC ? "higher" : "lower");
 	}
-	add_metric(metrics, "wakeups", (double)m->wakeups, "count", "higher");
-	if (m->idle_known)
+	if (woke)
+		add_metric(metrics, "wakeups", (double)m->wakeups, "count", "higher");
+	if (placed && switched && m->idle_known)
 		add_metric(metrics, "idle_found_pct",
 			   100.0 * (double)m->idle_found / (double)m->idle_known, "%", "higher");
-	if (m->lat_samples) {
+	if (woke && switched && m->lat_samples) {
 		add_metric(metrics, "wake_lat_p50_us", m->lat_p50_us, "us", "lower");
 		add_metric(metrics, "wake_lat_p99_us", m->lat_p99_us, "us", "lower");
 	}
-	for (int l = 0; l < ST_LVL_MAX; l++) {
+	for (int l = 0; !(lk & 1u << ST_LACK_MIGRATE) && l < ST_LVL_MAX; l++) {
 		if (l == ST_LVL_UNKNOWN && !m->migrations[l])
 			continue;
 		snprintf(name, sizeof(name), "migr_%s", level_names[l]);
@@ -834,7 +897,7 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 	}
 	/* a trace without prev_state, or without a CPU seen switching, has no
 	 * runqueue model: no rows rather than rows of zeros */
-	for (int l = 0; m->rq_tracked && m->cpus_known && m->span_ns && l < ST_WC_MAX; l++) {
+	for (int l = 0; rq && m->cpus_known && m->span_ns && l < ST_WC_MAX; l++) {
 		snprintf(name, sizeof(name), "wc_%s_pct", wc_names[l]);
 		add_metric(metrics, name,
 			   100.0 * (double)m->wc_ns[l] / ((double)m->cpus_known * (double)m->span_ns),
@@ -842,11 +905,30 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 		snprintf(name, sizeof(name), "wc_%s_episodes", wc_names[l]);
 		add_metric(metrics, name, (double)m->wc_episodes[l], "count", "lower");
 	}
-	for (int l = 0; m->rq_tracked && m->span_ns && l < ST_RQ_MAX; l++) {
+	for (int l = 0; rq && m->span_ns && l < ST_RQ_MAX; l++) {
 		if (m->rq_groups[l] < 2)
 			continue;
 		snprintf(name, sizeof(name), "rq_imbalance_%s", rq_names[l]);
 		add_metric(metrics, name, m->rq_imbalance[l], "tasks", "lower");
+	}
+	/* more or fewer preemptions is a change to explain, not a verdict:
+	 * EEVDF's shorter slices preempt more and wait less */
+	if (preempt) {
+		add_metric(metrics, "preemptions", (double)m->preempt, "count", "none");
+		if (woke && m->wakeups)
+			add_metric(metrics, "preempt_per_wakeup",
+				   (double)m->preempt / (double)m->wakeups, "/wakeup", "none");
+		if (m->span_ns)
+			add_metric(metrics, "preempt_per_s", (double)m->preempt / span_s, "/s", "none");
+	}
+	if (preempt && m->own_known) {
+		add_metric(metrics, "own_preemptions", (double)m->own_preempt, "count", "none");
+		if (woke && m->own_wakeups)
+			add_metric(metrics, "own_preempt_per_wakeup",
+				   (double)m->own_preempt / (double)m->own_wakeups, "/wakeup", "none");
+		if (m->span_ns)
+			add_metric(metrics, "own_preempt_per_s", (double)m->own_preempt / span_s, "/s",
+				   "none");
 	}
 	add_metric(metrics, "trace_lost_events", (double)m->lost, "count", "lower");
 }

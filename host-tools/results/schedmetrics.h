@@ -18,13 +18,24 @@ enum st_ev_type {
 	ST_OTHER,
 };
 
+/*
+ * A switch's prev_state as the metrics read it, whatever the guest
+ * kernel's encoding (results/prevstate.c translates by its print fmt):
+ * 6.1's report bits.  0 is R (runnable: it called schedule() running, a
+ * yield or a resched on the way to user space), ST_STATE_PREEMPTED alone
+ * R+ (preempted in the kernel); any bit of ST_STATE_LEFT is a state that
+ * took it off the runqueue (S, D, T, t, X, Z, P, I).
+ */
+#define ST_STATE_LEFT 0xff
+#define ST_STATE_PREEMPTED 0x100
+
 struct st_event {
 	uint64_t ts;
 	int type;        /* enum st_ev_type */
 	int cpu;         /* the buffer the event was recorded in */
 	int pid;         /* woken / migrated task; next_pid of a switch */
 	int prev_pid;    /* switch only */
-	int prev_state;  /* switch only: the kernel's report bits, -1 unknown */
+	int prev_state;  /* switch only: ST_STATE_* bits above, -1 unknown */
 	int target_cpu;  /* waking, wakeup, wakeup_new */
 	int orig_cpu, dest_cpu; /* migrate */
 };
@@ -68,6 +79,22 @@ enum st_wc { ST_WC_LLC, ST_WC_NODE, ST_WC_MACHINE, ST_WC_MAX };
 /* The groups whose summed nr_running is compared for imbalance. */
 enum st_rq { ST_RQ_LLC, ST_RQ_NODE, ST_RQ_MAX };
 
+/*
+ * What a trace lacks, each bit with the rows it takes away (st_lack_rows()):
+ * an event the guest sent no readable format for, or a field of it the
+ * metrics read that the format does not have as an integer.
+ */
+enum st_lack {
+	ST_LACK_SWITCH,     /* sched_switch, or its prev_pid / next_pid */
+	ST_LACK_STATE,      /* sched_switch's prev_state, or its encoding */
+	ST_LACK_WAKING,     /* sched_waking, or its pid / target_cpu */
+	ST_LACK_MIGRATE,    /* sched_migrate_task, or its pid / orig_cpu / dest_cpu */
+	ST_LACK_WAKEUP_NEW, /* sched_wakeup_new, or its pid / target_cpu */
+	ST_LACK_MAX,
+};
+/* "preempt_*, own_preempt_*, wc_* and rq_imbalance_* left out": what bit l costs. */
+const char *st_lack_rows(enum st_lack l);
+
 /* The default grace period of a work-conservation episode. */
 #define ST_WC_GRACE_DEFAULT_NS 1000000ull
 
@@ -100,6 +127,17 @@ struct st_metrics {
 	uint64_t wc_episodes[ST_WC_MAX];
 	int rq_groups[ST_RQ_MAX];     /* groups at that level (a spread needs 2) */
 	double rq_imbalance[ST_RQ_MAX]; /* time-weighted max - min of summed nr_running */
+
+	/* switches whose previous task (not the idle task) stayed runnable:
+	 * prev_state R or R+, what the kernel counts in nivcsw */
+	uint64_t preempt;
+	/* the same for the case's own tasks (st_derive_own()), and their
+	 * wakeups (as wakeups counts them); own_known 0 without a task list */
+	int own_known;
+	uint64_t own_tasks, own_preempt, own_wakeups;
+
+	/* in: 1 << enum st_lack bits; st_metrics_to_json() leaves their rows out */
+	unsigned lacks;
 };
 
 const char *st_place_name(enum st_place p);
@@ -147,12 +185,23 @@ int st_derive(struct st_event *ev, size_t n, const struct st_topo *t, uint64_t g
 	      struct st_metrics *m);
 
 /*
+ * Counts the preemptions and wakeups of the case's own tasks (tids, nr
+ * of them, any order) into m->own_*, over events st_derive() sorted;
+ * m->from_wakeup says which event is a wakeup.  -1 only when memory runs out.
+ */
+int st_derive_own(const struct st_event *ev, size_t n, const int *tids, size_t nr,
+		  struct st_metrics *m);
+
+/*
  * Adds the run's metrics ({value, unit, better}) to a run result's
  * "metrics" object: wake_<place>_pct (shares summing to 100 when there
  * were wakeups), wakeups, idle_found_pct, wake_lat_p50_us/p99_us,
  * migr_<level>, migr_wakeup_<level>, migr_balance_<level>,
  * wc_<llc|node|machine>_pct and _episodes, rq_imbalance_<llc|node>,
- * trace_lost_events.  A row whose denominator is empty is left out.
+ * preemptions, preempt_per_wakeup, preempt_per_s and the same three
+ * own_ rows, trace_lost_events.  A row whose denominator is empty is left
+ * out, and so is every row of a bit in m->lacks.  The preemption rows
+ * have no better direction ("better": "none").
  */
 void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics);
 

@@ -2,9 +2,12 @@
  * raw ring-buffer pages into sched events through libtraceevent. */
 #define _GNU_SOURCE
 #include "results/schedtrace.h"
+#include "results/prevstate.h"
 
 #include <errno.h>
 #include <json-c/json.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <traceevent/event-parse.h>
@@ -36,6 +39,10 @@ static void drop_run(struct schedtrace_case *c)
 	c->nr_cpus = 0;
 	c->bytes = 0;
 	c->overflow = 0;
+	free(c->tids);
+	c->tids = NULL;
+	c->nr_tids = 0;
+	c->tasks = 0;
 }
 
 void schedtrace_case_release(struct schedtrace_case *c)
@@ -135,6 +142,62 @@ static int numbered(const char *s, size_t len, const char *prefix, unsigned max)
 	return parse_uint(num, 0, max, &v) ? -1 : (int)v;
 }
 
+/* The next decimal number of [*p, end) after blanks, moved past; -1 when none or too big. */
+static long long next_num(const char **p, const char *end)
+{
+	long long v = 0;
+	int digits = 0;
+
+	while (*p < end && (**p == ' ' || **p == '\n'))
+		(*p)++;
+	for (; *p < end && **p >= '0' && **p <= '9' && digits < 10; (*p)++, digits++)
+		v = v * 10 + (**p - '0');
+	if (!digits || (*p < end && **p != ' ' && **p != '\n'))
+		return -1;
+	return v;
+}
+
+int schedtrace_parse_tasks(const char *text, size_t len, int **tids, size_t *nr, const char **why)
+{
+	const char *p = text, *end = text + len;
+	long long ended = next_num(&p, end), v;
+	size_t n = 0;
+	int *t;
+
+	*tids = NULL;
+	*nr = 0;
+	if (ended < 0) {
+		*why = "the run's task list is unreadable";
+		return -1;
+	}
+	if (ended > (long long)SCHEDTRACE_MAX_TIDS) {
+		*why = "more tasks than the runner lists";
+		return -1;
+	}
+	t = xmalloc((ended ? (size_t)ended : 1) * sizeof(*t));
+	while (p < end && n <= (size_t)ended) {
+		while (p < end && (*p == ' ' || *p == '\n'))
+			p++;
+		if (p == end)
+			break;
+		if ((v = next_num(&p, end)) <= 0 || v > INT32_MAX || n == (size_t)ended) {
+			free(t);
+			*why = "the run's task list is unreadable";
+			return -1;
+		}
+		t[n++] = (int)v;
+	}
+	if (n != (size_t)ended) {
+		free(t);
+		/* the runner lists so many, and counts the rest */
+		*why = "more tasks than the runner lists";
+		return -1;
+	}
+	*tids = t;
+	*nr = n;
+	return 0;
+}
+
 void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r)
 {
 	int run, cpu;
@@ -152,6 +215,16 @@ void schedtrace_add(struct schedtrace_case *c, const struct schedtrace_rec *r)
 	}
 	if (is(r->kind, r->kind_len, "done")) {
 		c->done = 1;
+		return;
+	}
+	if (is(r->kind, r->kind_len, "tasks")) {
+		free(c->tids);
+		c->tids = NULL;
+		c->nr_tids = 0;
+		c->tasks_why = "the run's task list is too long";
+		c->tasks = r->data_len <= SCHEDTRACE_MAX_TIDS * 12 &&
+			   !schedtrace_parse_tasks(r->data, r->data_len, &c->tids, &c->nr_tids,
+						   &c->tasks_why) ? 1 : -1;
 		return;
 	}
 	if ((cpu = numbered(r->name, r->name_len, "cpu", SCHEDTRACE_MAX_CPUS - 1)) < 0)
@@ -203,21 +276,29 @@ uint64_t schedtrace_stats_lost(const char *text, size_t len)
 
 enum { F_PREV_PID, F_NEXT_PID, F_PREV_STATE, F_PID, F_TARGET, F_ORIG, F_DEST, F_MAX };
 
+/* No lack: an event the runner does not record (sched_wakeup of old results). */
+#define LACK_NONE (-1)
+
 struct ev_kind {
 	const char *name;
 	int type;
 	const char *fields[3];
 	int slots[3];
+	int lack[3];     /* enum st_lack of each field; the event's is lack[0]'s */
 };
 
 static const struct ev_kind kinds[] = {
 	{ "sched_switch", ST_SWITCH, { "prev_pid", "next_pid", "prev_state" },
-	  { F_PREV_PID, F_NEXT_PID, F_PREV_STATE } },
-	{ "sched_waking", ST_WAKING, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
-	{ "sched_wakeup", ST_WAKEUP, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
-	{ "sched_wakeup_new", ST_WAKEUP_NEW, { "pid", "target_cpu" }, { F_PID, F_TARGET } },
+	  { F_PREV_PID, F_NEXT_PID, F_PREV_STATE },
+	  { ST_LACK_SWITCH, ST_LACK_SWITCH, ST_LACK_STATE } },
+	{ "sched_waking", ST_WAKING, { "pid", "target_cpu" }, { F_PID, F_TARGET },
+	  { ST_LACK_WAKING, ST_LACK_WAKING } },
+	{ "sched_wakeup", ST_WAKEUP, { "pid", "target_cpu" }, { F_PID, F_TARGET },
+	  { LACK_NONE, LACK_NONE } },
+	{ "sched_wakeup_new", ST_WAKEUP_NEW, { "pid", "target_cpu" }, { F_PID, F_TARGET },
+	  { ST_LACK_WAKEUP_NEW, ST_LACK_WAKEUP_NEW } },
 	{ "sched_migrate_task", ST_MIGRATE, { "pid", "orig_cpu", "dest_cpu" },
-	  { F_PID, F_ORIG, F_DEST } },
+	  { F_PID, F_ORIG, F_DEST }, { ST_LACK_MIGRATE, ST_LACK_MIGRATE, ST_LACK_MIGRATE } },
 };
 #define NR_KINDS (sizeof(kinds) / sizeof(kinds[0]))
 
@@ -228,7 +309,36 @@ struct schedtrace_parser {
 	int id[NR_KINDS];
 	struct tep_format_field *fld[NR_KINDS][3];
 	unsigned char *page; /* a copy of one page, with room behind it */
+	struct prevstate ps; /* sched_switch's prev_state encoding ... */
+	int ps_known;        /* ... when its print fmt said */
+	unsigned lacks;      /* 1 << enum st_lack */
+	char why[ST_LACK_MAX][200]; /* the first reason of each lack */
 };
+
+/* Notes what the trace lacks, and why (the first reason stays). */
+static void lack(struct schedtrace_parser *p, int l, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void lack(struct schedtrace_parser *p, int l, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (l < 0 || l >= ST_LACK_MAX || (p->lacks & 1u << l))
+		return;
+	p->lacks |= 1u << l;
+	va_start(ap, fmt);
+	vsnprintf(p->why[l], sizeof(p->why[l]), fmt, ap);
+	va_end(ap);
+}
+
+unsigned schedtrace_parser_lacks(const struct schedtrace_parser *p)
+{
+	return p->lacks;
+}
+
+const char *schedtrace_parser_lack_why(const struct schedtrace_parser *p, unsigned l)
+{
+	return l < ST_LACK_MAX && (p->lacks & 1u << l) ? p->why[l] : NULL;
+}
 
 static const struct strbuf *format_of(const struct schedtrace_formats *f, const char *name)
 {
@@ -378,23 +488,39 @@ struct schedtrace_parser *schedtrace_parser_new(const struct schedtrace_formats 
 		int bad;
 
 		p->id[k] = -1;
-		if (!t)
+		if (!t) {
+			lack(p, kinds[k].lack[0], "%s: no format from the guest", kinds[k].name);
 			continue;
+		}
 		bad = format_checked(t, kinds[k].name, &fields) < 0 ||
 		      tep_parse_event(p->tep, fields.buf, fields.len, "sched") != 0;
 		strbuf_release(&fields);
-		if (bad)
+		e = bad ? NULL : tep_find_event_by_name(p->tep, "sched", kinds[k].name);
+		if (!e) {
+			lack(p, kinds[k].lack[0], "%s: its format is unreadable", kinds[k].name);
 			continue;
-		e = tep_find_event_by_name(p->tep, "sched", kinds[k].name);
-		if (!e)
-			continue;
+		}
 		for (int i = 0; i < 3 && kinds[k].fields[i]; i++) {
 			p->fld[k][i] = tep_find_field(e, kinds[k].fields[i]);
 			/* a field the metrics read must be a plain integer */
 			if (p->fld[k][i] && (p->fld[k][i]->offset < 0 || p->fld[k][i]->size <= 0 ||
 					     p->fld[k][i]->size > 8 ||
-					     p->fld[k][i]->offset > (int)p->page_size))
+					     p->fld[k][i]->offset > (int)p->page_size ||
+					     (p->fld[k][i]->flags & (TEP_FIELD_IS_ARRAY |
+								     TEP_FIELD_IS_STRING |
+								     TEP_FIELD_IS_DYNAMIC))))
 				p->fld[k][i] = NULL;
+			if (!p->fld[k][i])
+				lack(p, kinds[k].lack[i], "%s has no integer field %s", kinds[k].name,
+				     kinds[k].fields[i]);
+		}
+		/* the state letters and the preempted bit, as this kernel prints them */
+		if (kinds[k].type == ST_SWITCH && p->fld[k][2]) {
+			char why[160];
+
+			p->ps_known = !prevstate_from_format(t->buf, t->len, &p->ps, why, sizeof(why));
+			if (!p->ps_known)
+				lack(p, ST_LACK_STATE, "sched_switch prev_state's encoding unknown: %s", why);
 		}
 		p->id[k] = e->id;
 		found++;
@@ -413,14 +539,23 @@ fail:
 	return NULL;
 }
 
-static int read_field(struct tep_format_field *fl, const void *data, int size, int *out)
+static int read_field(struct tep_format_field *fl, const void *data, int size, int64_t *out)
 {
 	unsigned long long v;
 
 	if (!fl || fl->offset + fl->size > size || tep_read_number_field(fl, data, &v))
 		return -1;
-	*out = (int)(long long)v;
+	/* a signed field narrower than 64 bits comes back zero-extended */
+	if ((fl->flags & TEP_FIELD_IS_SIGNED) && fl->size < 8 && (v >> (8 * fl->size - 1) & 1))
+		v |= ~0ull << (8 * fl->size);
+	*out = (int64_t)v;
 	return 0;
+}
+
+/* A pid or CPU number: -1 when it does not fit an int. */
+static int small(int64_t v)
+{
+	return v >= -1 && v <= INT32_MAX ? (int)v : -1;
 }
 
 /* Page header: u64 time stamp, then a long of commit size with the missed
@@ -478,7 +613,8 @@ int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *
 					      .pid = -1, .prev_pid = -1, .prev_state = -1,
 					      .target_cpu = -1,
 					      .orig_cpu = -1, .dest_cpu = -1 };
-			int vals[F_MAX], type;
+			int64_t vals[F_MAX];
+			int type;
 
 			if (d < p->page || room <= 0)
 				break;
@@ -498,12 +634,15 @@ int schedtrace_parse_cpu_hook(struct schedtrace_parser *p, int cpu, const char *
 					if (read_field(p->fld[k][i], data, rec.size, &vals[kinds[k].slots[i]]))
 						vals[kinds[k].slots[i]] = -1;
 				e.type = kinds[k].type;
-				e.pid = kinds[k].type == ST_SWITCH ? vals[F_NEXT_PID] : vals[F_PID];
-				e.prev_pid = vals[F_PREV_PID];
-				e.prev_state = vals[F_PREV_STATE];
-				e.target_cpu = vals[F_TARGET];
-				e.orig_cpu = vals[F_ORIG];
-				e.dest_cpu = vals[F_DEST];
+				e.pid = small(kinds[k].type == ST_SWITCH ? vals[F_NEXT_PID] : vals[F_PID]);
+				e.prev_pid = small(vals[F_PREV_PID]);
+				/* the kernel's encoding into the metrics' (6.1's) bits */
+				e.prev_state = p->ps_known && p->fld[k][2] && kinds[k].type == ST_SWITCH &&
+					       vals[F_PREV_STATE] >= 0 ?
+					       prevstate_canonical(&p->ps, vals[F_PREV_STATE]) : -1;
+				e.target_cpu = small(vals[F_TARGET]);
+				e.orig_cpu = small(vals[F_ORIG]);
+				e.dest_cpu = small(vals[F_DEST]);
 				break;
 			}
 			if (e.type == ST_OTHER)
@@ -623,9 +762,32 @@ void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_fo
 		note(st, topo_err && topo_err[0] ? topo_err : "no verified topology");
 		goto out;
 	}
-	if (st_derive(ev, nr, topo, wc_grace_ns, &m) < 0) {
+	if (st_derive(ev, nr, topo, wc_grace_ns, &m) < 0 ||
+	    (c->tasks > 0 && st_derive_own(ev, nr, c->tids, c->nr_tids, &m) < 0)) {
 		note(st, "out of memory");
 		goto out;
+	}
+	m.lacks = schedtrace_parser_lacks(p);
+	if (m.lacks) {
+		struct json_object *deg = json_object_new_array();
+
+		/* what the guest's formats lack, and the rows that costs */
+		for (unsigned l = 0; l < ST_LACK_MAX; l++)
+			if (schedtrace_parser_lack_why(p, l)) {
+				char *line = xasprintf("%s: %s", schedtrace_parser_lack_why(p, l),
+						       st_lack_rows((enum st_lack)l));
+
+				json_object_array_add(deg, json_object_new_string(line));
+				free(line);
+			}
+		json_object_object_add(st, "degraded", deg);
+	}
+	if (c->tasks > 0) {
+		json_object_object_add(st, "own_tasks", json_object_new_int64((int64_t)c->nr_tids));
+	} else {
+		json_object_object_add(st, "own_absent", json_object_new_string(
+					       c->tasks < 0 ? c->tasks_why :
+					       "no task list from the runner (recorded before it sent one)"));
 	}
 	/* the stats count what overwrote or refused; missed-events flags on
 	 * pages say the same losses again, so the larger one is the count */

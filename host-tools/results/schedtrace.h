@@ -25,6 +25,9 @@ struct schedtrace_formats {
 	unsigned page_size;                   /* 0 until "page_size" came */
 };
 
+/* The most tids one run's "tasks" record may list (the runner's WL_MAX_TIDS). */
+#define SCHEDTRACE_MAX_TIDS 65536u
+
 /* One case's trace records of the run in progress. */
 struct schedtrace_case {
 	char absent[256];        /* why the case has no trace ("" when it has) */
@@ -35,6 +38,12 @@ struct schedtrace_case {
 	struct strbuf *stats;
 	uint64_t bytes;
 	int overflow;            /* dropped for SCHEDTRACE_MAX_RUN_BYTES */
+	/* the run's "tasks" record: the workload's own tasks (those the
+	 * runner's `tasks` counters sum), listed when all of them fit */
+	int tasks;               /* 1 listed, -1 the record was bad or cut, 0 none came */
+	int *tids;               /* owned, nr_tids of them */
+	size_t nr_tids;
+	const char *tasks_why;   /* static text: why tasks is -1 */
 };
 
 void schedtrace_formats_release(struct schedtrace_formats *f);
@@ -64,6 +73,17 @@ struct schedtrace_parser;
 struct schedtrace_parser *schedtrace_parser_new(const struct schedtrace_formats *f,
 						 struct strbuf *err);
 void schedtrace_parser_free(struct schedtrace_parser *p);
+/* What the formats lack (1 << enum st_lack), and the reason of lack l (NULL without). */
+unsigned schedtrace_parser_lacks(const struct schedtrace_parser *p);
+const char *schedtrace_parser_lack_why(const struct schedtrace_parser *p, unsigned l);
+
+/*
+ * A "tasks" record's text: "<ended> <tid> <tid> ...": how many tasks
+ * ended (called wl_task_done()) and their tids, all of them when they fit
+ * the runner's list.  0 and the tids (malloc'ed) when every task is
+ * listed; -1 and a reason when the text is malformed or the list is cut.
+ */
+int schedtrace_parse_tasks(const char *text, size_t len, int **tids, size_t *nr, const char **why);
 int schedtrace_parse_cpu(struct schedtrace_parser *p, int cpu, const char *pages, size_t len,
 			 struct st_event **ev, size_t *nr, size_t *alloc, uint64_t *lost,
 			 struct strbuf *err);
@@ -91,7 +111,9 @@ char *schedtrace_case_dir(const char *case_id);
  * The run just collected in c: writes the format files into <dir>/trace/format/ (once) and
  * <dir>/trace/<case>/run<N>/cpuK.raw, statsK.txt, decodes and derives,
  * and adds the metrics to the result's "metrics" and a "schedtrace"
- * object (events, lost, or why there are no metrics).  c is reset.
+ * object (events, lost, or why there are no metrics; "degraded": what
+ * the formats lack and which rows that leaves out; "own_tasks": tasks the
+ * own_* rows count, or "own_absent": why there are none).  c is reset.
  */
 void schedtrace_finish_run(struct schedtrace_case *c, const struct schedtrace_formats *f,
 			   const struct st_topo *topo, const char *topo_err, const char *dir,

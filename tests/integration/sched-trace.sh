@@ -1,7 +1,8 @@
 # sched-trace - the smoke hackbench scenario with the sched tracepoints on,
 # in a 2-socket guest: the raw per-CPU pages and format files land under
 # trace/, our libtraceevent reader decodes them, and the wakeup placement and migration rows
-# are in cases.json with placement shares summing to 100 %; a 64 KiB buffer
+# are in cases.json with placement shares summing to 100 %, the preemptions
+# of the case's own tasks are the kernel's nivcsw of them; a 64 KiB buffer
 # loses events, and trace_run_mb = 1 cuts a longer run to its last MiB.
 . "$(dirname "$0")/lib.sh"
 sed 's/^counters = .*/counters = schedstat tasks schedtrace/; s/^name = smoke-hackbench/name = trace-hackbench/' \
@@ -73,13 +74,34 @@ assert len(traced) == 4, len(traced)
 for r in traced:
     st = r["schedtrace"]
     assert "absent" not in st and st["events"] > 0 and st["bytes"] > 0, st
+    assert "degraded" not in st, st["degraded"]
+    m, t = r["metrics"], r["tasks"]
+    # every task of the run listed, and its preemptions are the kernel's
+    # count of them: exactly for processes (reaped whole), within a few
+    # percent for threads (a thread's counts join its process's before its
+    # last switches, and the container's main thread is counted too)
+    assert st["own_tasks"] == t["tasks"] == 40, (st, t)
+    own, ref = m["own_preemptions"]["value"], t["reaped_involuntary_switches"]
+    assert m["preemptions"]["value"] >= own > 0, m
+    assert m["own_preemptions"]["better"] == "none", m["own_preemptions"]
+    if r["case"].endswith("process"):
+        assert own == ref, (r["case"], own, ref)
+    else:
+        assert abs(own - ref) <= 10 + 0.05 * ref, (r["case"], own, ref)
+    for k in ("preempt_per_wakeup", "preempt_per_s", "own_preempt_per_wakeup", "own_preempt_per_s"):
+        assert m[k]["value"] > 0, k
 print("events per run:", [r["schedtrace"]["events"] for r in traced])
+print("own preemptions, reaped nivcsw:",
+      [(r["metrics"]["own_preemptions"]["value"], r["tasks"]["reaped_involuntary_switches"]) for r in traced])
 PY
 # the decision metrics are rows of lab compare like the timings
 "$LAB" compare "$run" "$run" >"$TMP/cmp" 2>&1 || fail "lab compare exited non-zero"
-for m in wake_prev_pct wake_remote_pct migr_numa trace_lost_events; do
+for m in wake_prev_pct wake_remote_pct migr_numa trace_lost_events preemptions own_preempt_per_wakeup; do
 	grep -q "^Test *: trace-hackbench $m\$" "$TMP/cmp" || fail "lab compare has no $m row"
 done
+# the preemption rows only go up or down
+grep -q "^Interpretation: no better direction" "$TMP/cmp" ||
+	fail "lab compare gives the preemption rows a better direction"
 
 # a 64 KiB buffer per CPU cannot hold a run of 200 loops (20 filled it
 # with five events, not always with four): lost events are counted and

@@ -799,6 +799,70 @@ static void test_axes(void **state)
 	free(dir);
 }
 
+/* ---- rows without a better direction ---- */
+
+/*
+ * "better": "none" (the trace's preemption rows): a significant change
+ * is ^ up or v down, never + or -, fails nothing (exit code, JUnit), and
+ * its pct is the change itself.
+ */
+static void test_no_direction(void **state)
+{
+	const double base[] = { 100, 101, 99, 100, 100 }, more[] = { 150, 151, 149, 150, 150 };
+	const double less[] = { 50, 51, 49, 50, 50 };
+	const double *side[3] = { base, more, less };
+	struct strbuf text = STRBUF_INIT, junit = STRBUF_INIT;
+	struct json_object *j, *rows, *r0, *better, *verdict;
+	struct cmp_run runs[3];
+	struct comparison c;
+	char *dirs[3];
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		struct json_object *cases = json_object_new_array(), *cs = fx_case("nd/x=1", "PASS", "");
+		char name[16];
+
+		fx_metric(cs, "preemptions", "count", "none", "amean", side[k], 5);
+		json_object_array_add(cases, cs);
+		snprintf(name, sizeof(name), "nd%d", k);
+		dirs[k] = fx_run(name, "k", "nd", "1s2c", cases);
+		load(&runs[k], dirs[k], NULL);
+	}
+	comparison_build(&c, runs, 3);
+	assert_int_equal(c.nr_blocks, 1);
+	assert_true(c.blocks[0].no_direction);
+	assert_int_equal(row_test(&c, "preemptions", "1-x", 0)->verdict, CMP_UP);
+	assert_int_equal(row_test(&c, "preemptions", "1-x", 1)->verdict, CMP_DOWN);
+	assert_int_equal(cmp_verdict_mark(CMP_UP), '^');
+	assert_int_equal(cmp_verdict_mark(CMP_DOWN), 'v');
+	assert_string_equal(cmp_verdict_name(CMP_DOWN), "down");
+	/* the change, not an improvement: +50 % up */
+	assert_true(fabs(c.blocks[0].rows[0].cells[1].pct_imp - 50) < 1e-9);
+	assert_int_equal(c.count[CMP_IMPROVED] + c.count[CMP_REGRESSED], 0);
+	assert_int_equal(comparison_exit_code(&c), 0);
+	comparison_text(&c, 0, &text);
+	assert_non_null(strstr(text.buf, "Interpretation: no better direction"));
+	assert_non_null(strstr(text.buf, "^ up, v down"));
+	assert_null(strstr(text.buf, "is better"));
+	comparison_junit(&c, &junit);
+	assert_null(strstr(junit.buf, "<failure"));
+	j = comparison_json(&c);
+	assert_true(json_object_object_get_ex(j, "rows", &rows));
+	r0 = json_object_array_get_idx(rows, 0);
+	assert_true(json_object_object_get_ex(r0, "better", &better));
+	assert_string_equal(json_object_get_string(better), "none");
+	assert_true(json_object_object_get_ex(r0, "verdict", &verdict));
+	assert_string_equal(json_object_get_string(verdict), "up");
+	json_object_put(j);
+	strbuf_release(&text);
+	strbuf_release(&junit);
+	comparison_release(&c);
+	for (int k = 0; k < 3; k++) {
+		cmp_run_release(&runs[k]);
+		free(dirs[k]);
+	}
+}
+
 /* ---- bad input: one line each ---- */
 
 static void expect_parse_error(const char *json, const char *want)
@@ -1034,6 +1098,7 @@ int main(void)
 		cmocka_unit_test(test_summary_event_sets),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_axes),
+		cmocka_unit_test(test_no_direction),
 		cmocka_unit_test(test_bad_cases_json),
 		cmocka_unit_test(test_odd_values),
 		cmocka_unit_test(test_bad_dirs),

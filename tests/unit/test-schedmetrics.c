@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -356,6 +357,185 @@ static void test_json_no_wakeups(void **state)
 	assert_false(json_object_object_get_ex(metrics, "wake_prev_pct", &o));
 	assert_true(json_object_object_get_ex(metrics, "wakeups", &o));
 	json_object_put(metrics);
+}
+
+/* ---- preemptions ---- */
+
+static const char *better_of(struct json_object *metrics, const char *name)
+{
+	struct json_object *o, *b;
+
+	if (!json_object_object_get_ex(metrics, name, &o) ||
+	    !json_object_object_get_ex(o, "better", &b))
+		fail_msg("no row %s", name);
+	return json_object_get_string(b);
+}
+
+/*
+ * A preemption is a switch whose previous task stayed runnable: R (it
+ * called schedule() running) or R+ (preempted), what the kernel counts in
+ * nivcsw; a sleep, a death or the idle task switching out is none.  The
+ * own_ rows count the listed tasks only, per their own wakeups.
+ */
+static void test_preemptions(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = {
+		sw(0, 0, 0, 10, 0),                 /* idle -> 10: the idle task, none */
+		waking(1 * MS, 11, 0, 0),
+		sw(2 * MS, 0, 10, 11, S_PREEMPT),   /* 10 preempted by 11 */
+		sw(3 * MS, 0, 11, 10, 0),           /* 11 yields, runnable: R */
+		sw(4 * MS, 0, 10, 12, S_SLEEP),     /* 10 sleeps */
+		waking(5 * MS, 10, 1, 0),
+		sw(6 * MS, 0, 12, 10, S_PREEMPT),   /* 12 (not listed) preempted */
+		sw(7 * MS, 0, 10, 0, 0x10),         /* 10 dies (X) */
+		waking(8 * MS, 12, 1, 0),
+		sw(10 * MS, 1, 0, 12, 0),
+	};
+	static const int own[] = { 11, 10 };
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object();
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	assert_int_equal(m.preempt, 3);
+	assert_int_equal(m.wakeups, 3);
+	assert_int_equal(st_derive_own(ev, N(ev), own, N(own), &m), 0);
+	assert_int_equal(m.own_tasks, 2);
+	assert_int_equal(m.own_preempt, 2);
+	assert_int_equal(m.own_wakeups, 2);
+	st_metrics_to_json(&m, metrics);
+	assert_true(value(metrics, "preemptions") == 3);
+	assert_true(fabs(value(metrics, "preempt_per_wakeup") - 1.0) < 1e-12);
+	/* 3 in the 10 ms from the first event to the last */
+	assert_true(fabs(value(metrics, "preempt_per_s") - 300.0) < 1e-9);
+	assert_true(value(metrics, "own_preemptions") == 2);
+	assert_true(fabs(value(metrics, "own_preempt_per_wakeup") - 1.0) < 1e-12);
+	assert_true(fabs(value(metrics, "own_preempt_per_s") - 200.0) < 1e-9);
+	/* a change to explain, not a verdict */
+	assert_string_equal(better_of(metrics, "preemptions"), "none");
+	assert_string_equal(better_of(metrics, "own_preempt_per_s"), "none");
+	json_object_put(metrics);
+}
+
+/* Without a task list there are no own_ rows; an empty list counts zero. */
+static void test_preemptions_own_absent(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = { sw(0, 0, 10, 11, S_PREEMPT), sw(1 * MS, 0, 11, 10, S_SLEEP) };
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object(), *o;
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	st_metrics_to_json(&m, metrics);
+	assert_true(value(metrics, "preemptions") == 1);
+	assert_false(json_object_object_get_ex(metrics, "preempt_per_wakeup", &o));
+	assert_false(json_object_object_get_ex(metrics, "own_preemptions", &o));
+	json_object_put(metrics);
+	metrics = json_object_new_object();
+	assert_int_equal(st_derive_own(ev, N(ev), NULL, 0, &m), 0);
+	st_metrics_to_json(&m, metrics);
+	assert_true(value(metrics, "own_preemptions") == 0);
+	assert_false(json_object_object_get_ex(metrics, "own_preempt_per_wakeup", &o));
+	json_object_put(metrics);
+}
+
+/*
+ * What a trace lacks takes its rows away, all of them, and nothing else:
+ * a prev_state whose encoding is unknown (-1 in every switch) leaves
+ * no preemption or runqueue row; a missing sched_migrate_task no
+ * placement or migration row.
+ */
+static void test_lacks(void **state)
+{
+	struct st_topo t = { 4, core4, llc4, node4 };
+	struct st_event ev[] = {
+		waking(0, 10, 1, 0), sw(1 * MS, 0, 11, 10, -1), sw(2 * MS, 0, 10, 11, -1),
+		migrate(3 * MS, 11, 0, 1),
+	};
+	struct st_metrics m = { 0 };
+	struct json_object *metrics = json_object_new_object(), *o;
+
+	(void)state;
+	assert_int_equal(st_derive(ev, N(ev), &t, 1 * MS, &m), 0);
+	m.lacks = 1u << ST_LACK_STATE;
+	st_metrics_to_json(&m, metrics);
+	assert_false(json_object_object_get_ex(metrics, "preemptions", &o));
+	assert_false(json_object_object_get_ex(metrics, "wc_llc_pct", &o));
+	assert_true(json_object_object_get_ex(metrics, "wake_prev_pct", &o));
+	assert_true(json_object_object_get_ex(metrics, "migr_smt", &o));
+	json_object_put(metrics);
+
+	metrics = json_object_new_object();
+	m.lacks = 1u << ST_LACK_MIGRATE;
+	st_metrics_to_json(&m, metrics);
+	assert_false(json_object_object_get_ex(metrics, "wake_prev_pct", &o));
+	assert_false(json_object_object_get_ex(metrics, "idle_found_pct", &o));
+	assert_false(json_object_object_get_ex(metrics, "migr_smt", &o));
+	assert_true(json_object_object_get_ex(metrics, "wakeups", &o));
+	assert_true(json_object_object_get_ex(metrics, "trace_lost_events", &o));
+	json_object_put(metrics);
+	/* each lack names the rows it costs */
+	for (int l = 0; l < ST_LACK_MAX; l++)
+		assert_true(strlen(st_lack_rows(l)) > 10);
+	assert_string_equal(st_lack_rows(ST_LACK_MAX), "?");
+}
+
+/* The runner's "tasks" record: "<ended> <tid> ..." */
+static void test_parse_tasks(void **state)
+{
+	static const char ok[] = "3 12 13 400\n", cut[] = "4 12 13 400\n";
+	static const char extra[] = "1 12 13\n", bad[] = "2 12 x3\n", zero[] = "2 12 0\n";
+	const char *why = NULL;
+	int *tids;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(schedtrace_parse_tasks(ok, strlen(ok), &tids, &n, &why), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(tids[2], 400);
+	free(tids);
+	assert_int_equal(schedtrace_parse_tasks("0\n", 2, &tids, &n, &why), 0);
+	assert_int_equal(n, 0);
+	free(tids);
+	assert_int_equal(schedtrace_parse_tasks(cut, strlen(cut), &tids, &n, &why), -1);
+	assert_non_null(strstr(why, "more tasks"));
+	assert_null(tids);
+	assert_int_equal(schedtrace_parse_tasks("99999999 1\n", 11, &tids, &n, &why), -1);
+	assert_non_null(strstr(why, "more tasks"));
+	assert_int_equal(schedtrace_parse_tasks(extra, strlen(extra), &tids, &n, &why), -1);
+	assert_int_equal(schedtrace_parse_tasks(bad, strlen(bad), &tids, &n, &why), -1);
+	assert_int_equal(schedtrace_parse_tasks(zero, strlen(zero), &tids, &n, &why), -1);
+	assert_int_equal(schedtrace_parse_tasks("", 0, &tids, &n, &why), -1);
+	assert_non_null(strstr(why, "unreadable"));
+}
+
+/* A run's "tasks" record is kept with its pages; a new run drops it. */
+static void test_collect_tasks(void **state)
+{
+	static const char *const recs[] = {
+		"c\trun0\tcpu\tcpu0\nAB", "c\trun0\ttasks\t-\n2 7 8\n", "c\trun0\tdone\t-\n",
+		"c\trun1\ttasks\t-\n3 7 8\n",
+	};
+	struct schedtrace_case c;
+	struct schedtrace_rec r;
+
+	(void)state;
+	schedtrace_case_init(&c);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(schedtrace_split(recs[i], strlen(recs[i]), &r), 0);
+		schedtrace_add(&c, &r);
+	}
+	assert_int_equal(c.tasks, 1);
+	assert_int_equal(c.nr_tids, 2);
+	assert_int_equal(c.tids[1], 8);
+	assert_int_equal(schedtrace_split(recs[3], strlen(recs[3]), &r), 0);
+	schedtrace_add(&c, &r);
+	assert_int_equal(c.run, 1);
+	assert_int_equal(c.tasks, -1);
+	assert_null(c.tids);
+	schedtrace_case_release(&c);
 }
 
 static void test_topo_from_guest_view(void **state)
@@ -759,6 +939,11 @@ int main(void)
 		cmocka_unit_test(test_no_prev_state),
 		cmocka_unit_test(test_json_shares_sum_to_100),
 		cmocka_unit_test(test_json_no_wakeups),
+		cmocka_unit_test(test_preemptions),
+		cmocka_unit_test(test_preemptions_own_absent),
+		cmocka_unit_test(test_lacks),
+		cmocka_unit_test(test_parse_tasks),
+		cmocka_unit_test(test_collect_tasks),
 		cmocka_unit_test(test_topo_from_guest_view),
 		cmocka_unit_test(test_stats_lost),
 		cmocka_unit_test(test_split),

@@ -14,6 +14,7 @@
 
 #include "report/timeline.h"
 #include "results/tracedat.h"
+#include "results/schedtrace.h"
 #include "results/tracerun.h"
 #include "tests/unit/trace-formats.h"
 
@@ -676,6 +677,179 @@ static void test_wakes_without_wakeup(void **state)
 	free(src);
 }
 
+/* ---- what a guest's formats say, and lack ---- */
+
+static void ev_switch_state(struct page *p, uint64_t ts, int prev_pid, int64_t state, int next_pid)
+{
+	unsigned char d[64] = { 0 };
+	uint16_t type = TF_ID_SWITCH;
+
+	memcpy(d, &type, 2);
+	memcpy(d + 24, &prev_pid, 4);
+	memcpy(d + 32, &state, 8);
+	memcpy(d + 56, &next_pid, 4);
+	page_event(p, ts, d, sizeof(d));
+}
+
+/* One WIRE_TRACE record into the formats or the case. */
+static void rec_in(struct schedtrace_formats *f, struct schedtrace_case *c, const char *head,
+		   const void *data, size_t len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct schedtrace_rec r;
+
+	strbuf_addstr(&sb, head);
+	strbuf_add(&sb, data, len);
+	assert_int_equal(schedtrace_split(sb.buf, sb.len, &r), 0);
+	if (r.kind_len == 6 && !memcmp(r.kind, "format", 6))
+		schedtrace_add_format(f, &r);
+	else
+		schedtrace_add(c, &r);
+	strbuf_release(&sb);
+}
+
+/*
+ * One run on 2 CPUs through schedtrace_finish_run(): sched_switch's
+ * format (and so its prev_state encoding) as given, sched_migrate_task's
+ * format only when migrate; the states written are raw[] (R+, S, R, in
+ * the encoding of that format).  Returns the result; the caller puts it.
+ */
+static struct json_object *finish_with(const char *switch_fmt, int migrate, const int64_t raw[3])
+{
+	static int core[2] = { 0, 1 }, llc[2] = { 0, 0 }, node[2] = { 0, 0 };
+	struct st_topo topo = { 2, core, llc, node };
+	struct schedtrace_formats f = { 0 };
+	struct schedtrace_case c;
+	struct json_object *result = json_object_new_object();
+	struct page p0;
+
+	schedtrace_case_init(&c);
+	rec_in(&f, &c, "\t-\tformat\theader_page\n", tf_header_page, strlen(tf_header_page));
+	rec_in(&f, &c, "\t-\tformat\theader_event\n", tf_header_event, strlen(tf_header_event));
+	rec_in(&f, &c, "\t-\tformat\tsched_switch\n", switch_fmt, strlen(switch_fmt));
+	rec_in(&f, &c, "\t-\tformat\tsched_waking\n", tf_sched_waking, strlen(tf_sched_waking));
+	rec_in(&f, &c, "\t-\tformat\tsched_wakeup_new\n", tf_sched_wakeup_new,
+	       strlen(tf_sched_wakeup_new));
+	if (migrate)
+		rec_in(&f, &c, "\t-\tformat\tsched_migrate_task\n", tf_sched_migrate,
+		       strlen(tf_sched_migrate));
+	page_init(&p0, T0);
+	ev_wake(&p0, T0, TF_ID_WAKING, "b", 11, 0);
+	ev_switch_state(&p0, T0 + 1 * MS, 10, raw[0], 11); /* 10 preempted by 11 */
+	ev_switch_state(&p0, T0 + 2 * MS, 11, raw[1], 10); /* 11 sleeps */
+	ev_switch_state(&p0, T0 + 3 * MS, 10, raw[2], 12); /* 10 runnable (R), 12 not listed */
+	ev_switch_state(&p0, T0 + 4 * MS, 12, raw[0], 10); /* 12 preempted */
+	rec_in(&f, &c, "c\trun0\tcpu\tcpu0\n", p0.b, sizeof(p0.b));
+	rec_in(&f, &c, "c\trun0\ttasks\t-\n", "2 10 11\n", 8);
+	rec_in(&f, &c, "c\trun0\tdone\t-\n", "", 0);
+	schedtrace_finish_run(&c, &f, &topo, "", NULL, "c", 0, ST_WC_GRACE_DEFAULT_NS, result);
+	schedtrace_case_release(&c);
+	schedtrace_formats_release(&f);
+	return result;
+}
+
+static double row(struct json_object *result, const char *name)
+{
+	struct json_object *ms, *m, *v;
+
+	if (!json_object_object_get_ex(result, "metrics", &ms) ||
+	    !json_object_object_get_ex(ms, name, &m) || !json_object_object_get_ex(m, "value", &v))
+		return -1;
+	return json_object_get_double(v);
+}
+
+/* The schedtrace object's "degraded" lines, joined ("" without). */
+static char *degraded(struct json_object *result)
+{
+	struct json_object *st, *d;
+	struct strbuf sb = STRBUF_INIT;
+
+	if (json_object_object_get_ex(result, "schedtrace", &st) &&
+	    json_object_object_get_ex(st, "degraded", &d))
+		for (size_t i = 0; i < json_object_array_length(d); i++)
+			strbuf_addf(&sb, "%s\n", json_object_get_string(json_object_array_get_idx(d, i)));
+	return strbuf_detach(&sb);
+}
+
+static void test_prev_state_from_format(void **state)
+{
+	/* 4.9's encoding: the raw state, 2048 for "+" */
+	static const char fmt_49[] = TF_SWITCH_FIELDS
+		"print fmt: \"%s%s\", REC->prev_state & (2048-1) ? __print_flags(REC->prev_state & "
+		"(2048-1), \"|\", { 1, \"S\"} ) : \"R\", REC->prev_state & 2048 ? \"+\" : \"\"\n";
+	static const char fmt_cut[] = TF_SWITCH_FIELDS "print fmt: \"prev_pid=%d\", REC->prev_pid\n";
+	/* 4.9: the third state is TASK_PARKED (512), off the runqueue */
+	static const int64_t raw61[3] = { 0x100, 1, 0 }, raw49[3] = { 2048, 1, 512 };
+	struct json_object *st, *x, *r;
+	char *why;
+
+	(void)state;
+	/* 6.1: R+ and R are preemptions, S is not; own: tids 10 and 11 */
+	r = finish_with(tf_sched_switch, 1, raw61);
+	assert_true(row(r, "preemptions") == 3);
+	assert_true(row(r, "own_preemptions") == 2);
+	assert_true(row(r, "own_preempt_per_wakeup") == 2);
+	assert_true(row(r, "wake_prev_pct") == 100);
+	assert_true(json_object_object_get_ex(r, "schedtrace", &st));
+	assert_true(json_object_object_get_ex(st, "own_tasks", &x));
+	assert_int_equal(json_object_get_int(x), 2);
+	why = degraded(r);
+	assert_string_equal(why, "");
+	free(why);
+	json_object_put(r);
+
+	/* another kernel's encoding, read from its own print fmt: R+ twice */
+	r = finish_with(fmt_49, 1, raw49);
+	assert_true(row(r, "preemptions") == 2);
+	assert_true(row(r, "own_preemptions") == 1);
+	json_object_put(r);
+	/* its numbers read with 6.1's masks would call a parked task runnable */
+	r = finish_with(tf_sched_switch, 1, raw49);
+	assert_true(row(r, "preemptions") == 3);
+	json_object_put(r);
+
+	/* no print fmt to read: no preemption or runqueue row, and it says so */
+	r = finish_with(fmt_cut, 1, raw61);
+	assert_true(row(r, "preemptions") < 0);
+	assert_true(row(r, "own_preemptions") < 0);
+	assert_true(row(r, "wc_llc_pct") < 0);
+	assert_true(row(r, "wake_prev_pct") == 100);
+	why = degraded(r);
+	assert_non_null(strstr(why, "sched_switch prev_state's encoding unknown: its print fmt has no"));
+	assert_non_null(strstr(why, "preempt_* and own_preempt_* rows left out"));
+	free(why);
+	json_object_put(r);
+
+	/* no sched_migrate_task: placement and migrations go, preemptions stay */
+	r = finish_with(tf_sched_switch, 0, raw61);
+	assert_true(row(r, "wake_prev_pct") < 0);
+	assert_true(row(r, "migr_smt") < 0);
+	assert_true(row(r, "preemptions") == 3);
+	why = degraded(r);
+	assert_non_null(strstr(why, "sched_migrate_task: no format from the guest: "));
+	free(why);
+	json_object_put(r);
+}
+
+/* A sched_switch without prev_state (or with it as a string) is a lack, not a zero. */
+static void test_prev_state_field_missing(void **state)
+{
+	static const char no_state[] = "name: sched_switch\nID: 319\n" TF_COMMON
+		"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+		"\tfield:char prev_state[8];\toffset:32;\tsize:8;\tsigned:1;\n"
+		"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n\nprint fmt: \"\"\n";
+	static const int64_t raw61[3] = { 0x100, 1, 0 };
+	struct json_object *r = finish_with(no_state, 1, raw61);
+	char *why = degraded(r);
+
+	(void)state;
+	assert_non_null(strstr(why, "sched_switch has no integer field prev_state"));
+	assert_true(row(r, "preemptions") < 0);
+	assert_true(row(r, "migr_smt") >= 0);
+	free(why);
+	json_object_put(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -692,6 +866,8 @@ int main(void)
 		cmocka_unit_test(test_rel_path),
 		cmocka_unit_test(test_row_links),
 		cmocka_unit_test(test_wakes_without_wakeup),
+		cmocka_unit_test(test_prev_state_from_format),
+		cmocka_unit_test(test_prev_state_field_missing),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

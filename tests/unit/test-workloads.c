@@ -61,6 +61,22 @@ static void test_sysbench_run(void **state)
 	assert_tasks_done(2);
 }
 
+/* ---- hackbench ---- */
+
+/* Every task of both modes ends through wl_task_done(): counted, tids listed. */
+static void test_hackbench_tasks(void **state)
+{
+	static const char *const modes[] = { "process", "thread" };
+	struct wl_ctx ctx;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(harness_run(&ctx, &workload_hackbench, 30, "groups", "1", "fds", "3",
+					     "loops", "5", "mode", modes[i], NULL), 0);
+		assert_tasks_done(6);
+	}
+}
+
 /* ---- vector_hog ---- */
 
 static void test_hog_kernels(void **state)
@@ -408,6 +424,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sysbench_event),
 		cmocka_unit_test(test_sysbench_run),
+		cmocka_unit_test(test_hackbench_tasks),
 		cmocka_unit_test(test_hog_kernels),
 		cmocka_unit_test(test_hog_run),
 		cmocka_unit_test(test_numa_slices),

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "../../guest/runner/workload.h"
@@ -15,6 +16,8 @@
 /* What the tasks of the last harness_run() added up (wl_task_done()). */
 static struct wl_task_totals harness_totals;
 static struct wl_args *harness_args;
+/* Their tids, as the runner maps them for a traced case (shared memory). */
+static struct wl_task_tids *harness_tids;
 
 /*
  * Runs w once through wl_run_once(), with its options set from the
@@ -44,7 +47,13 @@ static inline int harness_run(struct wl_ctx *ctx, const struct workload_ops *w, 
 	if (wl_args_finish(harness_args, w, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	memset(&harness_totals, 0, sizeof(harness_totals));
-	return wl_run_once(w, harness_args, seconds, ctx, &harness_totals);
+	if (!harness_tids) {
+		harness_tids = mmap(NULL, sizeof(*harness_tids), PROT_READ | PROT_WRITE,
+				    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		assert_true(harness_tids != MAP_FAILED);
+	}
+	harness_tids->ended = 0;
+	return wl_run_once(w, harness_args, seconds, ctx, &harness_totals, harness_tids);
 }
 
 /*
@@ -57,6 +66,13 @@ static inline void assert_tasks_done(uint64_t n)
 	if (access("/proc/self/sched", R_OK) < 0)
 		return;
 	assert_int_equal(harness_totals.tasks, n);
+	/* the same tasks' tids, each once */
+	assert_int_equal(harness_tids->ended, n);
+	for (uint64_t i = 0; i < n && i < WL_MAX_TIDS; i++) {
+		assert_true(harness_tids->tid[i] > 0);
+		for (uint64_t j = 0; j < i; j++)
+			assert_int_not_equal(harness_tids->tid[i], harness_tids->tid[j]);
+	}
 }
 
 /* The metric called name; the test fails when the run did not give it. */

@@ -186,6 +186,7 @@ static void __attribute__((noreturn)) cs_group_main(struct cs_run *r, int g)
 	sub.nr_cpus = r->ctx->nr_cpus;
 	sub.deadline_ns = r->ctx->deadline_ns;
 	sub.totals = &r->sh->totals[g];
+	sub.tids = r->ctx->tids; /* shared: every task lists itself in the run's list */
 	out->ret = r->ops[g]->run(&sub);
 	out->nr_metrics = sub.nr_metrics;
 	memcpy(out->metrics, sub.metrics, sizeof(out->metrics));
