@@ -18,7 +18,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm]";
+	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
@@ -46,6 +46,7 @@ struct ab {
 	const char *topo, *suite;
 	const char *backend, *uri;	/* passed to every lab run */
 	int warm;			/* lab run --warm: restored guests (docs/warm-start.md) */
+	int trace;			/* lab run --trace: decision rows in every boot */
 	unsigned rounds, nr_sides;
 	struct ab_side sides[AB_MAX_SIDES];
 	struct ab_boot *boots;
@@ -194,6 +195,7 @@ static struct json_object *ab_json(const struct ab *ab)
 	json_object_object_add(o, "topology", json_object_new_string(ab->topo));
 	json_object_object_add(o, "suite", json_object_new_string(ab->suite));
 	json_object_object_add(o, "rounds", json_object_new_int((int)ab->rounds));
+	json_object_object_add(o, "trace", json_object_new_boolean(ab->trace));
 	for (unsigned s = 0; s < ab->nr_sides; s++) {
 		struct json_object *x = json_object_new_object();
 
@@ -256,6 +258,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.backend = ab->backend;
 	j.uri = ab->uri;
 	j.warm = ab->warm;
+	j.trace = ab->trace;
 	j.results_root = root;
 	j.log_path = log;
 	j.deadline_s = ab->deadline_s;
@@ -372,7 +375,7 @@ int cmd_ab(int argc, const char **argv)
 	const struct lab_option opts[] = {
 		OPT_STRING("topo", &ab.topo, "topology spec or preset (required)"),
 		OPT_STRING("arch", &arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
-		OPT_STRING("base", &ab.sides[0].kernel, "the baseline kernel: debian, a path or a build key"),
+		OPT_STRING("base", &ab.sides[0].kernel, "the baseline kernel: debian, debian:6.12 and the like, a path or a build key"),
 		OPT_STRING("test", &ab.sides[1].kernel, "the kernel under test"),
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
 		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
@@ -386,6 +389,7 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("uri", &ab.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
 		OPT_BOOL("warm", &ab.warm, "restore saved guests instead of booting each run (default cold: boot-to-boot variation belongs in each side's sample)"),
+		OPT_BOOL("trace", &ab.trace, "every boot with the flight recorder (lab run --trace): decision and preemption rows beside time and latency"),
 		OPT_END(),
 	};
 

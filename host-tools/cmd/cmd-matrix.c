@@ -24,7 +24,7 @@
 
 static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--arch A] [--jobs N] [--dir DIR] "
-	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] (or only --dir DIR: resume a stopped matrix)";
+	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] [--trace] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
 #define POLL_MS 250
@@ -253,6 +253,7 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	c->suite = j->suite;
 	c->backend = r->backend;
 	c->warm = r->warm;
+	c->trace = r->m.trace;
 	c->uri = r->host[h].uri;
 	r->job_host[i] = h;
 	free(j->uri);
@@ -533,9 +534,9 @@ int cmd_matrix(int argc, const char **argv)
 	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
 	char *state;
 	struct stat st;
-	int nr_pos, ret, resume, cold = 0;
+	int nr_pos, ret, resume, cold = 0, trace = 0;
 	const struct lab_option opts[] = {
-		OPT_STRING("kernels", &kernels, "comma list: debian, a path, a build key, or LABEL=KERNEL"),
+		OPT_STRING("kernels", &kernels, "comma list: debian, debian:6.12 and the like, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
 		OPT_STRING("arch", &arch, "guest architecture of every topology: x86_64 (default), arm64 or ppc64le"),
@@ -547,6 +548,7 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
 		OPT_BOOL("warm", &r.warm, "every lab run restores a saved guest of its kernel and topology"),
+		OPT_BOOL("trace", &trace, "every lab run with the flight recorder (lab run --trace): decision and preemption rows"),
 		OPT_BOOL("cold", &cold, "every lab run boots its guest (the default)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
@@ -577,6 +579,8 @@ int cmd_matrix(int argc, const char **argv)
 	if (resume) {
 		if (load_state(&r, state, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
+		if (trace && !r.m.trace)
+			die(LAB_EXIT_USAGE, "'%s' runs without --trace; resume it without --trace", dir);
 		if (given.kernels.nr && (!lists_equal(&given.kernels, &r.m.kernels) ||
 					 !lists_equal(&given.topos, &r.m.topos) ||
 					 !lists_equal(&given.suites, &r.m.suites)))
@@ -589,6 +593,7 @@ int cmd_matrix(int argc, const char **argv)
 		r.m.kernels = given.kernels;
 		r.m.topos = given.topos;
 		r.m.suites = given.suites;
+		r.m.trace = trace;
 		given.kernels = given.topos = given.suites = (struct strvec)STRVEC_INIT;
 		matrix_expand(&r.m);
 	}

@@ -214,6 +214,8 @@ struct json_object *matrix_state_json(const struct matrix *m)
 		json_object_object_add(o, "clock", json_object_new_string(m->clock));
 	if (m->warm >= 0)
 		json_object_object_add(o, "warm", json_object_new_boolean(m->warm));
+	if (m->trace)
+		json_object_object_add(o, "trace", json_object_new_boolean(1));
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -368,6 +370,13 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 		}
 		m->warm = json_object_get_boolean(v);
 	}
+	if (json_object_object_get_ex(o, "trace", &v)) {
+		if (!json_object_is_type(v, json_type_boolean)) {
+			strbuf_addstr(err, "matrix.json: trace is not true or false");
+			goto out;
+		}
+		m->trace = json_object_get_boolean(v);
+	}
 	if (!json_object_object_get_ex(o, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array) ||
 	    (n = json_object_array_length(jobs)) > MX_MAX_JOBS ||
 	    n != m->kernels.nr * m->topos.nr * m->suites.nr) {
@@ -500,6 +509,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushl(&j->cp.args, "--smt", "off", NULL);
 	if (j->warm)
 		strvec_push(&j->cp.args, "--warm");
+	if (j->trace)
+		strvec_push(&j->cp.args, "--trace");
 	if (j->sched_feat)
 		strvec_pushl(&j->cp.args, "--sched-feat", j->sched_feat, NULL);
 	if (j->backend)

@@ -58,8 +58,9 @@ struct matrix {
 	 * a state file from before they were kept has clock "" and warm -1 */
 	char clock[8];		/* "wall" or "virtual" */
 	int warm;		/* lab run --warm: 1, --cold: 0 */
+	int trace;		/* lab run --trace: 1; 0 without (absent in older states) */
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1 }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0 }
 void matrix_release(struct matrix *m);
 
 /*
@@ -95,6 +96,7 @@ struct lab_child_run {
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int smt_off;
 	int warm;			/* lab run --warm */
+	int trace;			/* lab run --trace */
 	const char *sched_feat;		/* --sched-feat, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */
