@@ -13,6 +13,7 @@
 #include "common/plan.h"
 #include "probe.h"
 #include "schedfeat.h"
+#include "schedknob.h"
 #include "schedtrace.h"
 #include "common/wire.h"
 #include "wlutil.h"
@@ -675,8 +676,10 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	catch_stop_signals();
 	/* before any fault: which CPUs the machine keeps offline by design */
 	cpu_note_boot();
-	/* lab run --sched-feat: before the snapshot, which shows the result */
+	/* lab run --sched-feat, --sched-knob: before the snapshot, which
+	 * shows the result; both are tried, so every refusal is said */
 	refused = sched_feat_apply(o) < 0;
+	refused |= sched_knob_apply(o) < 0;
 	schedtrace_boot_quiet();
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)

@@ -5,6 +5,7 @@
 #include "cmd/lab.h"
 #include "run/labrun.h"
 #include "run/schedfeat.h"
+#include "run/schedknob.h"
 #include "cmd/options.h"
 #include "fault/hostfault.h"
 #include "common/plan.h"
@@ -24,7 +25,7 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--sched-knob base_slice_ns=N] [--preempt MODE] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
 	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /* A run that ended early says where: the last case it finished, and the
@@ -83,6 +84,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
 			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
 			OPT_STRING("sched-feat", &r.sched_feat, "scheduler features to set before the first case, as in /sys/kernel/debug/sched/features: NO_WA_IDLE,NO_SIS_UTIL"),
+			OPT_STRING("sched-knob", &r.sched_knob, "scheduler knobs to set before the first case, in /sys/kernel/debug/sched/: base_slice_ns=3000000 (Linux 6.6+)"),
+			OPT_STRING("preempt", &r.preempt, "boot with preempt=MODE: none, voluntary, full or lazy (a CONFIG_PREEMPT_DYNAMIC kernel; lazy needs CONFIG_PREEMPT_LAZY)"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
@@ -222,7 +225,7 @@ int cmd_run(int argc, const char **argv)
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
 	run_progress_break(&rp);
-	if (lab_run_sched_feat_check(&r, &err) < 0) {
+	if (lab_run_sched_feat_check(&r, &err) < 0 || lab_run_sched_knob_check(&r, &err) < 0) {
 		lab_run_release(&r);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
