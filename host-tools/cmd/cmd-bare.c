@@ -406,7 +406,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	lock = bare_lock(&err);
 	if (lock < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (plan_check_on_runner(runner, plan.buf, plan.len, &err) < 0)
+	if (plan_check_on_runner(runner, plan.buf, plan.len, NULL, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (geteuid() == 0)
 		restore_leftovers();
