@@ -195,10 +195,7 @@ int cmd_run(int argc, const char **argv)
 				r.nmi_is_a_fault = 1;
 		}
 	}
-	/* options the kernel about to boot would ignore (slice_us before
-	 * 6.12) are bad input too: checked once its release is known */
 	if (lab_run_resolve(&r, &err) < 0 ||
-	    (*r.kp.release && plan_check_on_runner(NULL, plan.buf, plan.len, r.kp.release, &err) < 0) ||
 	    (resume && (run_resume_check(&rr, r.topo.spec, r.kp.release, NULL, 0, &err) < 0 ||
 			run_resume_start(&rr, &err) < 0))) {
 		unlink(cpio_path);

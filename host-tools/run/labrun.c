@@ -13,6 +13,7 @@
 #include "results/runfiles.h"
 #include "run/schedfeat.h"
 #include "run/schedknob.h"
+#include "scenario/scenario.h"
 #include "topo/verify.h"
 #include "topo/pin.h"
 #include "backend/bare.h"
@@ -784,6 +785,11 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	if (r->smt_off)
 		strbuf_addstr(&r->cmdline, " nosmt");
 	if (lab_run_sched_feat_resolve(r, err) < 0 || lab_run_sched_knob_resolve(r, err) < 0)
+		return -1;
+	/* options the kernel about to boot would ignore (slice_us before
+	 * 6.12) are bad input too: checked once its release is known */
+	if (r->plan_text && *r->kp.release &&
+	    plan_check_on_runner(NULL, r->plan_text, r->plan_len, r->kp.release, err) < 0)
 		return -1;
 	schedtrace_cmdline(r);
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
