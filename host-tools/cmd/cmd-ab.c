@@ -84,25 +84,6 @@ static void recheck_variant(struct ab *ab, struct progress *pr)
 	strbuf_release(&err);
 }
 
-/* The last "lab: error: " line of a child's log, without the prefix. */
-static void child_error(const char *log, struct strbuf *line)
-{
-	static const char prefix[] = "lab: error: ";
-	char *text = read_file(log, NULL);
-
-	for (const char *p = text; p && *p;) {
-		const char *nl = strchr(p, '\n');
-		size_t n = nl ? (size_t)(nl - p) : strlen(p);
-
-		if (n > sizeof(prefix) - 1 && !strncmp(p, prefix, sizeof(prefix) - 1)) {
-			strbuf_reset(line);
-			strbuf_add(line, p + sizeof(prefix) - 1, n - (sizeof(prefix) - 1));
-		}
-		p = nl ? nl + 1 : NULL;
-	}
-	free(text);
-}
-
 static void check_label(const char *opt, const char *s)
 {
 	if (!*s || strlen(s) > 64)
@@ -407,7 +388,7 @@ int cmd_ab(int argc, const char **argv)
 			char *log = xasprintf("%s/boot-%02zu-%s.log", ab.dir.buf, i + 1,
 					      side_name(&ab, ab.boots[i].side));
 
-			child_error(log, &line);
+			lab_child_error(log, &line);
 			progress_break(&pr);
 			lab_run_discard(ab.dir.buf);
 			die(LAB_EXIT_USAGE, "boot %zu (%s): %s", i + 1, side_name(&ab, ab.boots[i].side),

@@ -51,6 +51,9 @@ struct mx_run {
 	struct mx_host *host;
 	size_t nr_hosts;
 	size_t *job_host;		/* per job, while it runs */
+	struct kernel_paths *kp;	/* per kernel, as resolved for its first arch */
+	int variants_unsure;		/* a variant only a boot can check (features
+					 * without a cached list): checked again as jobs end */
 };
 
 static int lists_equal(const struct strvec *a, const struct strvec *b)
@@ -104,17 +107,52 @@ static void mx_validate_variants_topo(const struct mx_run *r)
 	strbuf_release(&err);
 }
 
-/* Each variant against a kernel it will boot. */
-static void mx_validate_variants_kernel(const struct mx_run *r, const struct kernel_paths *kp)
+/* Each variant against a kernel it will boot: 1 when every answer was
+ * certain, 0 when a boot must tell; dies on a variant the kernel lacks. */
+static int mx_validate_variants_kernel(const struct mx_run *r, const struct kernel_paths *kp)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct lab_variant v;
+	int known, all = 1;
 
-	for (size_t i = 0; i < r->m.variants.nr; i++)
+	for (size_t i = 0; i < r->m.variants.nr; i++) {
 		if (variant_parse(r->m.variants.v[i], &v, &err) < 0 ||
-		    variant_check_kernel(&v, kp, NULL, &err) < 0)
+		    variant_check_kernel(&v, kp, &known, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
+		all &= known;
+	}
 	strbuf_release(&err);
+	return all;
+}
+
+/*
+ * What a finished job's boot taught the lab (its kernel's features are
+ * cached now): a variant its kernel lacks stops the matrix before that
+ * variant's jobs boot, as bad input.
+ */
+static void mx_recheck_variants(struct mx_run *r, struct progress *pr)
+{
+	int sure = 1;
+
+	if (!r->variants_unsure)
+		return;
+	for (size_t k = 0; k < r->m.kernels.nr; k++) {
+		struct strbuf err = STRBUF_INIT;
+		struct lab_variant v;
+		int known;
+
+		for (size_t i = 0; i < r->m.variants.nr; i++) {
+			if (variant_parse(r->m.variants.v[i], &v, &err) == 0 &&
+			    variant_check_kernel(&v, &r->kp[k], &known, &err) == 0) {
+				sure &= known;
+				continue;
+			}
+			progress_break(pr);
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		}
+		strbuf_release(&err);
+	}
+	r->variants_unsure = !sure;
 }
 
 /* Kernels, topologies, suites and variants are checked before any job starts. */
@@ -124,7 +162,10 @@ static void mx_validate(struct mx_run *r)
 	struct kernel_paths kp;
 
 	mx_validate_variants_topo(r);
+	r->kp = xcalloc(r->m.kernels.nr ? r->m.kernels.nr : 1, sizeof(*r->kp));
 	for (size_t k = 0; k < r->m.kernels.nr; k++) {
+		int first = 1;
+
 		mx_kernel_item(r->m.kernels.v[k], &label, &spec);
 		if (!spec.len)
 			die(LAB_EXIT_USAGE, "kernel item '%s' names no kernel", r->m.kernels.v[k]);
@@ -137,7 +178,11 @@ static void mx_validate(struct mx_run *r)
 				continue;
 			if (kernel_resolve_arch(spec.buf, (enum topo_arch)a, &kp, &err) < 0)
 				die(LAB_EXIT_USAGE, "%s", err.buf);
-			mx_validate_variants_kernel(r, &kp);
+			if (!mx_validate_variants_kernel(r, &kp))
+				r->variants_unsure = 1;
+			if (first)
+				r->kp[k] = kp;
+			first = 0;
 		}
 	}
 	r->deadline_s = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->deadline_s));
@@ -417,14 +462,27 @@ static void run_jobs(struct mx_run *r)
 		if (!r->running)
 			break;
 		for (size_t i = 0; i < r->m.nr_jobs; i++) {
+			struct strbuf why = STRBUF_INIT;
 			int status;
 
 			if (r->m.jobs[i].state != MX_RUNNING || !r->child[i].t_start_ns ||
 			    !lab_child_poll(&r->child[i], &status))
 				continue;
 			r->running--;
-			if (!finish_job(r, i, status))
+			/* lab run found bad input: the jobs like it would too */
+			if (status == LAB_EXIT_USAGE)
+				lab_child_error(r->child[i].log_path, &why);
+			if (!finish_job(r, i, status)) {
+				strbuf_release(&why);
 				continue;
+			}
+			if (status == LAB_EXIT_USAGE) {
+				progress_break(&pr);
+				die(LAB_EXIT_USAGE, "job %s: %s", r->m.jobs[i].id,
+				    why.len ? why.buf : "lab run refused its input");
+			}
+			strbuf_release(&why);
+			mx_recheck_variants(r, &pr);
 			progress_item_done(&pr, r->m.jobs[i].seconds);
 			strbuf_reset(&d);
 			strbuf_addf(&d, "job %s: %s in %.0f s (%u/%zu done)", r->m.jobs[i].id,
@@ -687,6 +745,7 @@ int cmd_matrix(int argc, const char **argv)
 	ret = summary(&r) ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
 	free(state);
 	free(r.deadline_s);
+	free(r.kp);
 	free(r.host);
 	strvec_clear(&uris);
 	strvec_clear(&variants);

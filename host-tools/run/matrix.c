@@ -605,6 +605,24 @@ int lab_child_wait(struct lab_child_run *j)
 	return st;
 }
 
+void lab_child_error(const char *log_path, struct strbuf *line)
+{
+	static const char prefix[] = "lab: error: ";
+	char *text = read_file(log_path, NULL);
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n > sizeof(prefix) - 1 && !strncmp(p, prefix, sizeof(prefix) - 1)) {
+			strbuf_reset(line);
+			strbuf_add(line, p + sizeof(prefix) - 1, n - (sizeof(prefix) - 1));
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	free(text);
+}
+
 int lab_child_find_run(const char *root, struct strbuf *dir, char *verdict, size_t size)
 {
 	DIR *d = opendir(root);

@@ -131,6 +131,11 @@ int lab_child_poll(struct lab_child_run *j, int *status);
 /* Blocking, with the deadline. */
 int lab_child_wait(struct lab_child_run *j);
 
+/* The last "lab: error: " line of a child's log, without the prefix, into
+ * line (left as it is when there is none): why a lab run that exited 2
+ * refused its input. */
+void lab_child_error(const char *log_path, struct strbuf *line);
+
 /*
  * The run directory lab run made under root (the one subdirectory with a
  * run.json) into dir, and its verdict from verdict.json into verdict
