@@ -28,6 +28,25 @@ static const char run_usage[] =
 	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--sched-knob base_slice_ns=N] [--preempt MODE] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
 	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
+/*
+ * A resumed run boots as the stopped one did: its parts are one run, one
+ * setup.  An option not given takes the stopped run's value; one given
+ * must be that value.
+ */
+static void resume_boot_option(const char **opt, const char *was, const char *name, const char *dir)
+{
+	if (!*opt) {
+		*opt = was;
+		return;
+	}
+	if (was && !strcmp(*opt, was))
+		return;
+	if (was)
+		die(LAB_EXIT_USAGE, "'%s' ran with %s %s: resume it without %s or with that", dir, name,
+		    was, name);
+	die(LAB_EXIT_USAGE, "'%s' ran without %s: resume it without %s", dir, name, name);
+}
+
 /* A run that ended early says where: the last case it finished, and the
  * one it was in (verdict.json carries both too). */
 static void name_cases(struct lab_run *r, const struct run_progress *rp, struct json_object *vx)
@@ -106,7 +125,6 @@ int cmd_run(int argc, const char **argv)
 		die(LAB_EXIT_USAGE, "--trace with --resume: a resumed run keeps the plan it was started with");
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
-	r.smt_off = smt && !strcmp(smt, "off");
 	if (resume) {
 		if (run_resume_load(&rr, resume, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -129,7 +147,12 @@ int cmd_run(int argc, const char **argv)
 			    lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall");
 		if (!suite && !scenario)
 			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
+		resume_boot_option(&r.sched_feat, rr.sched_feat, "--sched-feat", resume);
+		resume_boot_option(&r.sched_knob, rr.sched_knob, "--sched-knob", resume);
+		resume_boot_option(&r.preempt, rr.preempt, "--preempt", resume);
+		resume_boot_option(&smt, rr.smt_off ? "off" : "on", "--smt", resume);
 	}
+	r.smt_off = smt && !strcmp(smt, "off");
 	if (!r.spec)
 		die(LAB_EXIT_USAGE, "--topo is required (usage: %s)", run_usage);
 	if ((!suite == !scenario && !resume) || (suite && scenario))
