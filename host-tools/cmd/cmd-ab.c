@@ -105,7 +105,7 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 	if (topo_parse(ab->topo, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "bad topology '%s': %s", ab->topo, err.buf);
 	if (variant && (variant_parse(variant, &ab->variant, &err) < 0 ||
-			variant_check_topo(&ab->variant, &t, &err) < 0))
+			variant_check_topo(&ab->variant, &t, ab->topo, &err) < 0))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	for (unsigned s = 0; s < 2; s++) {
 		if (kernel_resolve_arch(ab->sides[s].kernel, t.arch, &kp, &err) < 0)

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 static const char bare_usage[] =
@@ -394,6 +395,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	enum verdict verdict = VERDICT_PASS;
 	struct run_progress rp;
 	const char *last = NULL, *during = NULL;
+	struct utsname u;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
 			plan_compile_file(o->scenario, &plan, &err)) < 0 ||
@@ -406,8 +408,9 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	lock = bare_lock(&err);
 	if (lock < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (plan_check_on_runner(runner, plan.buf, plan.len, NULL, &err) < 0)
-		die(LAB_EXIT_USAGE, "%s", err.buf);
+	/* the runner runs the plan on this very kernel */
+	if (uname(&u) < 0 || plan_check_on_runner(runner, plan.buf, plan.len, u.release, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.len ? err.buf : "uname failed");
 	if (geteuid() == 0)
 		restore_leftovers();
 	if (detect(runner, o->expect, h, &err) < 0)

@@ -100,7 +100,7 @@ static void mx_validate_variants_topo(const struct mx_run *r)
 				strbuf_reset(&err);
 				continue;
 			}
-			if (variant_check_topo(&v, &topo, &err) < 0)
+			if (variant_check_topo(&v, &topo, r->m.topos.v[t], &err) < 0)
 				die(LAB_EXIT_USAGE, "%s", err.buf);
 		}
 	}

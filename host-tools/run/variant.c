@@ -17,7 +17,8 @@ struct variant_kind {
 	const char *run_opt;	/* the lab run option that boots it */
 	int pass_key;		/* run_opt takes KEY=VALUE, not VALUE */
 	int (*parse)(const struct lab_variant *v, struct strbuf *err);
-	int (*check_topo)(const struct lab_variant *v, const struct topo *t, struct strbuf *err);
+	int (*check_topo)(const struct lab_variant *v, const struct topo *t, const char *spec,
+			  struct strbuf *err);
 	/* -1 with err; else 1 when sure, 0 when only a boot can tell */
 	int (*check_kernel)(const struct lab_variant *v, const struct kernel_paths *kp, struct strbuf *err);
 	/* the column's suffix; NULL: the variant as given */
@@ -36,12 +37,13 @@ static int smt_parse(const struct lab_variant *v, struct strbuf *err)
 	return 0;
 }
 
-static int smt_check_topo(const struct lab_variant *v, const struct topo *t, struct strbuf *err)
+static int smt_check_topo(const struct lab_variant *v, const struct topo *t, const char *spec,
+			  struct strbuf *err)
 {
 	if (t->threads >= 2)
 		return 0;
 	strbuf_addf(err, "--variant %s needs a topology with SMT: '%s' has one thread per core", v->text,
-		    t->spec);
+		    spec);
 	return -1;
 }
 
@@ -213,9 +215,10 @@ int variant_parse(const char *text, struct lab_variant *v, struct strbuf *err)
 	return v->kind->parse(v, err);
 }
 
-int variant_check_topo(const struct lab_variant *v, const struct topo *t, struct strbuf *err)
+int variant_check_topo(const struct lab_variant *v, const struct topo *t, const char *spec,
+		       struct strbuf *err)
 {
-	return v->kind->check_topo ? v->kind->check_topo(v, t, err) : 0;
+	return v->kind->check_topo ? v->kind->check_topo(v, t, spec, err) : 0;
 }
 
 int variant_check_kernel(const struct lab_variant *v, const struct kernel_paths *kp, int *known,

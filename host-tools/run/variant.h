@@ -27,9 +27,10 @@ const char *variant_known(void);
 /* Its kind and its value's syntax: 0, or -1 with one line in err. */
 int variant_parse(const char *text, struct lab_variant *v, struct strbuf *err);
 
-/* Whether the variant can run on topology t (smt=off needs SMT): 0, or
- * -1 with one line in err. */
-int variant_check_topo(const struct lab_variant *v, const struct topo *t, struct strbuf *err);
+/* Whether the variant can run on topology t, given as spec (smt=off
+ * needs SMT): 0, or -1 with one line in err. */
+int variant_check_topo(const struct lab_variant *v, const struct topo *t, const char *spec,
+		       struct strbuf *err);
 
 /*
  * Whether kernel kp has what the variant changes, as far as the lab can

@@ -124,14 +124,14 @@ static void test_topo(void **state)
 	(void)state;
 	parse_ok("smt=off", &v);
 	assert_int_equal(topo_parse("1s2c2t", &t, &err), 0);
-	assert_int_equal(variant_check_topo(&v, &t, &err), 0);
+	assert_int_equal(variant_check_topo(&v, &t, "1s2c2t", &err), 0);
 	assert_int_equal(topo_parse("1s2c", &t, &err), 0);
-	assert_int_equal(variant_check_topo(&v, &t, &err), -1);
-	assert_non_null(strstr(err.buf, "--variant smt=off needs a topology with SMT"));
+	assert_int_equal(variant_check_topo(&v, &t, "1s2c", &err), -1);
+	assert_string_equal(err.buf, "--variant smt=off needs a topology with SMT: '1s2c' has one thread per core");
 	strbuf_reset(&err);
 	/* the others run on any topology */
 	parse_ok("preempt=full", &v);
-	assert_int_equal(variant_check_topo(&v, &t, &err), 0);
+	assert_int_equal(variant_check_topo(&v, &t, "1s2c", &err), 0);
 	strbuf_release(&err);
 }
 
