@@ -7,6 +7,7 @@
 #include "plan-run.h"
 #include "probe.h"
 #include "schedfeat.h"
+#include "schedknob.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -165,10 +166,12 @@ int run_parked(struct out *o)
 	struct park_header h;
 	char err[256], *payload;
 	size_t len;
-	int ret;
+	int ret, refused;
 
 	cpu_note_boot();
-	if (sched_feat_apply(o) < 0) {
+	refused = sched_feat_apply(o) < 0;
+	refused |= sched_knob_apply(o) < 0;
+	if (refused) {
 		/* never measure without the variant asked for: no park, no save */
 		if (probe_snapshot(o) == 0)
 			out_end(o);

@@ -13,6 +13,7 @@
 #include "common/plan.h"
 #include "probe.h"
 #include "schedfeat.h"
+#include "schedknob.h"
 #include "schedtrace.h"
 #include "common/wire.h"
 #include "wlutil.h"
@@ -31,6 +32,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* What a run's child process hands back through its pipe. */
@@ -417,9 +419,10 @@ static int send_result(struct out *o, const struct plan_case *c, unsigned run, i
 	return send_json(o, WIRE_RESULT, &j);
 }
 
-/* Builds the case's options; on error err holds "<file:line>: <problem>". */
-static struct wl_args *case_args(const struct plan_case *c, const struct workload_ops **wp,
-				 char *err, size_t errlen)
+/* Builds the case's options and checks them against a kernel of release
+ * (NULL: any); on error err holds "<file:line>: <problem>". */
+static struct wl_args *case_args(const struct plan_case *c, const char *release,
+				 const struct workload_ops **wp, char *err, size_t errlen)
 {
 	const struct workload_ops *w = workload_find(c->workload);
 	struct wl_args *a;
@@ -441,13 +444,24 @@ static struct wl_args *case_args(const struct plan_case *c, const struct workloa
 			return NULL;
 		}
 	}
-	if (wl_args_finish(a, w, why, sizeof(why)) < 0) {
+	if (wl_args_finish(a, w, why, sizeof(why)) < 0 ||
+	    (release && w->kernel_check && w->kernel_check(a, release, why, sizeof(why)) < 0)) {
 		snprintf(err, errlen, "%s: %s", c->source, why);
 		wl_args_free(a);
 		return NULL;
 	}
 	*wp = w;
 	return a;
+}
+
+/* The running kernel's release, for the options that need a newer one. */
+static const char *this_release(void)
+{
+	static struct utsname u;
+
+	if (!u.release[0] && uname(&u) < 0)
+		snprintf(u.release, sizeof(u.release), "unknown");
+	return u.release;
 }
 
 static int load_plan(const char *path, struct plan *p)
@@ -468,7 +482,7 @@ static int load_plan(const char *path, struct plan *p)
 	return ret;
 }
 
-int check_plan(const char *path)
+int check_plan(const char *path, const char *release)
 {
 	struct plan p = { 0 };
 	int bad = 0;
@@ -478,7 +492,7 @@ int check_plan(const char *path)
 	for (unsigned i = 0; i < p.nr_cases; i++) {
 		const struct workload_ops *w;
 		char err[768];
-		struct wl_args *a = case_args(&p.cases[i], &w, err, sizeof(err));
+		struct wl_args *a = case_args(&p.cases[i], release, &w, err, sizeof(err));
 
 		if (!a || fault_case_check(&p.cases[i], err, sizeof(err)) < 0) {
 			/* one line per broken scenario, the first of its cases */
@@ -581,7 +595,7 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	kmsg_marker("<4>schedlab: case %s start\n", c->id);
 	if (send_event(o, "case_start", c->id, NULL) < 0)
 		return -1;
-	a = case_args(c, &w, err, sizeof(err));
+	a = case_args(c, this_release(), &w, err, sizeof(err));
 	fault_case_controllers(c, controllers, sizeof(controllers));
 	if (!a || fault_case_check(c, err, sizeof(err)) < 0) {
 		if (send_failed(o, c, err) < 0)
@@ -703,8 +717,10 @@ int run_plan(struct out *o, const char *path, int with_snapshot)
 	catch_stop_signals();
 	/* before any fault: which CPUs the machine keeps offline by design */
 	cpu_note_boot();
-	/* lab run --sched-feat: before the snapshot, which shows the result */
+	/* lab run --sched-feat, --sched-knob: before the snapshot, which
+	 * shows the result; both are tried, so every refusal is said */
 	refused = sched_feat_apply(o) < 0;
+	refused |= sched_knob_apply(o) < 0;
 	schedtrace_boot_quiet();
 	/* the topology the results were measured on travels with them */
 	if (with_snapshot && probe_snapshot(o) < 0)

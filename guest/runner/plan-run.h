@@ -15,8 +15,10 @@ int run_plan(struct out *o, const char *path, int with_snapshot);
  * the sched features and sent the snapshot: its cases, then END. */
 int run_plan_text(struct out *o, const char *text, size_t len);
 
-/* Validates workloads and options of every case; prints one line
- * "<file>:<line>: <problem>" and returns 2 on the first bad one, else 0. */
-int check_plan(const char *path);
+/* Validates workloads and options of every case, against a kernel of
+ * release when not NULL (the one lab run will boot: options a kernel that
+ * old ignores are refused); prints one line "<file>:<line>: <problem>"
+ * and returns 2 on the first bad one, else 0. */
+int check_plan(const char *path, const char *release);
 
 #endif

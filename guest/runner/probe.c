@@ -4,6 +4,7 @@
 #include "probe.h"
 #include "common/wire.h"
 #include "common/io.h"
+#include "common/schedknob.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -215,6 +216,8 @@ int probe_snapshot(struct out *o)
 		"/sys/devices/system/cpu/present",
 		/* every feature the kernel has, as in effect now (lab run --sched-feat) */
 		"/sys/kernel/debug/sched/features",
+		/* the preemption modes offered, the active one in parentheses (--preempt) */
+		SCHED_PREEMPT_PATH,
 	};
 	char path[PATH_LEN];
 	unsigned *ids;
@@ -226,6 +229,12 @@ int probe_snapshot(struct out *o)
 	for (size_t i = 0; i < sizeof(global_files) / sizeof(*global_files); i++)
 		if (emit_file(&batch, global_files[i]) < 0)
 			return -1;
+	/* every knob of the table this kernel has, as in effect now (--sched-knob) */
+	for (size_t i = 0; i < nr_sched_knobs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", SCHED_KNOB_DIR, sched_knobs[i].name);
+		if (emit_file(&batch, path) < 0)
+			return -1;
+	}
 
 	nr = list_numbered("/sys/devices/system/cpu", "cpu", &ids);
 	if (nr < 0)

@@ -15,7 +15,7 @@ static const char usage_text[] =
 	"usage: runner --probe-topology --out <path|->\n"
 	"       runner --plan <file> --out <path|-> [--no-snapshot]\n"
 	"       runner --park --out <tty>\n"
-	"       runner --check-plan <file>\n"
+	"       runner --check-plan <file> [--kernel <release>]\n"
 	"       runner --workload NAME [--set key=value]... [--timeout S]\n"
 	"       runner --list-workloads\n"
 	"       runner --list-faults\n"
@@ -26,7 +26,8 @@ static const char usage_text[] =
 	"  --plan <file>     run a compiled plan (the topology snapshot first)\n"
 	"  --park            snapshot, then wait on the --out tty for the plan\n"
 	"                    (warm start: the host saves the guest meanwhile)\n"
-	"  --check-plan      validate a plan's workloads and options, run nothing\n"
+	"  --check-plan      validate a plan's workloads and options, run nothing;\n"
+	"                    with --kernel, also against that kernel release\n"
 	"  --list-faults     fault kinds, one per line: name, changes-host or\n"
 	"                    run-only, description (tab-separated); options below\n"
 	"  --list-invariants invariant kinds: name, description; options below\n"
@@ -50,7 +51,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc == 3 && !strcmp(argv[1], "--check-plan"))
-		return check_plan(argv[2]);
+		return check_plan(argv[2], NULL);
+	if (argc == 5 && !strcmp(argv[1], "--check-plan") && !strcmp(argv[3], "--kernel"))
+		return check_plan(argv[2], argv[4]);
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--probe-topology")) {
 			probe = 1;

@@ -2,6 +2,7 @@
  * (through options.c), metrics, per-task scheduler counters, failure messages. */
 #define _GNU_SOURCE
 #include "workload.h"
+#include "wlslice.h"
 #include "wlutil.h"
 
 #include <errno.h>
@@ -150,6 +151,7 @@ void wl_task_done(struct wl_ctx *ctx)
 	__atomic_add_fetch(&t->nr_failed_migrations_hot,
 			   wl_sched_field(buf, "se.statistics.nr_failed_migrations_hot") +
 			   wl_sched_field(buf, "nr_failed_migrations_hot"), __ATOMIC_RELAXED);
+	wl_slice_note(t, buf);
 }
 
 /* ---- options (options.c checks them) ---- */

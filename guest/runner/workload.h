@@ -37,6 +37,9 @@ struct wl_task_totals {
 	uint64_t numa_pages_migrated;
 	uint64_t core_forceidle_ns; /* core_forceidle_sum (CONFIG_SCHED_CORE + schedstats) */
 	uint64_t nr_failed_migrations_hot; /* the balancer spared it as cache-hot */
+	/* the range of the tasks' se.slice (Linux 6.6+), 0 when none showed
+	 * one: what slice_us is checked against (wlslice.h) */
+	uint64_t slice_ns_min, slice_ns_max;
 };
 
 /*
@@ -95,6 +98,12 @@ struct workload_ops {
 	int (*supported)(char *why, size_t len);
 	/* NULL, or the same for one case's options (a mode this kernel lacks) */
 	int (*case_supported)(const struct wl_args *args, char *why, size_t len);
+	/* NULL, or -1 and why when one case's options need a newer kernel
+	 * than release: an error, not a skip, for an option an older kernel
+	 * takes and silently ignores.  The runner asks with the guest's
+	 * uname, `runner --check-plan --kernel R` with the kernel lab run
+	 * is about to boot. */
+	int (*kernel_check)(const struct wl_args *args, const char *release, char *why, size_t len);
 	/* Runs once; 0 and metrics in ctx, or -1 and ctx->error.  Must reap
 	 * every process and join every thread it started before returning. */
 	int (*run)(struct wl_ctx *ctx);

@@ -6,6 +6,7 @@
 #include "cmd/lab.h"
 #include "run/matrix.h"
 #include "run/schedfeat.h"
+#include "run/variant.h"
 #include "cmd/options.h"
 #include "lib/progress.h"
 #include "results/results.h"
@@ -18,18 +19,16 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
+	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
 
-static const char *const side_names[AB_MAX_SIDES] = { "base", "test", "smt-off" };
+static const char *const side_names[2] = { "base", "test" };
 
 struct ab_side {
 	const char *kernel;	/* as given */
 	char *label;
-	int smt_off;
-	const char *sched_feat;	/* the variant's --sched-feat list, or NULL */
 	char release[KERNEL_VERSION_MAX];
 };
 
@@ -53,70 +52,37 @@ struct ab {
 	size_t nr_boots;
 	unsigned deadline_s;
 	struct strbuf dir;
-	struct sched_feat_list feat;	/* --variant sched_feat=...: its features */
-	int feat_checked;		/* against the base kernel's list */
+	struct lab_variant variant;	/* --variant: the third side, the base kernel booted so */
+	int variant_checked;		/* against the base kernel, for sure (variant_check_kernel) */
 };
 
 /* The third side is named after its variant. */
 static const char *side_name(const struct ab *ab, unsigned side)
 {
-	return side == 2 && ab->sides[2].sched_feat ? "sched-feat" : side_names[side];
-}
-
-/* --variant sched_feat=LIST: the syntax, then the names against the list
- * the base kernel reported at an earlier boot, when the lab has it. */
-static void check_sched_feat_variant(struct ab *ab, const char *list, const struct kernel_paths *base)
-{
-	struct sched_feat_list *known = xmalloc(sizeof(*known));
-	struct strbuf err = STRBUF_INIT;
-
-	if (sched_feat_request("--variant sched_feat", list, &ab->feat, &err) < 0)
-		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (sched_feat_cache_load(base, known) == 1) {
-		if (sched_feat_check_known(&ab->feat, known, base->release, &err) < 0)
-			die(LAB_EXIT_USAGE, "--variant sched_feat: %s", err.buf);
-		ab->feat_checked = 1;
-	}
-	free(known);
+	return side == 2 ? ab->variant.side : side_names[side];
 }
 
 /*
- * Without a cached list, the first boot of the base kernel (the first of
- * all) cached it: an unknown feature stops the ab there, before the
+ * What the lab could not tell about the variant before the first boot
+ * (features without a cached list), the base kernel's first boot told:
+ * a variant the kernel cannot run stops the ab there, before the
  * variant's boots, as bad input (the directory goes, exit 2).
  */
-static void recheck_sched_feat(struct ab *ab, struct progress *pr)
+static void recheck_variant(struct ab *ab, struct progress *pr)
 {
-	struct sched_feat_list *known;
 	struct strbuf err = STRBUF_INIT;
 	struct kernel_paths kp;
 
-	if (ab->feat_checked || kernel_resolve(ab->sides[0].kernel, &kp, &err) < 0) {
+	if (ab->variant_checked || kernel_resolve(ab->sides[0].kernel, &kp, &err) < 0) {
 		strbuf_release(&err);
 		return;
 	}
-	known = xmalloc(sizeof(*known));
-	if (sched_feat_cache_load(&kp, known) == 1) {
-		ab->feat_checked = 1;
-		if (sched_feat_check_known(&ab->feat, known, kp.release, &err) < 0) {
-			progress_break(pr);
-			lab_run_discard(ab->dir.buf);
-			die(LAB_EXIT_USAGE, "--variant sched_feat: %s", err.buf);
-		}
+	if (variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0) {
+		progress_break(pr);
+		lab_run_discard(ab->dir.buf);
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
-	free(known);
 	strbuf_release(&err);
-}
-
-/* "tip-NO_SIS_UTIL": the base label and the features, at most 64 characters. */
-static char *sched_feat_label(const struct ab *ab)
-{
-	char list[SCHED_FEAT_WANT_MAX * (SCHED_FEAT_NAME_MAX + 1) + 1];
-	size_t n = sched_feat_join(&ab->feat, ',', list, sizeof(list));
-
-	if (n > 48)
-		return xasprintf("%.53s-sched-feat", ab->sides[0].label);
-	return xasprintf("%.*s-%s", (int)(63 - n), ab->sides[0].label, list);
 }
 
 static void check_label(const char *opt, const char *s)
@@ -139,22 +105,17 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (topo_parse(ab->topo, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "bad topology '%s': %s", ab->topo, err.buf);
-	if (variant && !strncmp(variant, "sched_feat=", 11)) {
-		ab->sides[2].sched_feat = variant + 11;
-	} else if (variant) {
-		if (strcmp(variant, "smt=off"))
-			die(LAB_EXIT_USAGE, "unknown --variant '%s' (known: smt=off, sched_feat=NO_X,Y)",
-			    variant);
-		if (t.threads < 2)
-			die(LAB_EXIT_USAGE, "--variant smt=off needs a topology with SMT: '%s' has one thread per core",
-			    ab->topo);
-	}
+	if (variant && (variant_parse(variant, &ab->variant, &err) < 0 ||
+			variant_check_topo(&ab->variant, &t, ab->topo, &err) < 0))
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	for (unsigned s = 0; s < 2; s++) {
 		if (kernel_resolve_arch(ab->sides[s].kernel, t.arch, &kp, &err) < 0)
 			die(LAB_EXIT_USAGE, "--%s: %s", side_name(ab, s), err.buf);
 		snprintf(ab->sides[s].release, sizeof(ab->sides[s].release), "%s", kp.release);
-		if (s == 0 && ab->sides[2].sched_feat)
-			check_sched_feat_variant(ab, ab->sides[2].sched_feat, &kp);
+		/* the variant boots the base kernel */
+		if (s == 0 && variant &&
+		    variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
 	if (lbase)
 		check_label("label-base", lbase);
@@ -177,9 +138,7 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 
 		v->kernel = ab->sides[0].kernel;
 		memcpy(v->release, ab->sides[0].release, sizeof(v->release));
-		v->label = v->sched_feat ? sched_feat_label(ab) :
-			   xasprintf("%.55s-smt-off", ab->sides[0].label);
-		v->smt_off = !v->sched_feat;
+		v->label = variant_label(&ab->variant, ab->sides[0].label);
 		ab->nr_sides = 3;
 		if (!strcmp(v->label, ab->sides[1].label))
 			die(LAB_EXIT_USAGE, "the test and the variant are both labelled '%s'", v->label);
@@ -204,9 +163,9 @@ static struct json_object *ab_json(const struct ab *ab)
 									   ab->sides[s].kernel : "debian"));
 		json_object_object_add(x, "release", json_object_new_string(ab->sides[s].release));
 		json_object_object_add(x, "label", json_object_new_string(ab->sides[s].label));
-		json_object_object_add(x, "smt", json_object_new_string(ab->sides[s].smt_off ? "off" : "on"));
-		if (ab->sides[s].sched_feat)
-			json_object_object_add(x, "sched_feat", sched_feat_json(&ab->feat));
+		json_object_object_add(x, "smt", json_object_new_string("on"));
+		if (s == 2)
+			variant_json(&ab->variant, x);
 		json_object_array_add(sides, x);
 	}
 	json_object_object_add(o, "sides", sides);
@@ -253,8 +212,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.label = side->label;
 	j.topo = ab->topo;
 	j.suite = ab->suite;
-	j.smt_off = side->smt_off;
-	j.sched_feat = side->sched_feat;
+	j.variant = b->side == 2 ? ab->variant.text : NULL;
 	j.backend = ab->backend;
 	j.uri = ab->uri;
 	j.warm = ab->warm;
@@ -380,8 +338,9 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
 		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
 			 "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
-		OPT_STRING("variant", &variant, "smt=off: also the base kernel with SMT off (nosmt); "
-			   "sched_feat=NO_X,Y: also the base kernel with these scheduler features"),
+		OPT_STRING("variant", &variant, "a third column, the base kernel booted with: smt=off (nosmt), "
+			   "sched_feat=NO_X,Y (scheduler features), preempt=MODE (preempt=), or a scheduler "
+			   "knob such as base_slice_ns=N"),
 		OPT_STRING("label-base", &lbase, "column title of the base (default: its release, or base)"),
 		OPT_STRING("label-test", &ltest, "column title of the test (default: its release, or test)"),
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),
@@ -427,8 +386,20 @@ int cmd_ab(int argc, const char **argv)
 	for (size_t i = 0; i < ab.nr_boots; i++) {
 		ab_boot(&ab, i, &pr);
 		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
-		if (ab.sides[2].sched_feat)
-			recheck_sched_feat(&ab, &pr);
+		if (ab.boots[i].status == LAB_EXIT_USAGE) {
+			/* lab run found bad input: every later boot would too */
+			struct strbuf line = STRBUF_INIT;
+			char *log = xasprintf("%s/boot-%02zu-%s.log", ab.dir.buf, i + 1,
+					      side_name(&ab, ab.boots[i].side));
+
+			lab_child_error(log, &line);
+			progress_break(&pr);
+			lab_run_discard(ab.dir.buf);
+			die(LAB_EXIT_USAGE, "boot %zu (%s): %s", i + 1, side_name(&ab, ab.boots[i].side),
+			    line.len ? line.buf : "lab run refused its input");
+		}
+		if (ab.nr_sides == 3)
+			recheck_variant(&ab, &pr);
 	}
 	progress_show(&pr, "all boots done", NULL, 0);
 	progress_break(&pr);

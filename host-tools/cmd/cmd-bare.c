@@ -33,6 +33,7 @@
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 /* The generation of the kernel this host runs (uname -r). */
@@ -405,6 +406,7 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	enum verdict verdict = VERDICT_PASS;
 	struct run_progress rp;
 	const char *last = NULL, *during = NULL;
+	struct utsname u;
 
 	if ((o->suite ? plan_compile_suite(o->suite, &plan, &err) :
 			plan_compile_file(o->scenario, &plan, &err)) < 0 ||
@@ -417,8 +419,9 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 	lock = bare_lock(&err);
 	if (lock < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (plan_check_on_runner(runner, plan.buf, plan.len, &err) < 0)
-		die(LAB_EXIT_USAGE, "%s", err.buf);
+	/* the runner runs the plan on this very kernel */
+	if (uname(&u) < 0 || plan_check_on_runner(runner, plan.buf, plan.len, u.release, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.len ? err.buf : "uname failed");
 	if (geteuid() == 0)
 		restore_leftovers();
 	if (detect(runner, o->expect, h, &err) < 0)

@@ -200,8 +200,10 @@ static void validate(struct bisect *b, const char *good, const char *bad, const 
 	strbuf_release(&err);
 }
 
-/* The kernel of commit c: 0 with its spec in *spec, -1 when it is a skip. */
-static int kernel_of(struct run_ctx *x, size_t c, const char **spec, const char **feat,
+/* The kernel of commit c: 0 with its spec in *spec (and, with a fake
+ * kernel, its features as a lab run variant in *variant), -1 when it is a
+ * skip. */
+static int kernel_of(struct run_ctx *x, size_t c, const char **spec, const char **variant,
 		     struct strbuf *featbuf)
 {
 	struct bisect_commit *k = &x->b->commits[c];
@@ -210,15 +212,20 @@ static int kernel_of(struct run_ctx *x, size_t c, const char **spec, const char 
 	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT;
 	int r;
 
-	*feat = NULL;
+	*variant = NULL;
 	if (x->fake_kernel) {
+		struct strbuf list = STRBUF_INIT;
+
 		strbuf_reset(featbuf);
-		if (revs_show(x->b->ksrc, k->sha, "sched-feat", featbuf) == 0) {
-			while (featbuf->len && (featbuf->buf[featbuf->len - 1] == '\n'))
-				featbuf->buf[--featbuf->len] = '\0';
-			if (featbuf->len)
-				*feat = featbuf->buf;
+		if (revs_show(x->b->ksrc, k->sha, "sched-feat", &list) == 0) {
+			while (list.len && (list.buf[list.len - 1] == '\n'))
+				list.buf[--list.len] = '\0';
+			if (list.len) {
+				strbuf_addf(featbuf, "sched_feat=%s", list.buf);
+				*variant = featbuf->buf;
+			}
 		}
+		strbuf_release(&list);
 		*spec = x->fake_kernel;
 		return 0;
 	}
@@ -293,11 +300,11 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 	struct bisect_boot *t;
 	struct lab_child_run j;
 	struct strbuf err = STRBUF_INIT, run = STRBUF_INIT, featbuf = STRBUF_INIT, detail = STRBUF_INIT;
-	const char *spec, *feat;
+	const char *spec, *variant;
 	char *root, *log;
 	int status;
 
-	if (kernel_of(x, c, &spec, &feat, &featbuf) < 0)
+	if (kernel_of(x, c, &spec, &variant, &featbuf) < 0)
 		return;
 	if (b->nr_boots == BISECT_MAX_BOOTS)
 		die(LAB_EXIT_FAIL, "more than %d boots: stopping", BISECT_MAX_BOOTS);
@@ -333,7 +340,7 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 	j.topo = b->topo;
 	j.suite = b->suite;
 	j.scenario = b->scenario;
-	j.sched_feat = feat;
+	j.variant = variant;
 	j.results_root = root;
 	j.log_path = log;
 	j.deadline_s = x->deadline_s;

@@ -6,6 +6,7 @@
 #include "cmd/lab.h"
 #include "run/labrun.h"
 #include "run/matrix.h"
+#include "run/variant.h"
 #include "cmd/options.h"
 #include "lib/json.h"
 #include "lib/progress.h"
@@ -23,7 +24,7 @@
 #include <unistd.h>
 
 static const char matrix_usage[] =
-	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--arch A] [--jobs N] [--dir DIR] "
+	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--variant KEY=VALUE...] [--arch A] [--jobs N] [--dir DIR] "
 	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] [--trace] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL 16
@@ -50,6 +51,9 @@ struct mx_run {
 	struct mx_host *host;
 	size_t nr_hosts;
 	size_t *job_host;		/* per job, while it runs */
+	struct kernel_paths *kp;	/* per kernel, as resolved for its first arch */
+	int variants_unsure;		/* a variant only a boot can check (features
+					 * without a cached list): checked again as jobs end */
 };
 
 static int lists_equal(const struct strvec *a, const struct strvec *b)
@@ -79,13 +83,89 @@ static int mx_uses_arch(const struct mx_run *r, enum topo_arch arch)
 	return used || (arch == TOPO_ARCH_X86_64 && !r->m.topos.nr);
 }
 
-/* Kernels, topologies and suites are checked before any job starts. */
+/* Each variant against each topology; they parse (mx_variants()). */
+static void mx_validate_variants_topo(const struct mx_run *r)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct lab_variant v;
+
+	for (size_t i = 0; i < r->m.variants.nr; i++) {
+		if (variant_parse(r->m.variants.v[i], &v, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		for (size_t t = 0; t < r->m.topos.nr; t++) {
+			struct topo topo;
+
+			/* a bad spec fails lab_run_deadline_s() with its own message */
+			if (topo_parse(r->m.topos.v[t], &topo, &err) < 0) {
+				strbuf_reset(&err);
+				continue;
+			}
+			if (variant_check_topo(&v, &topo, r->m.topos.v[t], &err) < 0)
+				die(LAB_EXIT_USAGE, "%s", err.buf);
+		}
+	}
+	strbuf_release(&err);
+}
+
+/* Each variant against a kernel it will boot: 1 when every answer was
+ * certain, 0 when a boot must tell; dies on a variant the kernel lacks. */
+static int mx_validate_variants_kernel(const struct mx_run *r, const struct kernel_paths *kp)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct lab_variant v;
+	int known, all = 1;
+
+	for (size_t i = 0; i < r->m.variants.nr; i++) {
+		if (variant_parse(r->m.variants.v[i], &v, &err) < 0 ||
+		    variant_check_kernel(&v, kp, &known, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		all &= known;
+	}
+	strbuf_release(&err);
+	return all;
+}
+
+/*
+ * What a finished job's boot taught the lab (its kernel's features are
+ * cached now): a variant its kernel lacks stops the matrix before that
+ * variant's jobs boot, as bad input.
+ */
+static void mx_recheck_variants(struct mx_run *r, struct progress *pr)
+{
+	int sure = 1;
+
+	if (!r->variants_unsure)
+		return;
+	for (size_t k = 0; k < r->m.kernels.nr; k++) {
+		struct strbuf err = STRBUF_INIT;
+		struct lab_variant v;
+		int known;
+
+		for (size_t i = 0; i < r->m.variants.nr; i++) {
+			if (variant_parse(r->m.variants.v[i], &v, &err) == 0 &&
+			    variant_check_kernel(&v, &r->kp[k], &known, &err) == 0) {
+				sure &= known;
+				continue;
+			}
+			progress_break(pr);
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		}
+		strbuf_release(&err);
+	}
+	r->variants_unsure = !sure;
+}
+
+/* Kernels, topologies, suites and variants are checked before any job starts. */
 static void mx_validate(struct mx_run *r)
 {
 	struct strbuf err = STRBUF_INIT, label = STRBUF_INIT, spec = STRBUF_INIT;
 	struct kernel_paths kp;
 
+	mx_validate_variants_topo(r);
+	r->kp = xcalloc(r->m.kernels.nr ? r->m.kernels.nr : 1, sizeof(*r->kp));
 	for (size_t k = 0; k < r->m.kernels.nr; k++) {
+		int first = 1;
+
 		mx_kernel_item(r->m.kernels.v[k], &label, &spec);
 		if (!spec.len)
 			die(LAB_EXIT_USAGE, "kernel item '%s' names no kernel", r->m.kernels.v[k]);
@@ -93,10 +173,17 @@ static void mx_validate(struct mx_run *r)
 			die(LAB_EXIT_USAGE, "bad kernel label '%s' (1-64 characters, no blanks or '+')",
 			    label.buf);
 		/* once per guest arch the topologies name */
-		for (int a = 0; a < TOPO_ARCH_NR; a++)
-			if (mx_uses_arch(r, (enum topo_arch)a) &&
-			    kernel_resolve_arch(spec.buf, (enum topo_arch)a, &kp, &err) < 0)
+		for (int a = 0; a < TOPO_ARCH_NR; a++) {
+			if (!mx_uses_arch(r, (enum topo_arch)a))
+				continue;
+			if (kernel_resolve_arch(spec.buf, (enum topo_arch)a, &kp, &err) < 0)
 				die(LAB_EXIT_USAGE, "%s", err.buf);
+			if (!mx_validate_variants_kernel(r, &kp))
+				r->variants_unsure = 1;
+			if (first)
+				r->kp[k] = kp;
+			first = 0;
+		}
 	}
 	r->deadline_s = xcalloc(r->m.nr_jobs ? r->m.nr_jobs : 1, sizeof(*r->deadline_s));
 	for (size_t i = 0; i < r->m.nr_jobs; i++)
@@ -248,6 +335,7 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	r->host[h].started++;
 	memset(c, 0, sizeof(*c));
 	c->kernel = j->kernel;
+	c->variant = *j->variant ? j->variant : NULL;
 	c->label = j->label;
 	c->topo = j->topo;
 	c->suite = j->suite;
@@ -375,14 +463,27 @@ static void run_jobs(struct mx_run *r)
 		if (!r->running)
 			break;
 		for (size_t i = 0; i < r->m.nr_jobs; i++) {
+			struct strbuf why = STRBUF_INIT;
 			int status;
 
 			if (r->m.jobs[i].state != MX_RUNNING || !r->child[i].t_start_ns ||
 			    !lab_child_poll(&r->child[i], &status))
 				continue;
 			r->running--;
-			if (!finish_job(r, i, status))
+			/* lab run found bad input: the jobs like it would too */
+			if (status == LAB_EXIT_USAGE)
+				lab_child_error(r->child[i].log_path, &why);
+			if (!finish_job(r, i, status)) {
+				strbuf_release(&why);
 				continue;
+			}
+			if (status == LAB_EXIT_USAGE) {
+				progress_break(&pr);
+				die(LAB_EXIT_USAGE, "job %s: %s", r->m.jobs[i].id,
+				    why.len ? why.buf : "lab run refused its input");
+			}
+			strbuf_release(&why);
+			mx_recheck_variants(r, &pr);
 			progress_item_done(&pr, r->m.jobs[i].seconds);
 			strbuf_reset(&d);
 			strbuf_addf(&d, "job %s: %s in %.0f s (%u/%zu done)", r->m.jobs[i].id,
@@ -429,15 +530,15 @@ static int summary(const struct mx_run *r)
 	}
 	if (!hosts_alive(r))
 		printf("matrix: no hypervisor is left; resume with lab matrix --dir %s\n", r->dir);
-	if (r->m.kernels.nr < 2)
+	if (matrix_columns(&r->m) < 2)
 		return bad;
-	for (size_t g = 0; g < r->m.nr_jobs; g += r->m.kernels.nr) {
+	for (size_t g = 0; g < r->m.nr_jobs; g += matrix_columns(&r->m)) {
 		const struct mx_job *b = &r->m.jobs[g];
 
 		if (!*b->run)
 			continue;
 		printf("compare (%s, %s): ./lab compare %s", b->topo, b->suite, b->run);
-		for (size_t k = 1; k < r->m.kernels.nr && g + k < r->m.nr_jobs; k++)
+		for (size_t k = 1; k < matrix_columns(&r->m) && g + k < r->m.nr_jobs; k++)
 			if (*r->m.jobs[g + k].run)
 				printf(" %s", r->m.jobs[g + k].run);
 		printf("\n");
@@ -530,7 +631,7 @@ int cmd_matrix(int argc, const char **argv)
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
 	struct matrix given = MATRIX_INIT;
-	struct strvec uris = STRVEC_INIT;
+	struct strvec uris = STRVEC_INIT, variants = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
 	char *state;
 	struct stat st;
@@ -539,6 +640,9 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("kernels", &kernels, "comma list: debian, debian:6.12 and the like, a path, a build key, or LABEL=KERNEL"),
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
+		OPT_STRVEC("variant", &variants, "each kernel also booted with: smt=off, sched_feat=NO_X,Y, "
+			   "preempt=MODE or a scheduler knob such as base_slice_ns=N (lab ab --help); repeat it "
+			   "for more columns"),
 		OPT_STRING("arch", &arch, "guest architecture of every topology: x86_64 (default), arm64 or ppc64le"),
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL,
 			 "guests at a time on each URI (default 1)"),
@@ -566,6 +670,14 @@ int cmd_matrix(int argc, const char **argv)
 	     mx_split_list("topologies", topos, 1, &given.topos, &err) < 0 ||
 	     mx_split_list("suites", suites, 0, &given.suites, &err) < 0))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	for (size_t i = 0; i < variants.nr; i++) {
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(variants.v[i], variants.v[k]))
+				die(LAB_EXIT_USAGE, "--variant '%s' is given twice", variants.v[i]);
+		strvec_push(&given.variants, variants.v[i]);
+	}
+	if (given.variants.nr > MX_MAX_ITEMS)
+		die(LAB_EXIT_USAGE, "more than %d --variant", MX_MAX_ITEMS);
 	/* every topology gets it as its arch= (a clash fails that spec's check) */
 	for (size_t i = 0; arch && i < given.topos.nr; i++) {
 		char *t = xasprintf("%s,arch=%s", given.topos.v[i], arch);
@@ -577,13 +689,16 @@ int cmd_matrix(int argc, const char **argv)
 	state = dir ? xasprintf("%s/matrix.json", dir) : NULL;
 	resume = state && stat(state, &st) == 0;
 	if (resume) {
+		if (given.variants.nr && !given.kernels.nr)
+			die(LAB_EXIT_USAGE, "'%s' keeps its variants; resume it with --dir alone", dir);
 		if (load_state(&r, state, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 		if (trace && !r.m.trace)
 			die(LAB_EXIT_USAGE, "'%s' runs without --trace; resume it without --trace", dir);
 		if (given.kernels.nr && (!lists_equal(&given.kernels, &r.m.kernels) ||
 					 !lists_equal(&given.topos, &r.m.topos) ||
-					 !lists_equal(&given.suites, &r.m.suites)))
+					 !lists_equal(&given.suites, &r.m.suites) ||
+					 !lists_equal(&given.variants, &r.m.variants)))
 			die(LAB_EXIT_USAGE, "'%s' holds another matrix; resume it with --dir alone or pick a new --dir",
 			    dir);
 	} else {
@@ -593,8 +708,13 @@ int cmd_matrix(int argc, const char **argv)
 		r.m.kernels = given.kernels;
 		r.m.topos = given.topos;
 		r.m.suites = given.suites;
+		r.m.variants = given.variants;
 		r.m.trace = trace;
-		given.kernels = given.topos = given.suites = (struct strvec)STRVEC_INIT;
+		given.kernels = given.topos = given.suites = given.variants = (struct strvec)STRVEC_INIT;
+		/* the variants parse before they name jobs */
+		mx_validate_variants_topo(&r);
+		if (matrix_columns(&r.m) * r.m.topos.nr * r.m.suites.nr > MX_MAX_JOBS)
+			die(LAB_EXIT_USAGE, "more than %d jobs", MX_MAX_JOBS);
 		matrix_expand(&r.m);
 	}
 	keep_boot_mode(&r, dir, resume ? clock : NULL, cold);
@@ -613,8 +733,10 @@ int cmd_matrix(int argc, const char **argv)
 	if (resume)
 		set_aside(&r);
 	save(&r);
-	printf("matrix: %zu kernel%s x %zu topolog%s x %zu suite%s = %zu jobs, %u at a time",
-	       r.m.kernels.nr, r.m.kernels.nr == 1 ? "" : "s", r.m.topos.nr,
+	printf("matrix: %zu kernel%s", r.m.kernels.nr, r.m.kernels.nr == 1 ? "" : "s");
+	if (r.m.variants.nr)
+		printf(" x (plain + %zu variant%s)", r.m.variants.nr, r.m.variants.nr == 1 ? "" : "s");
+	printf(" x %zu topolog%s x %zu suite%s = %zu jobs, %u at a time", r.m.topos.nr,
 	       r.m.topos.nr == 1 ? "y" : "ies", r.m.suites.nr, r.m.suites.nr == 1 ? "" : "s",
 	       r.m.nr_jobs, r.parallel);
 	if (r.nr_hosts > 1)
@@ -628,8 +750,10 @@ int cmd_matrix(int argc, const char **argv)
 	ret = summary(&r) ? LAB_EXIT_FAIL : LAB_EXIT_PASS;
 	free(state);
 	free(r.deadline_s);
+	free(r.kp);
 	free(r.host);
 	strvec_clear(&uris);
+	strvec_clear(&variants);
 	matrix_release(&r.m);
 	matrix_release(&given);
 	strbuf_release(&err);

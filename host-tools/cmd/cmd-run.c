@@ -5,6 +5,7 @@
 #include "cmd/lab.h"
 #include "run/labrun.h"
 #include "run/schedfeat.h"
+#include "run/schedknob.h"
 #include "cmd/options.h"
 #include "fault/hostfault.h"
 #include "common/plan.h"
@@ -24,8 +25,27 @@
 
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
-	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
+	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--sched-knob base_slice_ns=N] [--preempt MODE] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
 	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
+
+/*
+ * A resumed run boots as the stopped one did: its parts are one run, one
+ * setup.  An option not given takes the stopped run's value; one given
+ * must be that value.
+ */
+static void resume_boot_option(const char **opt, const char *was, const char *name, const char *dir)
+{
+	if (!*opt) {
+		*opt = was;
+		return;
+	}
+	if (was && !strcmp(*opt, was))
+		return;
+	if (was)
+		die(LAB_EXIT_USAGE, "'%s' ran with %s %s: resume it without %s or with that", dir, name,
+		    was, name);
+	die(LAB_EXIT_USAGE, "'%s' ran without %s: resume it without %s", dir, name, name);
+}
 
 /* A run that ended early says where: the last case it finished, and the
  * one it was in (verdict.json carries both too). */
@@ -83,6 +103,8 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("results", &r.results_root, "results root (default results/ or $LAB_RESULTS)"),
 			OPT_STRING("smt", &smt, "off: boot with nosmt, sibling threads offline (default on)"),
 			OPT_STRING("sched-feat", &r.sched_feat, "scheduler features to set before the first case, as in /sys/kernel/debug/sched/features: NO_WA_IDLE,NO_SIS_UTIL"),
+			OPT_STRING("sched-knob", &r.sched_knob, "scheduler knobs to set before the first case, in /sys/kernel/debug/sched/: base_slice_ns=3000000 (Linux 6.6+)"),
+			OPT_STRING("preempt", &r.preempt, "boot with preempt=MODE: none, voluntary, full or lazy (a CONFIG_PREEMPT_DYNAMIC kernel; lazy needs CONFIG_PREEMPT_LAZY)"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
@@ -103,7 +125,6 @@ int cmd_run(int argc, const char **argv)
 		die(LAB_EXIT_USAGE, "--trace with --resume: a resumed run keeps the plan it was started with");
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
-	r.smt_off = smt && !strcmp(smt, "off");
 	if (resume) {
 		if (run_resume_load(&rr, resume, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -126,7 +147,12 @@ int cmd_run(int argc, const char **argv)
 			    lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall");
 		if (!suite && !scenario)
 			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
+		resume_boot_option(&r.sched_feat, rr.sched_feat, "--sched-feat", resume);
+		resume_boot_option(&r.sched_knob, rr.sched_knob, "--sched-knob", resume);
+		resume_boot_option(&r.preempt, rr.preempt, "--preempt", resume);
+		resume_boot_option(&smt, rr.smt_off ? "off" : "on", "--smt", resume);
 	}
+	r.smt_off = smt && !strcmp(smt, "off");
 	if (!r.spec)
 		die(LAB_EXIT_USAGE, "--topo is required (usage: %s)", run_usage);
 	if ((!suite == !scenario && !resume) || (suite && scenario))
@@ -148,7 +174,7 @@ int cmd_run(int argc, const char **argv)
 		}
 	}
 	/* the runner checks workloads and options with the code that runs them */
-	if (plan_check_on_runner(NULL, plan.buf, plan.len, &err) < 0)
+	if (plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	/* compiled plans parse back (plan_compile_*() checked): the host's faults */
 	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) < 0)
@@ -222,7 +248,7 @@ int cmd_run(int argc, const char **argv)
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
 	run_progress_break(&rp);
-	if (lab_run_sched_feat_check(&r, &err) < 0) {
+	if (lab_run_sched_feat_check(&r, &err) < 0 || lab_run_sched_knob_check(&r, &err) < 0) {
 		lab_run_release(&r);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}

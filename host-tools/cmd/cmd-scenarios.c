@@ -170,7 +170,7 @@ static int print_plan(const char *what)
 	int ret = compile_what(what, &plan, &err);
 
 	if (ret == 0)
-		ret = plan_check_on_runner(NULL, plan.buf, plan.len, &err);
+		ret = plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err);
 	if (ret < 0) {
 		error("%s", err.buf);
 		ret = LAB_EXIT_USAGE;

@@ -46,6 +46,32 @@ static char *sched_feat_of(struct json_object *o)
 	return s;
 }
 
+/* run.json's "sched_knob" (lab run --sched-knob) and "preempt" (--preempt)
+ * as "base_slice_ns=3000000,preempt=full", "" without. */
+static char *sched_knob_of(struct json_object *o)
+{
+	struct json_object *k;
+	struct strbuf sb = STRBUF_INIT;
+	const char *p;
+	char *s;
+	int n = 0;
+
+	if (json_object_object_get_ex(o, "sched_knob", &k) && json_object_is_type(k, json_type_object)) {
+		json_object_object_foreach(k, key, v) {
+			if (n++ >= 16)
+				break;
+			if (json_object_is_type(v, json_type_int))
+				strbuf_addf(&sb, "%s%.64s=%lld", sb.len ? "," : "", key,
+					    (long long)json_object_get_int64(v));
+		}
+	}
+	if ((p = json_get_str(o, "preempt")) && *p)
+		strbuf_addf(&sb, "%spreempt=%.16s", sb.len ? "," : "", p);
+	s = dup_clean(sb.len ? sb.buf : "", 2048);
+	strbuf_release(&sb);
+	return s;
+}
+
 /* The columns' facts from run.json, cleaned for the terminal. */
 static void run_from_info(struct cmp_run *run, const struct run_info *info)
 {
@@ -73,22 +99,31 @@ static void run_from_info(struct cmp_run *run, const struct run_info *info)
 	s = json_get_str(o, "smt");
 	run->smt = dup_clean(s ? s : "", 8);
 	run->sched_feat = sched_feat_of(o);
+	run->sched_knob = sched_knob_of(o);
 	free(run->arch);
 	run->arch = dup_clean(info->arch, 16);
 	/* runs from before the virtual clock existed ran on the wall clock */
 	s = json_get_str(o, "clock");
 	run->clock = xstrdup(s && !strcmp(s, "virtual") ? "virtual" : "wall");
 	/* a label recorded at run time (lab ab) beats the kernel release,
-	 * which names the features a run set: one kernel, two columns */
+	 * which names what a run booted with (SMT off, features, knobs, the
+	 * preemption mode, as lab ab's variants do): one kernel, two columns */
 	s = json_get_str(o, "label");
 	free(run->label);
-	if (!(s && *s) && *run->sched_feat) {
-		char *l = xasprintf("%s-%s", run->kernel, run->sched_feat);
+	if (!(s && *s)) {
+		struct strbuf l = STRBUF_INIT;
 
-		run->label = dup_clean(l, 64);
-		free(l);
+		strbuf_addstr(&l, run->kernel);
+		if (!strcmp(run->smt, "off"))
+			strbuf_addstr(&l, "-smt-off");
+		if (*run->sched_feat)
+			strbuf_addf(&l, "-%s", run->sched_feat);
+		if (*run->sched_knob)
+			strbuf_addf(&l, "-%s", run->sched_knob);
+		run->label = dup_clean(l.buf, 64);
+		strbuf_release(&l);
 	} else {
-		run->label = dup_clean(s && *s ? s : run->kernel, 64);
+		run->label = dup_clean(s, 64);
 	}
 }
 
@@ -604,6 +639,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->smt);
 	free(run->sched_feat);
 	free(run->features);
+	free(run->sched_knob);
 	free(run->arch);
 	free(run->clock);
 	memset(run, 0, sizeof(*run));

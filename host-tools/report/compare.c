@@ -120,6 +120,11 @@ static const char *feat_of(const struct cmp_run *r)
 	return r->sched_feat && *r->sched_feat ? r->sched_feat : "default";
 }
 
+static const char *knob_of(const struct cmp_run *r)
+{
+	return r->sched_knob && *r->sched_knob ? r->sched_knob : "default";
+}
+
 static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 {
 	for (size_t k = 1; k < nr; k++) {
@@ -144,6 +149,11 @@ static int pool_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 		if (strcmp(feat_of(&runs[0]), feat_of(&runs[k]))) {
 			strbuf_addf(err, "cannot pool runs with scheduler features '%s' (%s) and '%s' (%s)",
 				    feat_of(&runs[0]), runs[0].name, feat_of(&runs[k]), runs[k].name);
+			return -1;
+		}
+		if (strcmp(knob_of(&runs[0]), knob_of(&runs[k]))) {
+			strbuf_addf(err, "cannot pool runs with scheduler knobs '%s' (%s) and '%s' (%s)",
+				    knob_of(&runs[0]), runs[0].name, knob_of(&runs[k]), runs[k].name);
 			return -1;
 		}
 	}
@@ -173,6 +183,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->spec_resolved = xstrdup(runs[0].spec_resolved);
 	dst->smt = xstrdup(runs[0].smt ? runs[0].smt : "");
 	dst->sched_feat = xstrdup(runs[0].sched_feat ? runs[0].sched_feat : "");
+	dst->sched_knob = xstrdup(runs[0].sched_knob ? runs[0].sched_knob : "");
 	dst->arch = xstrdup(runs[0].arch ? runs[0].arch : "x86_64");
 	dst->clock = xstrdup(runs[0].clock ? runs[0].clock : "wall");
 	dst->features = xstrdup(runs[0].features ? runs[0].features : "");

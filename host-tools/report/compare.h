@@ -66,6 +66,8 @@ struct cmp_run {
 	char *spec_resolved;
 	char *smt;		/* "on", "off" (booted with nosmt), "none" or "" */
 	char *sched_feat;	/* run.json's features, "NO_A,B"; "" without */
+	char *sched_knob;	/* run.json's knobs and preemption mode,
+				 * "base_slice_ns=3000000,preempt=full"; "" without */
 	char *arch;		/* the guest's: "x86_64" when run.json has none */
 	char *clock;		/* run.json's "clock": "virtual" or "wall" (also when absent) */
 	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */

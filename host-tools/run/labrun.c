@@ -13,6 +13,8 @@
 #include "results/results.h"
 #include "results/runfiles.h"
 #include "run/schedfeat.h"
+#include "run/schedknob.h"
+#include "scenario/scenario.h"
 #include "topo/verify.h"
 #include "topo/pin.h"
 #include "backend/bare.h"
@@ -50,6 +52,7 @@ void lab_run_init(struct lab_run *r)
 	memset(r, 0, sizeof(*r));
 	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = strbuf_empty;
 	r->ndiff = -1;
+	r->preempt_mode = -1;
 	session_init(&r->s);
 	image_init(&r->image);
 	warm_init(&r->warm_state, "");
@@ -736,6 +739,10 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	}
 	if (r->sched_feat && sched_feat_request("--sched-feat", r->sched_feat, &r->feat, err) < 0)
 		return -1;
+	if (r->sched_knob && sched_knob_request("--sched-knob", r->sched_knob, &r->knobs, err) < 0)
+		return -1;
+	if (r->preempt && sched_preempt_request("--preempt", r->preempt, &r->preempt_mode, err) < 0)
+		return -1;
 	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
 		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");
 		return -1;
@@ -778,7 +785,12 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	 * every sibling thread offline (topo_expected_view_smt) */
 	if (r->smt_off)
 		strbuf_addstr(&r->cmdline, " nosmt");
-	if (lab_run_sched_feat_resolve(r, err) < 0)
+	if (lab_run_sched_feat_resolve(r, err) < 0 || lab_run_sched_knob_resolve(r, err) < 0)
+		return -1;
+	/* options the kernel about to boot would ignore (slice_us before
+	 * 6.12) are bad input too: checked once its release is known */
+	if (r->plan_text && *r->kp.release &&
+	    plan_check_on_runner(NULL, r->plan_text, r->plan_len, r->kp.release, err) < 0)
 		return -1;
 	schedtrace_cmdline(r);
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
@@ -962,6 +974,14 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		sched_feat_join(&r->feat, ' ', list, sizeof(list));
 		printf("sched_feat: %s\n", list);
 	}
+	if (r->knobs.nr) {
+		char list[SCHED_KNOB_WANT_MAX * (SCHED_KNOB_NAME_MAX + 24) + 1];
+
+		sched_knob_join(&r->knobs, ' ', list, sizeof(list));
+		printf("sched_knob: %s\n", list);
+	}
+	if (r->preempt_mode >= 0)
+		printf("preempt: %s\n", sched_preempt_name(r->preempt_mode));
 	if (r->label)
 		printf("label: %s\n", r->label);
 	if (r->pin.cpu) {
@@ -1036,6 +1056,10 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "smt", r->topo.threads < 2 ? "none" : r->smt_off ? "off" : "on");
 	if (r->feat.nr)
 		json_object_object_add(run, "sched_feat", sched_feat_json(&r->feat));
+	if (r->knobs.nr)
+		json_object_object_add(run, "sched_knob", sched_knob_json(&r->knobs));
+	if (r->preempt_mode >= 0)
+		results_add_str(run, "preempt", sched_preempt_name(r->preempt_mode));
 	if (r->label)
 		results_add_str(run, "label", r->label);
 	if (r->image_path) {

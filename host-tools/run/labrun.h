@@ -4,6 +4,7 @@
 #define LAB_LABRUN_H
 
 #include "common/schedfeat.h"
+#include "common/schedknob.h"
 #include "kernel/image.h"
 #include "kernel/kernel.h"
 #include "run/session.h"
@@ -60,6 +61,8 @@ struct lab_run {
 	int nmi_is_a_fault;       /* an NMI is a scenario's fault: it must not panic */
 	int smt_off;              /* boot with `nosmt`: sibling threads offline */
 	const char *sched_feat;   /* --sched-feat "NO_A,B": run/schedfeat.h, or NULL */
+	const char *sched_knob;   /* --sched-knob "base_slice_ns=N": run/schedknob.h, or NULL */
+	const char *preempt;      /* --preempt MODE: run/schedknob.h, or NULL */
 	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
 	const char *image_path;   /* --image: boot this disk image (through an overlay) */
 	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
@@ -101,6 +104,8 @@ struct lab_run {
 	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
 	struct sched_feat_list feat; /* sched_feat parsed; nr 0 without */
+	struct sched_knob_set knobs; /* sched_knob parsed; nr 0 without */
+	int preempt_mode;         /* preempt parsed (enum sched_preempt); -1 without */
 	uint64_t t_init_ns;       /* lab_run_init(): the command's start */
 	struct warm warm_state;   /* with warm */
 	const char *start;        /* "warm" (restored) or "cold" (booted) */

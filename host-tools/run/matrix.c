@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "run/matrix.h"
 #include "run/labrun.h"
+#include "run/variant.h"
 #include "common/plan.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
@@ -45,6 +46,7 @@ static void job_release(struct mx_job *j)
 {
 	free(j->id);
 	free(j->kernel);
+	free(j->variant);
 	free(j->label);
 	free(j->topo);
 	free(j->suite);
@@ -61,6 +63,7 @@ void matrix_release(struct matrix *m)
 	strvec_clear(&m->kernels);
 	strvec_clear(&m->topos);
 	strvec_clear(&m->suites);
+	strvec_clear(&m->variants);
 	strvec_clear(&m->uris);
 	m->jobs = NULL;
 	m->nr_jobs = 0;
@@ -154,42 +157,61 @@ static void slug_add(struct strbuf *sb, const char *s, size_t max)
 	}
 }
 
+size_t matrix_columns(const struct matrix *m)
+{
+	return m->kernels.nr * (1 + m->variants.nr);
+}
+
 void matrix_expand(struct matrix *m)
 {
-	struct strbuf label = STRBUF_INIT, spec = STRBUF_INIT, id = STRBUF_INIT;
-	size_t nr = m->topos.nr * m->suites.nr * m->kernels.nr;
+	struct strbuf label = STRBUF_INIT, spec = STRBUF_INIT, id = STRBUF_INIT, err = STRBUF_INIT;
+	size_t nr = m->topos.nr * m->suites.nr * matrix_columns(m);
 
 	m->jobs = xcalloc(nr ? nr : 1, sizeof(*m->jobs));
 	for (size_t t = 0; t < m->topos.nr; t++)
 		for (size_t s = 0; s < m->suites.nr; s++)
-			for (size_t k = 0; k < m->kernels.nr; k++) {
-				struct mx_job *j = &m->jobs[m->nr_jobs];
-				const char *base;
+			for (size_t k = 0; k < m->kernels.nr; k++)
+				for (size_t v = 0; v <= m->variants.nr; v++) {
+					struct mx_job *j = &m->jobs[m->nr_jobs];
+					const char *base, *variant = v ? m->variants.v[v - 1] : "";
+					struct lab_variant lv;
 
-				mx_kernel_item(m->kernels.v[k], &label, &spec);
-				base = strrchr(spec.buf, '/');
-				base = label.len ? label.buf : base ? base + 1 : spec.buf;
-				strbuf_reset(&id);
-				strbuf_addf(&id, "%03zu-", m->nr_jobs + 1);
-				slug_add(&id, base, 40);
-				strbuf_addch(&id, '-');
-				slug_add(&id, m->topos.v[t], 60);
-				strbuf_addch(&id, '-');
-				slug_add(&id, m->suites.v[s], 40);
-				j->id = strbuf_detach(&id);
-				j->kernel = xstrdup(spec.buf);
-				j->label = xstrdup(label.buf);
-				j->topo = xstrdup(m->topos.v[t]);
-				j->suite = xstrdup(m->suites.v[s]);
-				j->state = MX_PENDING;
-				j->verdict = xstrdup("");
-				j->run = xstrdup("");
-				j->uri = xstrdup("");
-				m->nr_jobs++;
-			}
+					mx_kernel_item(m->kernels.v[k], &label, &spec);
+					base = strrchr(spec.buf, '/');
+					base = label.len ? label.buf : base ? base + 1 : spec.buf;
+					strbuf_reset(&id);
+					strbuf_addf(&id, "%03zu-", m->nr_jobs + 1);
+					slug_add(&id, base, 40);
+					if (*variant) {
+						strbuf_addch(&id, '-');
+						slug_add(&id, variant, 40);
+					}
+					strbuf_addch(&id, '-');
+					slug_add(&id, m->topos.v[t], 60);
+					strbuf_addch(&id, '-');
+					slug_add(&id, m->suites.v[s], 40);
+					j->id = strbuf_detach(&id);
+					j->kernel = xstrdup(spec.buf);
+					j->variant = xstrdup(variant);
+					/* a named kernel names its variants' columns; an
+					 * unnamed one's are named by lab compare from run.json */
+					if (*variant && label.len && variant_parse(variant, &lv, &err) == 0)
+						j->label = variant_label(&lv, label.buf);
+					else
+						j->label = xstrdup(label.buf);
+					strbuf_reset(&err);
+					j->topo = xstrdup(m->topos.v[t]);
+					j->suite = xstrdup(m->suites.v[s]);
+					j->state = MX_PENDING;
+					j->verdict = xstrdup("");
+					j->run = xstrdup("");
+					j->uri = xstrdup("");
+					m->nr_jobs++;
+				}
 	strbuf_release(&label);
 	strbuf_release(&spec);
 	strbuf_release(&id);
+	strbuf_release(&err);
 }
 
 static struct json_object *strvec_json(const struct strvec *sv)
@@ -209,6 +231,8 @@ struct json_object *matrix_state_json(const struct matrix *m)
 	json_object_object_add(o, "kernels", strvec_json(&m->kernels));
 	json_object_object_add(o, "topos", strvec_json(&m->topos));
 	json_object_object_add(o, "suites", strvec_json(&m->suites));
+	if (m->variants.nr)
+		json_object_object_add(o, "variants", strvec_json(&m->variants));
 	json_object_object_add(o, "uris", strvec_json(&m->uris));
 	if (m->clock[0])
 		json_object_object_add(o, "clock", json_object_new_string(m->clock));
@@ -222,6 +246,8 @@ struct json_object *matrix_state_json(const struct matrix *m)
 
 		json_object_object_add(x, "id", json_object_new_string(j->id));
 		json_object_object_add(x, "kernel", json_object_new_string(j->kernel));
+		if (*j->variant)
+			json_object_object_add(x, "variant", json_object_new_string(j->variant));
 		json_object_object_add(x, "label", json_object_new_string(j->label));
 		json_object_object_add(x, "topo", json_object_new_string(j->topo));
 		json_object_object_add(x, "suite", json_object_new_string(j->suite));
@@ -279,9 +305,9 @@ static int parse_list(struct json_object *o, const char *key, struct strvec *out
 	return parse_list_n(o, key, 1, out);
 }
 
-static int parse_job(struct mx_job *j, struct json_object *x)
+static int parse_job(struct mx_job *j, struct json_object *x, const struct strvec *variants)
 {
-	const char *id, *kernel, *label, *topo, *suite, *state, *verdict, *run, *uri = "";
+	const char *id, *kernel, *label, *topo, *suite, *state, *verdict, *run, *uri = "", *variant = "";
 	struct json_object *v;
 	double secs;
 	int64_t att;
@@ -294,6 +320,17 @@ static int parse_job(struct mx_job *j, struct json_object *x)
 	/* "uri" came later: a state file without it is an older matrix's */
 	if (json_object_object_get_ex(x, "uri", &v) && get_str(x, "uri", &uri))
 		return -1;
+	/* so did "variant": one of the matrix's, or none */
+	if (json_object_object_get_ex(x, "variant", &v)) {
+		size_t i = 0;
+
+		if (get_str(x, "variant", &variant))
+			return -1;
+		while (*variant && i < variants->nr && strcmp(variants->v[i], variant))
+			i++;
+		if (*variant && i == variants->nr)
+			return -1;
+	}
 	if (!*id || strchr(id, '/') || !strcmp(id, ".") || !strcmp(id, "..") || !*kernel ||
 	    !*topo || !*suite)
 		return -1;
@@ -318,6 +355,7 @@ static int parse_job(struct mx_job *j, struct json_object *x)
 		return -1;
 	j->id = xstrdup(id);
 	j->kernel = xstrdup(kernel);
+	j->variant = xstrdup(variant);
 	j->label = xstrdup(label);
 	j->topo = xstrdup(topo);
 	j->suite = xstrdup(suite);
@@ -347,6 +385,10 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 	if (parse_list(o, "kernels", &m->kernels) || parse_list(o, "topos", &m->topos) ||
 	    parse_list(o, "suites", &m->suites)) {
 		strbuf_addstr(err, "matrix.json: bad kernels, topos or suites list");
+		goto out;
+	}
+	if (json_object_object_get_ex(o, "variants", &v) && parse_list_n(o, "variants", 0, &m->variants)) {
+		strbuf_addstr(err, "matrix.json: bad list of variants");
 		goto out;
 	}
 	if (json_object_object_get_ex(o, "uris", &v) && parse_list_n(o, "uris", 0, &m->uris)) {
@@ -379,13 +421,13 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 	}
 	if (!json_object_object_get_ex(o, "jobs", &jobs) || !json_object_is_type(jobs, json_type_array) ||
 	    (n = json_object_array_length(jobs)) > MX_MAX_JOBS ||
-	    n != m->kernels.nr * m->topos.nr * m->suites.nr) {
+	    n != matrix_columns(m) * m->topos.nr * m->suites.nr) {
 		strbuf_addstr(err, "matrix.json: the jobs do not match the lists");
 		goto out;
 	}
 	m->jobs = xcalloc(n ? n : 1, sizeof(*m->jobs));
 	for (size_t i = 0; i < n; i++) {
-		if (parse_job(&m->jobs[i], json_object_array_get_idx(jobs, i)) < 0) {
+		if (parse_job(&m->jobs[i], json_object_array_get_idx(jobs, i), &m->variants) < 0) {
 			job_release(&m->jobs[i]);
 			memset(&m->jobs[i], 0, sizeof(m->jobs[i]));
 			strbuf_addf(err, "matrix.json: job %zu is damaged", i + 1);
@@ -478,6 +520,7 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 {
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	struct lab_variant v;
 	int fd;
 
 	if (n <= 0) {
@@ -490,6 +533,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 	 * or the " (deleted)" name readlink gives */
 	if (n > 10 && !strcmp(self + n - 10, " (deleted)"))
 		snprintf(self, sizeof(self), "/proc/self/exe");
+	if (j->variant && variant_parse(j->variant, &v, err) < 0)
+		return -1;
 	if (mkdir_p(j->results_root, 0755) < 0) {
 		strbuf_addf(err, "cannot create '%s'", j->results_root);
 		return -1;
@@ -505,14 +550,12 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		     "--kernel", j->kernel, "--results", j->results_root, NULL);
 	if (j->label && *j->label)
 		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
-	if (j->smt_off)
-		strvec_pushl(&j->cp.args, "--smt", "off", NULL);
 	if (j->warm)
 		strvec_push(&j->cp.args, "--warm");
 	if (j->trace)
 		strvec_push(&j->cp.args, "--trace");
-	if (j->sched_feat)
-		strvec_pushl(&j->cp.args, "--sched-feat", j->sched_feat, NULL);
+	if (j->variant)
+		variant_run_args(&v, &j->cp.args);
 	if (j->backend)
 		strvec_pushl(&j->cp.args, "--backend", j->backend, NULL);
 	if (j->uri)
@@ -571,6 +614,24 @@ int lab_child_wait(struct lab_child_run *j)
 
 	child_process_clear(&j->cp);
 	return st;
+}
+
+void lab_child_error(const char *log_path, struct strbuf *line)
+{
+	static const char prefix[] = "lab: error: ";
+	char *text = read_file(log_path, NULL);
+
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p);
+
+		if (n > sizeof(prefix) - 1 && !strncmp(p, prefix, sizeof(prefix) - 1)) {
+			strbuf_reset(line);
+			strbuf_add(line, p + sizeof(prefix) - 1, n - (sizeof(prefix) - 1));
+		}
+		p = nl ? nl + 1 : NULL;
+	}
+	free(text);
 }
 
 int lab_child_find_run(const char *root, struct strbuf *dir, char *verdict, size_t size)

@@ -34,10 +34,12 @@ enum mx_state {
 };
 const char *mx_state_name(enum mx_state s);
 
-/* One kernel x topology x suite; every string is owned. */
+/* One kernel (plain or with one variant) x topology x suite; every string
+ * is owned. */
 struct mx_job {
 	char *id;		/* "002-lab-base-1s2c-ab-tiny": also its directory under jobs/ */
 	char *kernel;		/* kernel spec for lab run */
+	char *variant;		/* --variant "KEY=VALUE" (run/variant.h), "" for none */
 	char *label;		/* run label, "" for the kernel release */
 	char *topo;
 	char *suite;
@@ -51,6 +53,9 @@ struct mx_job {
 
 struct matrix {
 	struct strvec kernels, topos, suites;	/* as given: "debian", "tip=KEY" */
+	/* --variant: each kernel also booted so ("base_slice_ns=3000000");
+	 * may be empty, and is in a state file from before variants */
+	struct strvec variants;
 	struct mx_job *jobs;
 	size_t nr_jobs;
 	struct strvec uris;	/* libvirt URIs the jobs are spread over (may be empty) */
@@ -60,7 +65,7 @@ struct matrix {
 	int warm;		/* lab run --warm: 1, --cold: 0 */
 	int trace;		/* lab run --trace: 1; 0 without (absent in older states) */
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0 }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0 }
 void matrix_release(struct matrix *m);
 
 /*
@@ -76,8 +81,12 @@ int mx_split_list(const char *what, const char *list, int is_topo, struct strvec
 void mx_kernel_item(const char *item, struct strbuf *label, struct strbuf *spec);
 
 /* kernels x topologies x suites, kernels innermost (the runs one would
- * compare finish together); every job pending. */
+ * compare finish together), each kernel plain and then with each variant;
+ * every job pending.  The variants must parse (variant_parse()). */
 void matrix_expand(struct matrix *m);
+
+/* Jobs per topology and suite: kernels x (1 + variants). */
+size_t matrix_columns(const struct matrix *m);
 
 /* The state file (matrix.json); the caller owns the object. */
 struct json_object *matrix_state_json(const struct matrix *m);
@@ -94,10 +103,9 @@ struct lab_child_run {
 	const char *kernel, *label, *topo, *suite;
 	const char *scenario;		/* --scenario FILE instead of the suite, or NULL */
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
-	int smt_off;
 	int warm;			/* lab run --warm */
 	int trace;			/* lab run --trace */
-	const char *sched_feat;		/* --sched-feat, or NULL */
+	const char *variant;		/* "KEY=VALUE" (run/variant.h) to boot with, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */
 	unsigned deadline_s;		/* from lab_run_deadline_s() */
@@ -124,6 +132,11 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err);
 int lab_child_poll(struct lab_child_run *j, int *status);
 /* Blocking, with the deadline. */
 int lab_child_wait(struct lab_child_run *j);
+
+/* The last "lab: error: " line of a child's log, without the prefix, into
+ * line (left as it is when there is none): why a lab run that exited 2
+ * refused its input. */
+void lab_child_error(const char *log_path, struct strbuf *line);
 
 /*
  * The run directory lab run made under root (the one subdirectory with a

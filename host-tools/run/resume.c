@@ -109,6 +109,45 @@ static char *member(struct json_object *o, const char *key)
 	return s ? xstrdup(s) : NULL;
 }
 
+/* An array of strings joined by ',', or a {"name": number} object as
+ * "name=number,...": NULL when absent, empty or of another shape. */
+static char *joined(struct json_object *o, const char *key)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	if (json_object_is_type(v, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(v) && i < 64; i++) {
+			struct json_object *x = json_object_array_get_idx(v, i);
+
+			if (json_object_is_type(x, json_type_string))
+				strbuf_addf(&sb, "%s%.64s", sb.len ? "," : "", json_object_get_string(x));
+		}
+	} else if (json_object_is_type(v, json_type_object)) {
+		json_object_object_foreach(v, name, n)
+			if (json_object_is_type(n, json_type_int))
+				strbuf_addf(&sb, "%s%.64s=%lld", sb.len ? "," : "", name,
+					    (long long)json_object_get_int64(n));
+	}
+	if (!sb.len) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb);
+}
+
+void run_resume_boot(struct run_resume *rr, struct json_object *run)
+{
+	const char *smt = json_get_str(run, "smt");
+
+	rr->sched_feat = joined(run, "sched_feat");
+	rr->sched_knob = joined(run, "sched_knob");
+	rr->preempt = member(run, "preempt");
+	rr->smt_off = smt && !strcmp(smt, "off");
+}
+
 int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 {
 	struct json_object *doc = NULL, *cases, *verdict;
@@ -130,6 +169,7 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 		cmd = member(info.json, "command");
 		rr->kernel_image = member(info.json, "kernel_image");
 		rr->clock = member(info.json, "clock");
+		run_resume_boot(rr, info.json);
 		rr->spec = present(info.spec);
 		rr->spec_resolved = present(info.spec_resolved);
 		rr->kernel = present(info.kernel);
@@ -261,6 +301,9 @@ void run_resume_release(struct run_resume *rr)
 	free(rr->scenario);
 	free(rr->label);
 	free(rr->clock);
+	free(rr->sched_feat);
+	free(rr->sched_knob);
+	free(rr->preempt);
 	strbuf_release(&rr->plan);
 	strbuf_release(&rr->plan_left);
 	memset(rr, 0, sizeof(*rr));

@@ -7,6 +7,8 @@
 
 #include <signal.h>
 
+struct json_object;
+
 /* Set to the signal by the handlers run_stop_catch() installs; a second
  * signal ends the lab at once, as without them. */
 extern volatile sig_atomic_t run_stop_signal;
@@ -29,11 +31,19 @@ struct run_resume {
 	char *kernel_image;
 	char *suite, *scenario, *label;
 	char *clock;        /* run.json: "virtual", "wall", or NULL (ran before --clock) */
+	/* what it booted with, as lab run takes it; NULL: it booted without */
+	char *sched_feat;   /* --sched-feat "NO_A,B" */
+	char *sched_knob;   /* --sched-knob "base_slice_ns=N" */
+	char *preempt;      /* --preempt MODE */
+	int smt_off;        /* --smt off */
 	struct strbuf plan;       /* the whole plan (dir/plan.txt) */
 	struct strbuf plan_left;  /* the plan of the cases still to run */
 	unsigned done, left;
 };
 #define RUN_RESUME_INIT { .plan = STRBUF_INIT, .plan_left = STRBUF_INIT }
+
+/* The boot settings above from a run.json object (run_resume_load()). */
+void run_resume_boot(struct run_resume *rr, struct json_object *run);
 
 /* Reads dir's run.json, plan.txt and cases.json; -1 with one line in err
  * when dir is no `lab run` directory or has nothing left to run. */

@@ -127,11 +127,12 @@ int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf 
 	return compile(&path, 1, plan_text, err);
 }
 
-int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err)
+int plan_check_on_runner(const char *runner, const char *text, size_t len, const char *release,
+			 struct strbuf *err)
 {
 	char found[PATH_MAX];
 	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
-	const char *argv[4];
+	const char *argv[6];
 	char *path;
 	int rc;
 
@@ -146,7 +147,9 @@ int plan_check_on_runner(const char *runner, const char *text, size_t len, struc
 	argv[0] = runner;
 	argv[1] = "--check-plan";
 	argv[2] = path;
-	argv[3] = NULL;
+	argv[3] = release ? "--kernel" : NULL;
+	argv[4] = release;
+	argv[5] = NULL;
 	rc = run_command_capture(argv, 30000, &out, &errout);
 	if (rc != 0) {
 		errout.buf[strcspn(errout.buf, "\n")] = '\0';

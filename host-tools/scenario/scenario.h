@@ -89,10 +89,12 @@ int plan_compile_file(const char *path, struct strbuf *plan_text, struct strbuf 
 /*
  * Hands plan text to the runner's --check-plan (runner NULL: the one
  * initrd_find_runner() finds), so workloads and their options are checked
- * by the very code that will run them.  -1 with the runner's first line
- * ("scenarios/x.ini:12: ...") in err.
+ * by the very code that will run them; with release (not NULL) also
+ * against the kernel that will run them (an option that kernel ignores).
+ * -1 with the runner's first line ("scenarios/x.ini:12: ...") in err.
  */
-int plan_check_on_runner(const char *runner, const char *text, size_t len, struct strbuf *err);
+int plan_check_on_runner(const char *runner, const char *text, size_t len, const char *release,
+			 struct strbuf *err);
 /* Appends the text form of p; -1 when a field cannot be written. */
 int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
 /* Adds the counters in bits (PLAN_CNT_*) to every case of plan_text, in

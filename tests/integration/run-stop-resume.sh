@@ -1,10 +1,11 @@
 # run-stop-resume - a lab run stopped by SIGTERM keeps its finished cases
 # (verdict STOPPED naming the last case, cases.json, a clean compare), and
-# lab run --resume runs the rest; a resume on another topology is refused.
+# lab run --resume runs the rest, booted as the first part was (its
+# --preempt); a resume on another topology or mode is refused.
 . "$(dirname "$0")/lib.sh"
 suite=tests/integration/stop-resume.suite
 rc=0
-"$LAB" run --topo 1s2c --suite "$suite" --accel tcg >"$TMP/out" 2>"$TMP/err" &
+"$LAB" run --topo 1s2c --suite "$suite" --accel tcg --preempt full >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 # stop it once two cases finished (stderr is no terminal: a line per case)
 for _ in $(seq 240); do
@@ -47,12 +48,25 @@ echo "other topology: exit $rc: $(cat "$TMP/err")"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "not one line on stderr"
 [ ! -d "$run/resume-1" ] || fail "a refused resume created $run/resume-1"
 
+# ... or with another preemption mode
+rc=0
+"$LAB" run --resume "$run" --preempt none --accel tcg >"$TMP/out" 2>"$TMP/err" || rc=$?
+echo "other mode: exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 2 ] || fail "a resume with another mode exited $rc"
+grep -q "ran with --preempt full: resume it without --preempt or with that" "$TMP/err" ||
+	fail "the refusal does not name the mode"
+[ ! -d "$run/resume-1" ] || fail "a refused resume created $run/resume-1"
+
 rc=0
 "$LAB" run --resume "$run" --accel tcg >"$TMP/out" 2>"$TMP/err" || rc=$?
 sed 's/^/resume: /' "$TMP/out"; sed 's/^/resume stderr: /' "$TMP/err"
 [ "$rc" -eq 0 ] || fail "the resumed run exited $rc"
 [ "$(sed -n 's/^results: //p' "$TMP/out")" = "$run" ] || fail "the resume did not write into $run"
 [ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the resumed run did not pass"
+[ "$(json "$run/resume-1/run.json" 'd["preempt"]')" = full ] || fail "the resumed part did not ask for preempt=full"
+json "$run/resume-1/run.json" 'd["cmdline"]' | grep -qw 'preempt=full' || fail "the resumed part booted without preempt=full"
+# rewritten from the last part's guest
+[ "$(json "$run/sched-knobs.json" 'd["preempt"]["active"]')" = full ] || fail "the resumed guest does not run preempt=full"
 [ "$(json "$run/cases.json" 'len(d["cases"])')" -eq 6 ] || fail "cases.json does not hold all 6 cases"
 [ "$(json "$run/cases.json" '"stopped" in d')" = False ] || fail "a complete run is still marked stopped"
 [ "$(json "$run/cases.json" 'sorted(set(c["case"] for c in d["cases"])) == sorted(c["case"] for c in d["cases"])')" = True ] ||

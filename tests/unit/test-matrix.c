@@ -247,6 +247,66 @@ static void test_state_bad(void **state)
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"clock\":\"host\"", "neither wall nor virtual");
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"clock\":1", "neither wall nor virtual");
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"warm\":1", "warm is not true or false");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"variants\":[2]", "bad list of variants");
+	/* a variant in a matrix without variants */
+	parse_bad_edit("\"label\":\"base\"", "\"label\":\"base\",\"variant\":\"smt=off\"", "job 2 is damaged");
+}
+
+/* --variant: each kernel plain, then with each variant, side by side; a
+ * labelled kernel labels its variants' columns, an unlabelled one leaves
+ * that to lab compare (run.json says what the run booted with). */
+static void test_variants(void **state)
+{
+	struct matrix m = MATRIX_INIT, back = MATRIX_INIT;
+	struct strbuf err = STRBUF_INIT, sb = STRBUF_INIT;
+	char *a, *b, *p;
+
+	(void)state;
+	strvec_pushl(&m.kernels, "debian", "tip=3519d5f4", NULL);
+	strvec_pushl(&m.topos, "1s2c", NULL);
+	strvec_pushl(&m.suites, "ab-tiny", NULL);
+	strvec_pushl(&m.variants, "base_slice_ns=3000000", "preempt=full", NULL);
+	assert_int_equal(matrix_columns(&m), 6);
+	matrix_expand(&m);
+	assert_int_equal(m.nr_jobs, 6);
+	assert_string_equal(m.jobs[0].id, "001-debian-1s2c-ab-tiny");
+	assert_string_equal(m.jobs[0].variant, "");
+	assert_string_equal(m.jobs[1].id, "002-debian-base_slice_ns_3000000-1s2c-ab-tiny");
+	assert_string_equal(m.jobs[1].variant, "base_slice_ns=3000000");
+	assert_string_equal(m.jobs[1].label, "");
+	assert_string_equal(m.jobs[2].variant, "preempt=full");
+	assert_string_equal(m.jobs[3].label, "tip");
+	assert_string_equal(m.jobs[4].label, "tip-base_slice_ns=3000000");
+	assert_string_equal(m.jobs[5].label, "tip-preempt=full");
+	assert_string_equal(m.jobs[5].id, "006-tip-preempt_full-1s2c-ab-tiny");
+
+	a = state_text(&m);
+	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
+	assert_int_equal(back.variants.nr, 2);
+	assert_string_equal(back.jobs[4].variant, "base_slice_ns=3000000");
+	b = state_text(&back);
+	assert_string_equal(a, b);
+	free(b);
+	/* a job's variant must be one of the matrix's */
+	p = strstr(a, "\"variant\":\"preempt=full\"");
+	assert_non_null(p);
+	strbuf_add(&sb, a, (size_t)(p - a));
+	strbuf_addstr(&sb, "\"variant\":\"preempt=none\"");
+	strbuf_addstr(&sb, p + strlen("\"variant\":\"preempt=full\""));
+	parse_bad(sb.buf, "job 3 is damaged");
+	/* the jobs are kernels x (1 + variants) */
+	strbuf_reset(&sb);
+	p = strstr(a, "\"variants\":[\"base_slice_ns=3000000\",\"preempt=full\"]");
+	assert_non_null(p);
+	strbuf_add(&sb, a, (size_t)(p - a));
+	strbuf_addstr(&sb, "\"variants\":[\"base_slice_ns=3000000\"]");
+	strbuf_addstr(&sb, p + strlen("\"variants\":[\"base_slice_ns=3000000\",\"preempt=full\"]"));
+	parse_bad(sb.buf, "do not match the lists");
+	free(a);
+	matrix_release(&m);
+	matrix_release(&back);
+	strbuf_release(&err);
+	strbuf_release(&sb);
 }
 
 /* The clock and the warm start are kept, so a resume boots the same way;
@@ -371,6 +431,7 @@ int main(void)
 		cmocka_unit_test(test_state_round_trip),
 		cmocka_unit_test(test_state_bad),
 		cmocka_unit_test(test_state_without_uris),
+		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_state_boot_mode),
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_duration),

@@ -207,6 +207,50 @@ static void test_sched_feat_runs(void **state)
 	strbuf_release(&err);
 }
 
+/* lab run --sched-knob, --preempt, --smt off: what a run booted with names
+ * the column of an unlabelled run, and other knobs are never pooled in. */
+static void test_sched_knob_runs(void **state)
+{
+	static const char knobs[] = "{\"kernel\": \"6.12.1\", \"sched_knob\": {\"base_slice_ns\": 3000000}, "
+				    "\"preempt\": \"full\"}";
+	static const char all[] = "{\"kernel\": \"6.12.1\", \"smt\": \"off\", \"sched_feat\": [\"NO_WA_IDLE\"], "
+				  "\"preempt\": \"lazy\"}";
+	static const char odd[] = "{\"kernel\": \"6.12.1\", \"sched_knob\": {\"base_slice_ns\": \"x\"}, "
+				  "\"preempt\": 3}";
+	struct cmp_run r = { 0 }, runs[2], p = { 0 };
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(cmp_run_json_parse(&r, knobs, strlen(knobs), &err), 0);
+	assert_string_equal(r.sched_knob, "base_slice_ns=3000000,preempt=full");
+	assert_string_equal(r.label, "6.12.1-base_slice_ns=3000000,preempt=full");
+	cmp_run_release(&r);
+	assert_int_equal(cmp_run_json_parse(&r, all, strlen(all), &err), 0);
+	assert_string_equal(r.label, "6.12.1-smt-off-NO_WA_IDLE-preempt=lazy");
+	cmp_run_release(&r);
+	assert_int_equal(cmp_run_json_parse(&r, odd, strlen(odd), &err), 0);
+	assert_string_equal(r.sched_knob, "");
+	assert_string_equal(r.label, "6.12.1");
+	cmp_run_release(&r);
+
+	mk_run(&runs[0], "a1", "6.12.1", "on", "PASS", "1.0", 1);
+	mk_run(&runs[1], "a2", "6.12.1", "on", "PASS", "1.0", 1);
+	free(runs[1].sched_knob);
+	runs[1].sched_knob = xstrdup("preempt=full");
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), -1);
+	assert_string_equal(err.buf, "cannot pool runs with scheduler knobs 'default' (a1) and "
+			    "'preempt=full' (a2)");
+	cmp_run_release(&p);
+	free(runs[0].sched_knob);
+	runs[0].sched_knob = xstrdup("preempt=full");
+	assert_int_equal(cmp_run_pool(&p, runs, 2, &err), 0);
+	assert_string_equal(p.sched_knob, "preempt=full");
+	cmp_run_release(&p);
+	for (int i = 0; i < 2; i++)
+		cmp_run_release(&runs[i]);
+	strbuf_release(&err);
+}
+
 /* Virtual-time runs (lab run --clock virtual) are never pooled or compared
  * with wall-clock ones; a run.json without "clock" ran on the wall clock. */
 static void test_clock_refused(void **state)
@@ -335,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_pool_refused),
 		cmocka_unit_test(test_pool_arch),
 		cmocka_unit_test(test_sched_feat_runs),
+		cmocka_unit_test(test_sched_knob_runs),
 		cmocka_unit_test(test_clock_refused),
 		cmocka_unit_test(test_pool_compare),
 		cmocka_unit_test(test_view_smt_off),

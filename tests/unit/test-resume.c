@@ -224,6 +224,35 @@ static void test_stopped_and_resumed(void **state)
 	}
 }
 
+/* A resume boots as the stopped run did: what run.json says it booted with. */
+static void test_boot_settings(void **state)
+{
+	static const char with[] = "{\"smt\": \"off\", \"sched_feat\": [\"NO_WA_IDLE\", \"NO_SIS_UTIL\"], "
+				   "\"sched_knob\": {\"base_slice_ns\": 3000000}, \"preempt\": \"full\"}";
+	static const char odd[] = "{\"smt\": \"on\", \"sched_feat\": \"NO_WA_IDLE\", \"sched_knob\": [], "
+				  "\"preempt\": 1}";
+	struct run_resume rr = RUN_RESUME_INIT;
+	struct json_object *o;
+
+	(void)state;
+	o = json_tokener_parse(with);
+	run_resume_boot(&rr, o);
+	assert_string_equal(rr.sched_feat, "NO_WA_IDLE,NO_SIS_UTIL");
+	assert_string_equal(rr.sched_knob, "base_slice_ns=3000000");
+	assert_string_equal(rr.preempt, "full");
+	assert_int_equal(rr.smt_off, 1);
+	json_object_put(o);
+	run_resume_release(&rr);
+	o = json_tokener_parse(odd);
+	run_resume_boot(&rr, o);
+	assert_null(rr.sched_feat);
+	assert_null(rr.sched_knob);
+	assert_null(rr.preempt);
+	assert_int_equal(rr.smt_off, 0);
+	json_object_put(o);
+	run_resume_release(&rr);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -231,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_eta_groups),
 		cmocka_unit_test(test_plan_without_cases),
 		cmocka_unit_test(test_stopped_and_resumed),
+		cmocka_unit_test(test_boot_settings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

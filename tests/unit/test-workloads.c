@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <time.h>
 
 #include "wl-harness.h"
@@ -21,6 +22,8 @@
 #include "../../guest/runner/workloads/numa.h"
 #include "../../guest/runner/workloads/sysbench_cpu.h"
 #include "../../guest/runner/workloads/vector_hog.h"
+#include "../../guest/runner/wlslice.h"
+#include "common/kversion.h"
 
 /* ---- sysbench_cpu ---- */
 
@@ -419,6 +422,103 @@ static void test_exec_run(void **state)
 	assert_true(wl_now_ns() - t0 < 3000000000ull);
 }
 
+/* ---- slice_us (hackbench, schbench, exec) ---- */
+
+static struct wl_args *slice_args(const struct workload_ops *w, const char *slice)
+{
+	struct wl_args *a = wl_args_new();
+	char err[256];
+
+	assert_non_null(a);
+	if (slice && wl_args_set(a, w, "slice_us", slice, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	if (w == &workload_exec && wl_args_set(a, w, "cmd", "/bin/true", err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(wl_args_finish(a, w, err, sizeof(err)), 0);
+	return a;
+}
+
+static void test_slice_option(void **state)
+{
+	const struct workload_ops *const ws[] = { &workload_hackbench, &workload_schbench, &workload_exec };
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		struct wl_args *a = slice_args(ws[i], "300"), *none = slice_args(ws[i], NULL);
+		char err[256];
+
+		assert_true(wl_slice_ns(a) == 300000);
+		assert_true(wl_slice_ns(none) == 0);
+		/* the same hook on each: refused before 6.12, where it is ignored */
+		assert_non_null(ws[i]->kernel_check);
+		assert_int_equal(ws[i]->kernel_check(a, "6.12.118+deb12-amd64", why, sizeof(why)), 0);
+		assert_int_equal(ws[i]->kernel_check(a, "7.2.13+deb14-amd64", why, sizeof(why)), 0);
+		assert_int_equal(ws[i]->kernel_check(a, "6.1.0-57-amd64", why, sizeof(why)), -1);
+		assert_string_equal(why, "slice_us needs Linux 6.12 or later: 6.1.0-57-amd64 ignores "
+				    "sched_attr.sched_runtime of a SCHED_OTHER task");
+		/* unset, any kernel; a release that does not read as one: the run tells */
+		assert_int_equal(ws[i]->kernel_check(none, "6.1.0-57-amd64", why, sizeof(why)), 0);
+		assert_int_equal(ws[i]->kernel_check(a, "unknown", why, sizeof(why)), 0);
+		/* the kernel's clamp, 0.1 to 100 ms */
+		assert_int_equal(wl_args_set(none, ws[i], "slice_us", "99", err, sizeof(err)), -1);
+		assert_int_equal(wl_args_set(none, ws[i], "slice_us", "100001", err, sizeof(err)), -1);
+		wl_args_free(a);
+		wl_args_free(none);
+	}
+}
+
+/* The check reads what each task's /proc/<pid>/sched said at its end. */
+static void test_slice_verify(void **state)
+{
+	struct wl_task_totals t;
+	struct wl_ctx ctx;
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.totals = &t;
+	wl_slice_note(&t, "se.avg.util_est   :   389\nse.slice   :   300000\n");
+	wl_slice_note(&t, "policy : 0\nse.slice : 300000\nclock-delta : 1\n");
+	assert_true(t.slice_ns_min == 300000 && t.slice_ns_max == 300000);
+	assert_int_equal(wl_slice_verify(&ctx, 300000), 0);
+	assert_int_equal(ctx.nr_counters, 1);
+	assert_string_equal(ctx.counters[0].name, "slice_us");
+	assert_true(ctx.counters[0].value == 300);
+	/* one task at the base slice: not in effect */
+	wl_slice_note(&t, "se.slice : 2800000\n");
+	assert_int_equal(wl_slice_verify(&ctx, 300000), -1);
+	assert_string_equal(ctx.error, "slice_us=300 not in effect: the tasks ran with se.slice 300..2800 us");
+	/* a kernel without the line (6.1): nothing to go by */
+	memset(&t, 0, sizeof(t));
+	wl_slice_note(&t, "policy : 0\nprio : 120\n");
+	assert_int_equal(wl_slice_verify(&ctx, 300000), -1);
+	assert_non_null(strstr(ctx.error, "show no se.slice"));
+	/* not asked: nothing checked */
+	assert_int_equal(wl_slice_verify(&ctx, 0), 0);
+}
+
+/* On a 6.12+ host the slice is set for real and read back by the kernel's
+ * /proc/<pid>/sched: the exec command and hackbench's tasks. */
+static void test_slice_run(void **state)
+{
+	struct wl_ctx ctx;
+	struct utsname u;
+
+	(void)state;
+	assert_int_equal(uname(&u), 0);
+	if (kversion_at_least(u.release, WL_SLICE_SINCE) != 1 || access("/proc/self/sched", R_OK) < 0)
+		skip();
+	assert_int_equal(harness_run(&ctx, &workload_exec, 30, "cmd", "/bin/true", "slice_us", "300",
+				     NULL), 0);
+	assert_true(harness_totals.slice_ns_min == 300000 && harness_totals.slice_ns_max == 300000);
+	assert_int_equal(harness_run(&ctx, &workload_hackbench, 30, "groups", "1", "fds", "2", "loops", "5",
+				     "mode", "thread", "slice_us", "2000", NULL), 0);
+	assert_true(harness_totals.slice_ns_min == 2000000 && harness_totals.slice_ns_max == 2000000);
+	assert_int_equal(ctx.nr_counters, 1);
+	assert_true(ctx.counters[0].value == 2000);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -438,6 +538,9 @@ int main(void)
 		cmocka_unit_test(test_exec_last_line),
 		cmocka_unit_test(test_exec_out_room),
 		cmocka_unit_test(test_exec_run),
+		cmocka_unit_test(test_slice_option),
+		cmocka_unit_test(test_slice_verify),
+		cmocka_unit_test(test_slice_run),
 	};
 
 	/* the exec tests start children; none may be left over */

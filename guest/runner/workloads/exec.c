@@ -3,6 +3,8 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "exec.h"
+#include "../wlslice.h"
+#include "../wlutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -216,7 +218,7 @@ static void exec_child_say(const char *a, const char *b, const char *c)
 }
 
 /* In the child, between fork and exec: only async-signal-safe calls. */
-static void exec_child(char **argv, int out_fd)
+static void exec_child(char **argv, int out_fd, uint64_t slice_ns)
 {
 	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
@@ -235,6 +237,11 @@ static void exec_child(char **argv, int out_fd)
 		dup2(null, 0);
 	dup2(out_fd, 1);
 	dup2(out_fd, 2);
+	/* the command's own task keeps it through exec */
+	if (slice_ns && wl_slice_set(slice_ns) < 0) {
+		exec_child_say("exec: slice_us: sched_setattr failed for '", argv[0], "'\n");
+		_exit(126);
+	}
 	execvp(argv[0], argv);
 	exec_child_say("exec: cannot execute '", argv[0],
 		       errno == ENOENT ? "': no such file or directory\n" :
@@ -318,6 +325,16 @@ static int exec_wait_exit(pid_t pid, uint64_t deadline_ns)
 	}
 }
 
+/* The exited command's se.slice into the totals slice_us is checked with. */
+static void exec_note_slice(struct wl_ctx *ctx, pid_t pid)
+{
+	char path[64], text[8192];
+
+	snprintf(path, sizeof(path), "/proc/%d/sched", (int)pid);
+	if (wl_read_text(path, text, sizeof(text)) > 0)
+		wl_slice_note(ctx->totals, text);
+}
+
 static int exec_run(struct wl_ctx *ctx)
 {
 	struct exec_pattern pat[EXEC_PATTERNS];
@@ -325,7 +342,7 @@ static int exec_run(struct wl_ctx *ctx)
 	char cmd[256], *argv[EXEC_MAX_ARGS], last[EXEC_LINE_SHOW + 1];
 	unsigned npat;
 	int pfd[2], status = 0, ret = -1, timed_out;
-	uint64_t t0, t1;
+	uint64_t t0, t1, slice_ns = wl_slice_ns(ctx->args);
 	pid_t pid;
 
 	snprintf(cmd, sizeof(cmd), "%s", wl_str(ctx->args, "cmd"));
@@ -349,7 +366,7 @@ static int exec_run(struct wl_ctx *ctx)
 		goto out;
 	}
 	if (!pid)
-		exec_child(argv, pfd[1]);
+		exec_child(argv, pfd[1], slice_ns);
 	/* both sides set the group, so a kill right after fork hits it */
 	setpgid(pid, pid);
 	close(pfd[1]);
@@ -358,6 +375,9 @@ static int exec_run(struct wl_ctx *ctx)
 	if (!timed_out)
 		timed_out = exec_wait_exit(pid, ctx->deadline_ns) < 0;
 	t1 = wl_now_ns();
+	/* an exited command is a zombie still: its slice as the kernel kept it */
+	if (slice_ns && !timed_out)
+		exec_note_slice(ctx, pid);
 	/* the command is done (or out of time): so is anything it left behind */
 	kill(-pid, SIGKILL);
 	while (waitpid(pid, &status, 0) < 0) {
@@ -396,7 +416,7 @@ static int exec_run(struct wl_ctx *ctx)
 		wl_metric(ctx, pat[i].name, pat[i].unit, v, pat[i].higher_is_better);
 	}
 	wl_metric(ctx, "elapsed", "s", (double)(t1 - t0) * 1e-9, 0);
-	ret = 0;
+	ret = wl_slice_verify(ctx, slice_ns);
 out:
 	free(out.data);
 	return ret;
@@ -415,6 +435,7 @@ static const struct wl_option exec_options[] = {
 	EXEC_PATTERN_OPTS(2),
 	EXEC_PATTERN_OPTS(3),
 	EXEC_PATTERN_OPTS(4),
+	WL_SLICE_OPTION,
 	{ .name = NULL },
 };
 
@@ -422,5 +443,6 @@ const struct workload_ops workload_exec = {
 	.name = "exec",
 	.description = "an external command; metrics from its output (stdout and stderr)",
 	.options = exec_options,
+	.kernel_check = wl_slice_kernel_check,
 	.run = exec_run,
 };

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "../workload.h"
 #include "../wlutil.h"
+#include "../wlslice.h"
 #include "common/io.h"
 
 #include <errno.h>
@@ -41,6 +42,7 @@ struct hb_worker;
 struct hb {
 	struct wl_ctx *ctx;
 	unsigned groups, fds, loops, datasize;
+	uint64_t slice_ns;      /* slice_us: each task's own, 0 for the kernel's */
 	int thread_mode, use_pipes;
 	int ready[2], wake[2], done[2];
 	struct hb_shared *sh;
@@ -135,6 +137,11 @@ static int hb_task(struct hb_worker *w)
 		return -1;
 	}
 	wl_name_self(w->sender ? "hb-send" : "hb-recv");
+	if (w->hb->slice_ns && (ret = wl_slice_set(w->hb->slice_ns)) < 0) {
+		hb_task_fail(w->hb, "slice_us: sched_setattr: %s", strerror(-ret));
+		free(data);
+		return -1;
+	}
 	ret = w->sender ? hb_sender(w, data) : hb_receiver(w, data);
 	free(data);
 	wl_task_done(w->hb->ctx);
@@ -405,7 +412,8 @@ static int hb_measure(struct hb *hb)
 	if (r < 0)
 		return wl_fail(ctx, "%s", why);
 	wl_metric(ctx, "time", "s", (double)(hb->thread_mode ? hb->sh->elapsed_ns : t1 - t0) / 1e9, 0);
-	return 0;
+	/* every task noted its se.slice as it ended */
+	return wl_slice_verify(ctx, hb->slice_ns);
 }
 
 static int hb_run(struct wl_ctx *ctx)
@@ -419,6 +427,7 @@ static int hb_run(struct wl_ctx *ctx)
 		.datasize = (unsigned)wl_int(ctx->args, "datasize"),
 		.thread_mode = !strcmp(wl_str(ctx->args, "mode"), "thread"),
 		.use_pipes = !strcmp(wl_str(ctx->args, "ipc"), "pipe"),
+		.slice_ns = wl_slice_ns(ctx->args),
 		.ready = { -1, -1 }, .wake = { -1, -1 }, .done = { -1, -1 },
 	};
 	int ret = -1;
@@ -456,6 +465,7 @@ static const struct wl_option hb_options[] = {
 	{ "datasize", WL_INT, 1, 65536, "100", NULL, "bytes per message" },
 	{ "mode", WL_STR, 0, 0, "process", "process|thread", "tasks are processes or threads" },
 	{ "ipc", WL_STR, 0, 0, "socket", "socket|pipe", "AF_UNIX socketpairs or pipes" },
+	WL_SLICE_OPTION,
 	{ .name = NULL },
 };
 
@@ -463,5 +473,6 @@ const struct workload_ops workload_hackbench = {
 	.name = "hackbench",
 	.description = "groups of senders spraying messages at receivers (rt-tests hackbench); time",
 	.options = hb_options,
+	.kernel_check = wl_slice_kernel_check,
 	.run = hb_run,
 };

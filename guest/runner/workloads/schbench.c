@@ -2,6 +2,7 @@
  * wake batches of workers over futexes; percentiles and requests/s. */
 #define _GNU_SOURCE
 #include "../workload.h"
+#include "../wlslice.h"
 #include "../histogram.h"
 #include "../wlproc.h"
 
@@ -84,6 +85,8 @@ struct sb_lock {
 struct sb {
 	struct wl_ctx *ctx;
 	unsigned nr_msg, nr_per_msg, operations, sleep_us;
+	uint64_t slice_ns;         /* slice_us: each thread's own, 0 for the kernel's */
+	int slice_err;             /* the first errno a thread got setting it */
 	size_t n;
 	int stopping, phase;
 	struct sb_lock *locks;
@@ -120,10 +123,21 @@ static void sb_wait(int *f)
 		sb_futex(f, FUTEX_WAIT_PRIVATE, FUTEX_BLOCKED);
 }
 
+/* slice_us in the calling thread; a failure is said after the run */
+static void sb_slice_self(struct sb *sb)
+{
+	int e, none = 0;
+
+	if (sb->slice_ns && (e = wl_slice_set(sb->slice_ns)) < 0)
+		__atomic_compare_exchange_n(&sb->slice_err, &none, -e, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
+}
+
 static void *sb_msg_thread(void *arg)
 {
 	struct sb_msg *m = arg;
 	struct sb *sb = m->sb;
+
+	sb_slice_self(sb);
 
 	for (;;) {
 		struct sb_worker *list;
@@ -233,6 +247,7 @@ static void *sb_worker_thread(void *arg)
 	struct sb_msg *m = w->msg;
 	struct sb *sb = w->sb;
 
+	sb_slice_self(sb);
 	while (!__atomic_load_n(&sb->stopping, __ATOMIC_SEQ_CST)) {
 		struct sb_worker *old;
 		uint64_t woke, t0;
@@ -381,6 +396,7 @@ static int sb_run(struct wl_ctx *ctx)
 		.nr_per_msg = (unsigned)wl_int(ctx->args, "workers"),
 		.operations = (unsigned)wl_int(ctx->args, "operations"),
 		.sleep_us = (unsigned)wl_int(ctx->args, "sleep_us"),
+		.slice_ns = wl_slice_ns(ctx->args),
 	};
 	size_t nr_workers = (size_t)sb.nr_msg * sb.nr_per_msg;
 	struct wl_window win;
@@ -415,8 +431,13 @@ static int sb_run(struct wl_ctx *ctx)
 		wl_fail(ctx, "deadline passed");
 		goto out;
 	}
+	if (sb.slice_err) {
+		wl_fail(ctx, "slice_us: sched_setattr: %s", strerror(sb.slice_err));
+		goto out;
+	}
 	sb_report(&sb, (double)(win.t1 - win.t0) / 1e9);
-	ret = 0;
+	/* every thread noted its se.slice as it ended */
+	ret = wl_slice_verify(ctx, sb.slice_ns);
 out:
 	for (size_t i = 0; sb.w && i < nr_workers; i++)
 		free(sb.w[i].matrix);
@@ -435,6 +456,7 @@ static const struct wl_option sb_options[] = {
 	  "cache footprint of each worker's matrices (schbench -F)" },
 	{ "operations", WL_INT, 0, 1000, "5", NULL, "matrix multiplies per request (schbench -n)" },
 	{ "sleep_us", WL_INT, 0, 1000000, "100", NULL, "sleep at the start of each request (schbench -s)" },
+	WL_SLICE_OPTION,
 	{ .name = NULL },
 };
 
@@ -442,5 +464,6 @@ const struct workload_ops workload_schbench = {
 	.name = "schbench",
 	.description = "message threads waking workers over futexes (schbench); latency percentiles, rps",
 	.options = sb_options,
+	.kernel_check = wl_slice_kernel_check,
 	.run = sb_run,
 };
