@@ -111,6 +111,27 @@ enum console_class console_classify_line(const char *line, size_t len,
 	return CON_NONE;
 }
 
+/* x86's die() header for an int3 that no handler claimed, the first die
+ * of the boot: "Oops: int3: 0000 [#1] SMP NOPTI" (6.x has the prefix),
+ * "int3: 0000 [#1] SMP NOPTI" (6.1). */
+int console_is_first_int3_die(const char *line, size_t len)
+{
+	const char *s = skip_timestamp(line, &len);
+	static const char oops[] = "Oops: ", int3[] = "int3: ", tail[] = " [#1]";
+
+	if (len >= strlen(oops) && !memcmp(s, oops, strlen(oops))) {
+		s += strlen(oops);
+		len -= strlen(oops);
+	}
+	if (len < strlen(int3) + 4 + strlen(tail) || memcmp(s, int3, strlen(int3)))
+		return 0;
+	s += strlen(int3);
+	for (int i = 0; i < 4; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return !memcmp(s + 4, tail, strlen(tail));
+}
+
 void console_watch_init(struct console_watch *w)
 {
 	memset(w, 0, sizeof(*w));
@@ -137,6 +158,8 @@ static void end_line(struct console_watch *w)
 	c = console_classify_line(w->line, w->len, &pat);
 	if (!w->init_line && !strncmp(w->line, CONSOLE_INIT_MARKER, strlen(CONSOLE_INIT_MARKER)))
 		w->init_line = w->lines;
+	if (!w->int3_line && console_is_first_int3_die(w->line, w->len))
+		w->int3_line = w->lines;
 	if (c == CON_REBOOT && ++w->banners == 1)
 		c = CON_NONE; /* the boot banner itself */
 	if (c == CON_SPLAT)

@@ -37,7 +37,11 @@ struct console_watch {
 	const char *first_pattern;
 	unsigned splats;
 	unsigned long init_line;    /* line of the lab's "schedlab: init start", 0 if none */
+	unsigned long int3_line;    /* line of the boot's first die(), an int3 (below), 0 if none */
 };
+/* 1 when the line is x86's die() header for an int3 no handler claimed,
+ * as the boot's first die ("[#1]"), with or without 6.x's "Oops: ". */
+int console_is_first_int3_die(const char *line, size_t len);
 #define CONSOLE_INIT_MARKER "schedlab: init start"
 void console_watch_init(struct console_watch *w);
 /* Returns the worst class seen so far after consuming buf. */

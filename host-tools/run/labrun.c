@@ -819,11 +819,18 @@ static unsigned default_timeout_s(const struct lab_run *r)
 	return own + (r->accel_kind == ACCEL_KVM ? 60 : 60 + topo_nr_cpus(&r->topo) / 2);
 }
 
-/* A HANG before the guest's /init ran, under TCG: see lab_run_start(). */
-static int tcg_boot_stuck(const struct lab_run *r)
+const char *lab_tcg_boot_stuck(const struct lab_run *r)
 {
-	return r->accel_kind == ACCEL_TCG && r->verdict == VERDICT_HANG &&
-	       !r->s.console.init_line;
+	if (r->accel_kind != ACCEL_TCG || r->s.console.init_line)
+		return NULL;
+	if (r->verdict == VERDICT_HANG)
+		return "hung before userspace";
+	/* 7.x kernels die of the int3 once the patch is done (docs/tcg.md);
+	 * one TCG thread cannot run a stale translation, so an int3 there is
+	 * the kernel's own */
+	if (r->verdict == VERDICT_CRASH && !r->tcg_single && r->s.console.int3_line)
+		return "died of a stale int3 before userspace";
+	return NULL;
 }
 
 static int keep_attempt(const char *dir, int attempt)
@@ -952,7 +959,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	struct strbuf err = STRBUF_INIT;
 	struct json_object *run;
 	char *qver, *name;
-	const char *part;
+	const char *part, *stuck;
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
@@ -1160,24 +1167,25 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			snprintf(r->reason, sizeof(r->reason), "%s", r->s.reason);
 		}
 		r->s.conf = NULL;
-		if (!tcg_boot_stuck(r) || r->attempts >= LAB_TCG_BOOT_ATTEMPTS ||
-		    !strcmp(r->start, "warm"))
+		stuck = lab_tcg_boot_stuck(r);
+		if (!stuck || r->attempts >= LAB_TCG_BOOT_ATTEMPTS || !strcmp(r->start, "warm"))
 			break;
 		/* MTTCG in QEMU 7.2 can leave a vCPU running a stale translation of
-		 * code the kernel live-patched (an int3 it already removed) while
-		 * the others wait for it, always before userspace: the late
-		 * initcall that turns on the sched_clock_stable and
-		 * sched_clock_running keys patches the clock paths every idle
-		 * vCPU runs through.  The more vCPUs, the likelier: a few boots
-		 * in a hundred at 1s2c, one attempt in seven at 2s64c on an idle
-		 * 2-core host (docs/results.md).  Keep that attempt's evidence
-		 * and boot again; a kernel
-		 * that really hangs in early boot hangs every time and stays a
-		 * HANG. */
+		 * code the kernel live-patched (an int3 it already removed), always
+		 * before userspace: the late initcall that turns on the
+		 * sched_clock_stable and sched_clock_running keys patches the
+		 * clock paths every idle vCPU runs through (7.x kernels flip
+		 * more keys there).  6.1 hangs with the others waiting for that
+		 * vCPU, 7.2 dies of the int3.  The more vCPUs, the likelier: a
+		 * few boots in a hundred at 1s2c, one attempt in seven at 2s64c
+		 * on an idle 2-core host, one in ten of 7.2 at 2s4c (docs/tcg.md).
+		 * Keep that attempt's evidence and boot again; a kernel that
+		 * really hangs or dies in early boot does so every time and
+		 * stays a HANG or CRASH. */
 		if (keep_attempt(part, r->attempts) < 0)
 			break;
-		warning("guest hung before userspace under TCG; evidence kept in %s/attempt-%d, booting again",
-			part, r->attempts);
+		warning("guest %s under TCG; evidence kept in %s/attempt-%d, booting again",
+			stuck, part, r->attempts);
 		session_release(&r->s);
 		session_init(&r->s);
 		strbuf_reset(&err);

@@ -34,7 +34,8 @@ struct json_object;
 int lab_clock_parse(const char *clock);
 
 /* Boots a run gets under multi-threaded TCG when one hangs before
- * userspace (lab_run_start(): QEMU 7.2 runs stale live-patched code). */
+ * userspace, or dies there of an int3 (lab_run_start(): QEMU 7.2 runs
+ * stale live-patched code). */
 #define LAB_TCG_BOOT_ATTEMPTS 3
 
 /* Seconds more a boot may take with the image's own initramfs. */
@@ -132,6 +133,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra);
  * expected view, prints the "topology:" line (and the diff), and folds
  * the outcome into r->verdict. */
 void lab_run_verify(struct lab_run *r);
+
+/* After a boot under TCG, before userspace: why it looks like QEMU 7.2's
+ * stale live-patched code (a HANG, or a CRASH whose first die() was an
+ * int3, under multi-threaded TCG) and is worth booting again, as a phrase
+ * for "guest ..."; NULL when it does not. */
+const char *lab_tcg_boot_stuck(const struct lab_run *r);
 
 /* Writes verdict.json (with `extra` members, consumed). */
 void lab_run_report(struct lab_run *r, struct json_object *extra);
