@@ -1,15 +1,14 @@
 #!/bin/bash
 # eevdf-612.sh - the EEVDF knobs on a Linux 6.12 kernel ($LAB_TEST_KERNEL_612,
-# a path; SKIP without): one 1s2c boot with base_slice_ns=3000000, preempt=full
+# a path or a name; default debian:6.12, SKIP when it cannot be fetched): one 1s2c boot with base_slice_ns=3000000, preempt=full
 # and slice_us=300 on exec, hackbench and schbench, each confirmed by the
 # guest; lazy refused before boot by the config; lab ab --variant
 # base_slice_ns=3000000 (6 boots) gives a third column whose boots, and only
 # theirs, ran with it.
 . "$(dirname "$0")/lib.sh"
-k=${LAB_TEST_KERNEL_612:-}
-[ -n "$k" ] || skip "LAB_TEST_KERNEL_612 is not set (the path of a Linux 6.12 kernel)"
-[ -f "$k" ] || skip "LAB_TEST_KERNEL_612=$k is no file"
-rel=$(json <("$LAB" kernel "$k" --json) 'd["release"]')
+k=${LAB_TEST_KERNEL_612:-debian:6.12}
+"$LAB" kernel "$k" --json >"$TMP/kernel.json" 2>"$TMP/err" || skip "no kernel $k here: $(cat "$TMP/err")"
+rel=$(json "$TMP/kernel.json" 'd["release"]')
 case $rel in 6.12.*) ;; *) fail "LAB_TEST_KERNEL_612 is $rel, not 6.12" ;; esac
 
 expect_bad "preempt=lazy on 6.12" "$LAB" run --topo 1s2c --accel tcg --suite slice --kernel "$k" --preempt lazy
