@@ -53,6 +53,7 @@ const struct topo_kernel_facts *kgen_topo_facts(const struct kernel_gen *g,
 	out->generation = g->name;
 	out->pkg_level = g->pkg_level;
 	out->die_id_global = g->die_id_global;
+	out->arm64_llc_all = g->arm64_llc_all;
 	return out;
 }
 

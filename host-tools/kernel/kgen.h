@@ -39,6 +39,9 @@ struct kernel_gen {
 	int die_id_global;
 	/* the sched-domain level spanning a package: "DIE", later "PKG" */
 	const char *pkg_level;
+	/* arm64 virt without cache nodes: sysfs shows every CPU sharing the
+	 * last level cache, and an MC level of the node appears */
+	int arm64_llc_all;
 	/* debugfs sched/ knob of the fair class's base slice */
 	const char *slice_knob;
 	/* sched_setattr()'s sched_runtime sets a fair task's slice */

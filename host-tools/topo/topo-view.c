@@ -118,7 +118,7 @@ static int cmp_unsigned(const void *a, const void *b)
  * levels survive.
  */
 static unsigned node_domains(const struct topo *t, unsigned node, const unsigned *dists,
-			     unsigned nr_dists, const char *pkg_level, const char **names,
+			     unsigned nr_dists, const struct topo_kernel_facts *k, const char **names,
 			     unsigned max)
 {
 	unsigned nr_cpus = topo_nr_cpus(t);
@@ -134,7 +134,8 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 	for (unsigned level = 0; level < 4 + nr_dists && n < max; level++) {
 		const char *name;
 
-		if ((level == 1 || level == 2) && t->arch != TOPO_ARCH_X86_64)
+		if ((level == 1 || level == 2) && t->arch != TOPO_ARCH_X86_64 &&
+		    !(level == 2 && t->arch == TOPO_ARCH_ARM64 && k->arm64_llc_all))
 			continue;	/* CLS and MC */
 		cpuset_clear(&cur);
 		switch (level) {
@@ -145,19 +146,24 @@ static unsigned node_domains(const struct topo *t, unsigned node, const unsigned
 			break;
 		case 2:
 			name = "MC";
-			cpuset_add_range(&cur, first, first + llc_cpus);
+			/* arm64's cpu_coregroup_mask(): the smaller of node and
+			 * package when the LLC (every CPU) is wider than both */
+			if (t->arch == TOPO_ARCH_ARM64)
+				cpuset_add_range(&cur, node * cpn, (node + 1) * cpn);
+			else
+				cpuset_add_range(&cur, first, first + llc_cpus);
 			break;
 		case 3:
 			if (t->nps > 1 && t->arch == TOPO_ARCH_X86_64)
 				continue;
-			name = pkg_level;
+			name = k->pkg_level;
 			cpuset_add_range(&cur, node * cpn, (node + 1) * cpn);
 			break;
 		default:
 			name = level == 4 ? "NODE" : "NUMA";
-			for (unsigned k = 0; k < cpu_nodes; k++)
-				if (t->dist[node][k] <= dists[level - 4])
-					cpuset_add_range(&cur, k * cpn, (k + 1) * cpn);
+			for (unsigned m = 0; m < cpu_nodes; m++)
+				if (t->dist[node][m] <= dists[level - 4])
+					cpuset_add_range(&cur, m * cpn, (m + 1) * cpn);
 			break;
 		}
 		if (cpuset_weight(&cur) <= 1)
@@ -231,7 +237,7 @@ static unsigned sysfs_die_id(unsigned socket, unsigned die, unsigned dies, int g
 struct json_object *topo_expected_view_gen(const struct topo *t, int smt_off,
 					   const struct topo_kernel_facts *k)
 {
-	static const struct topo_kernel_facts linux_6_1 = { NULL, "DIE", 0 };
+	static const struct topo_kernel_facts linux_6_1 = { NULL, "DIE", 0, 0 };
 	const struct topo_kernel_facts *gen = k ? k : &linux_6_1;
 	unsigned nr_cpus = topo_nr_cpus(t), boot = topo_boot_cpus(t);
 	unsigned step = smt_off ? t->threads : 1;
@@ -255,8 +261,8 @@ struct json_object *topo_expected_view_gen(const struct topo *t, int smt_off,
 		one->threads = 1;
 	}
 	for (unsigned n = 0; n < cpu_nodes; n++)
-		nr_names[n] = node_domains(one ? one : t, n, dists, nr_dists, gen->pkg_level,
-					   names[n], MAX_LEVELS);
+		nr_names[n] = node_domains(one ? one : t, n, dists, nr_dists, gen, names[n],
+					   MAX_LEVELS);
 	free(one);
 
 	json_object_object_add(view, "cpus", json_object_new_int((int)((boot + step - 1) / step)));
@@ -300,8 +306,10 @@ struct json_object *topo_expected_view_gen(const struct topo *t, int smt_off,
 		json_object_object_add(o, "siblings", step > 1 ? json_cpulist(i, i + 1, 1, boot) :
 				       json_cpulist(i - thread, i - thread + t->threads, 1, boot));
 		if (t->arch == TOPO_ARCH_ARM64) {
-			/* no cache in virt's device tree: L1 is the LLC */
-			json_object_object_add(o, "llc", json_cpulist(i, i + 1, 1, boot));
+			/* no cache in virt's device tree: L1 is the LLC (6.1), or
+			 * every CPU shares the unified cache (6.12) */
+			json_object_object_add(o, "llc", gen->arm64_llc_all ? json_cpulist(0, boot, step, boot) :
+					       json_cpulist(i, i + 1, 1, boot));
 			json_object_object_add(o, "cluster", json_cpulist(i - i % llc_cpus,
 				i - i % llc_cpus + llc_cpus, step, boot));
 		} else if (t->arch == TOPO_ARCH_PPC64LE) {

@@ -139,6 +139,10 @@ struct topo_kernel_facts {
 	const char *generation;	/* recorded in the view as "generation" */
 	const char *pkg_level;	/* "DIE" or "PKG" */
 	int die_id_global;
+	/* arm64 virt (no cache description): the LLC sysfs shows is every
+	 * CPU (1, 6.12) rather than the CPU's own L1 (0, 6.1); then
+	 * cpu_coregroup_mask() builds an MC level of the node */
+	int arm64_llc_all;
 };
 /* The view as a kernel with facts k shows it; NULL: Linux 6.1's facts,
  * which the two above use, and no "generation" key. */

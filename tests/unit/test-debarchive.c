@@ -231,6 +231,38 @@ static void test_generation_views(void **state)
 	strbuf_release(&err);
 }
 
+/* arm64 virt has no cache description: 6.1 shows each CPU as its own LLC
+ * and builds DIE and NUMA; 6.12 shows every CPU sharing the LLC, so
+ * cpu_coregroup_mask() gives an MC level of the node and PKG, equal to
+ * it, goes (measured on Debian's 6.12.118 arm64). */
+static void test_arm64_generation_views(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct topo_kernel_facts f;
+	struct topo t;
+	const char *rel[] = { "6.1.0-57-arm64", "6.12.118+deb12-arm64" };
+	const char *llc[] = { "0", "0-7" }, *doms[] = { "DIE NUMA", "MC NUMA" };
+
+	(void)state;
+	assert_int_equal(topo_parse("2s4c,arch=arm64", &t, &err), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(rel); i++) {
+		struct json_object *v = topo_expected_view_gen(&t, 0,
+			kgen_topo_facts(kgen_for_release(rel[i]), &f));
+		struct json_object *c0 = json_object_array_get_idx(json_object_object_get(v, "cpu"), 0);
+		struct json_object *d = json_object_object_get(c0, "domains");
+		struct strbuf names = STRBUF_INIT;
+
+		for (size_t j = 0; j < json_object_array_length(d); j++)
+			strbuf_addf(&names, "%s%s", j ? " " : "",
+				    json_object_get_string(json_object_array_get_idx(d, j)));
+		assert_string_equal(json_object_get_string(json_object_object_get(c0, "llc")), llc[i]);
+		assert_string_equal(names.buf, doms[i]);
+		strbuf_release(&names);
+		json_object_put(v);
+	}
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_split_parts),
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_generation_views),
+		cmocka_unit_test(test_arm64_generation_views),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@ const struct kernel_gen kgen_v6_15 = {
 	.changed = "CONFIG_SCHED_DEBUG removed (its interfaces always built)",
 	.die_id_global = 1,
 	.pkg_level = "PKG",
+	.arm64_llc_all = 1,
 	.slice_knob = "base_slice_ns",
 	.task_slice = 1,
 	.sched_ext = 1,

@@ -18,6 +18,7 @@ const struct kernel_gen kgen_v7_0 = {
 	.changed = "cache-aware scheduling (CONFIG_SCHED_CACHE); topology and knobs as 6.12",
 	.die_id_global = 1,
 	.pkg_level = "PKG",
+	.arm64_llc_all = 1,
 	.slice_knob = "base_slice_ns",
 	.task_slice = 1,
 	.sched_ext = 1,
