@@ -1162,7 +1162,7 @@ void run_report_print(struct json_object *cases)
 		if (json_object_object_get_ex(cs, "metrics", &ms)) {
 			/* the metrics the scenario declared, in the statistic it chose */
 			json_object_object_foreach(ms, name, m) {
-				struct json_object *val, *cv, *unit, *stat, *decl;
+				struct json_object *val, *cv, *unit, *stat, *decl, *nv;
 				const char *s, *key;
 
 				if (!json_object_object_get_ex(m, "declared", &decl) ||
@@ -1174,8 +1174,13 @@ void run_report_print(struct json_object *cases)
 				json_object_object_get_ex(m, key, &val);
 				json_object_object_get_ex(m, "cv_pct", &cv);
 				json_object_object_get_ex(m, "unit", &unit);
-				strbuf_addf(&line, "  %s %.4g %s (%s, cv %.1f%%)", name, json_object_get_double(val),
-					    unit ? json_object_get_string(unit) : "", s, json_object_get_double(cv));
+				strbuf_addf(&line, "  %s %.4g %s (%s", name, json_object_get_double(val),
+					    unit ? json_object_get_string(unit) : "", s);
+				/* one value has no spread to speak of: no "cv 0.0%" */
+				if (json_object_object_get_ex(m, "n", &nv) && json_object_get_int(nv) <= 1)
+					strbuf_addstr(&line, ", 1 value)");
+				else
+					strbuf_addf(&line, ", cv %.1f%%)", json_object_get_double(cv));
 				mig_shown |= !strcmp(name, "migrations");
 			}
 		}

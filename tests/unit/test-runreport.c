@@ -154,7 +154,9 @@ static void test_summary_migrations_once(void **state)
 		"\"tasks\": {\"nr_migrations\": 5}},"
 		"{\"verdict\": \"PASS\", \"case\": \"hb\", \"metrics\": {"
 		"\"time\": {\"declared\": true, \"statistic\": \"amean\", \"mean\": 1.5, \"cv_pct\": 2, \"unit\": \"s\"}},"
-		"\"tasks\": {\"nr_migrations\": 7}}]");
+		"\"tasks\": {\"nr_migrations\": 7}},"
+		"{\"verdict\": \"PASS\", \"case\": \"exec\", \"metrics\": {"
+		"\"elapsed\": {\"declared\": true, \"statistic\": \"amean\", \"n\": 1, \"mean\": 0.05, \"cv_pct\": 0, \"unit\": \"s\"}}}]");
 	char out[2048];
 	const char *first;
 
@@ -167,6 +169,8 @@ static void test_summary_migrations_once(void **state)
 	assert_null(strstr(first + 1, "migrations 5"));
 	/* a workload that does not declare it still shows its tasks' count */
 	assert_non_null(strstr(out, "time 1.5 s (amean, cv 2.0%)  migrations 7\n"));
+	/* one value: no coefficient of variation to show */
+	assert_non_null(strstr(out, "elapsed 0.05 s (amean, 1 value)\n"));
 	json_object_put(cases);
 }
 
