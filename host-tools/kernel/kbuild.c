@@ -475,6 +475,7 @@ struct build {
 	struct strvec frag_paths;   /* fragment files as given or found */
 	struct strvec frag_names;
 	struct strvec left_out;     /* other arches' options, one line each */
+	size_t nr_gen_rewrites;     /* the first of left_out: a generation's dropped or renamed options */
 	struct strbuf git_diff;     /* uncommitted changes of a git tree */
 	char key[KBUILD_KEY_LEN + 1];
 	struct strbuf tmp;          /* <root>/<key>.tmp */
@@ -1691,6 +1692,7 @@ static int generation_rewrite(struct build *b, struct strbuf *frag, struct strbu
 		free(line);
 	}
 	b->cfg.nr = kept;
+	b->nr_gen_rewrites = b->left_out.nr;
 	(void)err;
 	return 0;
 }
@@ -2014,10 +2016,20 @@ static int do_build(struct build *b, struct strbuf *err)
 		goto out;
 	r = configure(b, err);
 	if (r || b->opts->config_only) {
-		if (!r && b->left_out.nr)
-			info("kernel %s: every requested option survived olddefconfig (%zu checked, "
-			     "%zu left out or renamed: listed above)", b->key, b->cfg.nr,
-			     b->left_out.nr);
+		if (!r && b->left_out.nr) {
+			size_t arch_out = b->left_out.nr - b->nr_gen_rewrites;
+			struct strbuf what = STRBUF_INIT;
+
+			if (arch_out)
+				strbuf_addf(&what, ", %zu left out: not options on %s", arch_out,
+					    topo_arch_info(b->arch->arch)->name);
+			if (b->nr_gen_rewrites)
+				strbuf_addf(&what, ", %zu dropped or renamed by the tree's generation",
+					    b->nr_gen_rewrites);
+			info("kernel %s: every requested option survived olddefconfig (%zu checked%s)",
+			     b->key, b->cfg.nr - arch_out, what.buf);
+			strbuf_release(&what);
+		}
 		else if (!r)
 			info("kernel %s: every requested option survived olddefconfig (%zu checked)",
 			     b->key, b->cfg.nr);
