@@ -15,7 +15,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -637,25 +636,6 @@ int debarchive_download(const char *dir, const struct strvec *pkgs, struct strbu
 	return ret;
 }
 
-/* The single dir/<prefix>*.deb into deb; -1 when none or several. */
-static int find_deb(const char *dir, const char *prefix, struct strbuf *deb)
-{
-	char *pattern = xasprintf("%s/%s*.deb", dir, prefix);
-	glob_t g;
-	int ret = -1;
-
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		if (g.gl_pathc == 1) {
-			strbuf_reset(deb);
-			strbuf_addstr(deb, g.gl_pathv[0]);
-			ret = 0;
-		}
-		globfree(&g);
-	}
-	free(pattern);
-	return ret;
-}
-
 /* The newest version and the series of linux-source-* that madison lists
  * for series ("latest": the newest series); available gets every series. */
 static int pick_source(const char *series, char *pkg, size_t pkgsize, char *version,
@@ -767,7 +747,7 @@ int debarchive_fetch_source(const char *spec, struct strbuf *tarball, struct str
 		struct strbuf x = STRBUF_INIT;
 
 		strbuf_addf(&x, "%s/x", work.buf);
-		if (find_deb(work.buf, name, &deb) < 0) {
+		if (kernel_find_one(work.buf, name, ".deb", &deb) < 0) {
 			kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, work.buf);
 			free(name);
 			strbuf_release(&x);

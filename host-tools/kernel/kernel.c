@@ -190,7 +190,7 @@ static void remove_stale_work_dirs(const char *cache)
 
 /* The single entry of dir whose name starts with prefix (and ends with
  * suffix), as a path; -1 when there is none or more than one. */
-static int find_one(const char *dir, const char *prefix, const char *suffix,
+int kernel_find_one(const char *dir, const char *prefix, const char *suffix,
 		    struct strbuf *path)
 {
 	DIR *d = opendir(dir);
@@ -376,7 +376,7 @@ static int unpack_deb(const char *dl, const char *pkg, const char *x, struct str
 	int ret;
 
 	strbuf_addf(&name, "%.*s_", (int)strcspn(pkg, ":"), pkg);
-	ret = find_one(dl, name.buf, ".deb", deb);
+	ret = kernel_find_one(dl, name.buf, ".deb", deb);
 	if (ret < 0)
 		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, dl);
 	else
@@ -469,7 +469,7 @@ static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
 		goto out;
 	}
 
-	if (find_one(boot.buf, "vmlinuz-", "", &src) < 0) {
+	if (kernel_find_one(boot.buf, "vmlinuz-", "", &src) < 0) {
 		kernel_error(err, "package '%s' has no single boot/vmlinuz-*", pkg);
 		goto out;
 	}
@@ -480,7 +480,7 @@ static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
 	}
 	if (kernel_check_bzimage(dst.buf, &ki, err) < 0)
 		goto out;
-	if (find_one(boot.buf, "config-", "", &src) == 0) {
+	if (kernel_find_one(boot.buf, "config-", "", &src) == 0) {
 		strbuf_reset(&dst);
 		strbuf_addf(&dst, "%s/config", work);
 		if (rename(src.buf, dst.buf) < 0) {
@@ -534,7 +534,7 @@ static int move_one(const char *boot, const char *prefix, const char *work, cons
 	char *dst = xasprintf("%s/%s", work, name);
 	int ret = 1;
 
-	if (find_one(boot, prefix, "", &src) == 0) {
+	if (kernel_find_one(boot, prefix, "", &src) == 0) {
 		ret = rename(src.buf, dst) < 0 ?
 			kernel_error(err, "cannot move '%s' to '%s': %s", src.buf, dst, strerror(errno)) : 0;
 	}
@@ -1117,7 +1117,7 @@ int kernel_fetch_busybox(enum topo_arch arch, struct strbuf *path, struct strbuf
 	if (run_step(work.buf, APT_DOWNLOAD_TIMEOUT_MS, err, "apt-get", "download", "-q", pkg,
 		     (const char *)NULL) < 0)
 		goto fail;
-	if (find_one(work.buf, "busybox-static_", ".deb", &deb) < 0) {
+	if (kernel_find_one(work.buf, "busybox-static_", ".deb", &deb) < 0) {
 		kernel_error(err, "'apt-get download %s' left no single .deb in '%s'", pkg, work.buf);
 		goto fail;
 	}

@@ -64,6 +64,10 @@ int kernel_fetch_debian_arch(enum topo_arch arch, struct kernel_paths *kp, struc
 int kernel_fetch_named(const char *spec, enum topo_arch arch, struct kernel_paths *kp,
 		       struct strbuf *err);
 
+/* The single entry of dir whose name starts with prefix and ends with
+ * suffix, as a path into path; -1 when there is none or more than one. */
+int kernel_find_one(const char *dir, const char *prefix, const char *suffix, struct strbuf *path);
+
 /*
  * busybox-static of arch (Debian's, <cache>/busybox/<dpkg arch>/busybox,
  * downloaded and unpacked once) into path.  0, or -1 with one line in err.
