@@ -44,6 +44,7 @@ enum plan_seen {
 	SEEN_TRACE_KEEP = 1u << 9, /* optional */
 	SEEN_TRACE_RUN = 1u << 10, /* optional */
 	SEEN_PIN = 1u << 11, /* optional */
+	SEEN_SCHEDULER = 1u << 12, /* optional */
 };
 
 struct field {
@@ -468,7 +469,7 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		{ "fault", 5 }, { "fault_time", 5 }, { "fault_target", 2 }, { "fopt", 4 },
 		{ "invariant", 4 }, { "iopt", 4 }, { "profile", 3 }, { "trace_buffer_kb", 2 },
 		{ "wc_grace_ms", 2 }, { "trace_keep_mb", 2 }, { "trace_run_mb", 2 },
-		{ "pin", 2 },
+		{ "pin", 2 }, { "scheduler", 4 },
 	};
 	struct plan_case *c = ps->cur;
 	size_t k;
@@ -558,6 +559,19 @@ static int parse_record(struct parser *ps, const struct field *f, unsigned nf)
 		}
 		return fail(ps, "bad pin '%.*s' (yes or strict)", (int)(f[1].len > 32 ? 32 : f[1].len),
 			    f[1].p);
+	case 23:
+		if (once(ps, SEEN_SCHEDULER, "scheduler") ||
+		    copy_field(ps, c->scheduler, sizeof(c->scheduler), &f[1], "scheduler name", 0) ||
+		    copy_field(ps, c->scheduler_ops, sizeof(c->scheduler_ops), &f[2],
+			       "scheduler ops name", 1) ||
+		    copy_field(ps, c->scheduler_args, sizeof(c->scheduler_args), &f[3],
+			       "scheduler arguments", 1))
+			return -1;
+		if (!plan_scheduler_name_ok(c->scheduler) ||
+		    (c->scheduler_ops[0] && !plan_scheduler_name_ok(c->scheduler_ops)))
+			return fail(ps, "bad scheduler name '%s' or ops '%s'", c->scheduler,
+				    c->scheduler_ops);
+		return 0;
 	default:
 		return add_opt(ps, f, SECTION_INVARIANT);
 	}
@@ -869,7 +883,11 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 	if (check_field(c->id, sizeof(c->id), "id", id, err, errlen) ||
 	    check_field(c->scenario, sizeof(c->scenario), "scenario", id, err, errlen) ||
 	    check_field(c->source, sizeof(c->source), "source", id, err, errlen) ||
-	    check_field(c->workload, sizeof(c->workload), "workload", id, err, errlen))
+	    check_field(c->workload, sizeof(c->workload), "workload", id, err, errlen) ||
+	    check_field(c->scheduler, sizeof(c->scheduler), "scheduler", id, err, errlen) ||
+	    check_field(c->scheduler_ops, sizeof(c->scheduler_ops), "scheduler ops", id, err, errlen) ||
+	    check_field(c->scheduler_args, sizeof(c->scheduler_args), "scheduler arguments", id,
+			err, errlen))
 		return -1;
 	if (c->nr_params > PLAN_MAX_PARAMS || c->nr_metrics > PLAN_MAX_METRICS) {
 		if (err && errlen)
@@ -955,8 +973,27 @@ int plan_write_case(const struct plan_case *c, plan_emit_fn emit, void *ctx,
 	if (c->pin)
 		emit_record(emit, ctx, "pin", c->pin == PLAN_PIN_YES ? "yes" : "strict", NULL, NULL,
 			    NULL);
+	if (c->scheduler[0])
+		emit_record(emit, ctx, "scheduler", c->scheduler, c->scheduler_ops,
+			    c->scheduler_args, NULL);
 	emit_record(emit, ctx, "end", NULL, NULL, NULL, NULL);
 	return 0;
+}
+
+int plan_scheduler_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= PLAN_MAX_SCHED || s[0] == '.' || s[0] == '-')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+			return 0;
+	}
+	return 1;
 }
 
 int plan_parse_ms(const char *s, unsigned max_ms, unsigned *ms)

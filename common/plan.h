@@ -48,6 +48,13 @@
  *						last part (absent: no cap)
  *   pin	<yes|strict>			bind each vCPU thread to a host CPU
  *						(lab run --pin); read by the host only
+ *   scheduler	<name>	<ops>	<args>	a sched_ext BPF scheduler for the case:
+ *						/scx/<name> in the initrd, started
+ *						before the case and stopped after it;
+ *						<ops> is what sched_ext's root/ops
+ *						must read once it is enabled ("":
+ *						any), <args> its arguments split on
+ *						spaces ("": none)
  *   end
  *
  * At most one profile record per case, anywhere between its records.
@@ -81,6 +88,8 @@
 #define PLAN_TRACE_KEEP_DEFAULT_MB 4u
 /* one run's trace: 1 MiB to 64 GiB over all CPUs */
 #define PLAN_MAX_TRACE_RUN_MB 65536u
+/* a sched_ext scheduler's binary name and ops name, NUL included */
+#define PLAN_MAX_SCHED 48
 
 struct plan_param {
 	char key[64];
@@ -213,7 +222,14 @@ struct plan_case {
 	int trace_keep_set;          /* 0: PLAN_TRACE_KEEP_DEFAULT_MB (0 MiB keeps none) */
 	unsigned trace_run_mb;       /* one run's trace budget over all CPUs; 0: none */
 	enum plan_pin pin;           /* the scenario's pin key */
+	char scheduler[PLAN_MAX_SCHED];     /* "": the kernel's own scheduler */
+	char scheduler_ops[PLAN_MAX_SCHED]; /* "": whatever the binary loads */
+	char scheduler_args[PLAN_MAX_FIELD];
 };
+
+/* 1 when s can name a scheduler binary under /scx/: [A-Za-z0-9_.-],
+ * not starting with '.' or '-', shorter than PLAN_MAX_SCHED. */
+int plan_scheduler_name_ok(const char *s);
 
 struct plan {
 	struct plan_case *cases; /* malloc'ed; plan_release() frees */

@@ -15,6 +15,7 @@
 #include "schedfeat.h"
 #include "schedknob.h"
 #include "schedtrace.h"
+#include "scx.h"
 #include "common/wire.h"
 #include "wlutil.h"
 #include "workload.h"
@@ -572,6 +573,26 @@ static int run_measured(struct out *o, const struct plan_case *c, const struct w
 	return 0;
 }
 
+/* The tail of the case's scheduler's own output (the verifier's log of a
+ * refused load, its EXIT line after an ejection), for cases.json. */
+static int send_scx_output(struct out *o, const struct plan_case *c)
+{
+	static char tail[8192];
+	struct fj j = FJ_INIT;
+	int ret;
+
+	scx_output_tail(tail, sizeof(tail));
+	/* the verifier's log is ASCII; anything else is not worth a bad record */
+	for (char *p = tail; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	fj_printf(&j, ", \"output\": ");
+	fj_str(&j, tail);
+	ret = send_event(o, "scx_output", c->id, fj_text(&j));
+	fj_release(&j);
+	return ret;
+}
+
 /* A case that could not run at all: one failed result with the reason. */
 static int send_failed(struct out *o, const struct plan_case *c, const char *why)
 {
@@ -591,6 +612,9 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	unsigned total = c->warmup + c->runs;
 	double cpu0 = 0, wall = 0, measured = 0;
 	int trace_restored = 0; /* a traced case put tracefs back */
+	struct scx_run scx = SCX_RUN_INIT;
+	uint64_t run_t0;
+	int ejected = 0;
 
 	kmsg_marker("<4>schedlab: case %s start\n", c->id);
 	if (send_event(o, "case_start", c->id, NULL) < 0)
@@ -608,6 +632,10 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 	} else if (run_cgroup_create(&cg, index, controllers, err, sizeof(err)) < 0) {
 		if (send_failed(o, c, err) < 0)
 			return -1;
+	} else if (c->scheduler[0] && scx_start(c, &scx, err, sizeof(err)) < 0) {
+		/* a verifier rejection, a scheduler that exits: the case fails */
+		if (send_scx_output(o, c) < 0 || send_failed(o, c, err) < 0)
+			return -1;
 	} else {
 		struct schedtrace trace = { .dir = "" };
 		int traced = c->counters & PLAN_CNT_SCHEDTRACE;
@@ -622,6 +650,15 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 				tids = NULL; /* the host says the list is missing */
 		}
 
+		if (c->scheduler[0]) {
+			char ev[256];
+
+			snprintf(ev, sizeof(ev), ", \"scheduler\": \"%s\", \"ops\": \"%s\", "
+				 "\"load_s\": %.3f, \"enable_seq\": %llu", c->scheduler, scx.ops,
+				 scx.load_s, (unsigned long long)scx.enable_seq);
+			if (send_event(o, "scx_enabled", c->id, ev) < 0)
+				return -1;
+		}
 		if (send_counters(o, c, "before") < 0)
 			return -1;
 		/* trace_run_mb: each CPU's share, the ring overwriting its oldest */
@@ -645,9 +682,26 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 				schedtrace_start(&trace);
 			/* only the measured phase: the runner asleep in poll() */
 			cpu0 -= self_cpu_s();
+			run_t0 = wl_now_ns();
 			if (run_measured(o, c, w, a, r, deadline, &cg, tids, &st, &rep, &wall) < 0)
 				return -1;
 			cpu0 += self_cpu_s();
+			/* measured partly under the kernel's own scheduler: not a
+			 * result of this one, and the case ends here */
+			if (c->scheduler[0] && scx_ejected(&scx, run_t0, why, sizeof(why))) {
+				struct fj ev = FJ_INIT;
+				int sent;
+
+				st = RUN_FAILED;
+				snprintf(rep.error, sizeof(rep.error), "%s", why);
+				ejected = 1;
+				fj_printf(&ev, ", \"error\": ");
+				fj_str(&ev, why);
+				sent = send_event(o, "scx_ejected", c->id, fj_text(&ev));
+				fj_release(&ev);
+				if (sent < 0)
+					return -1;
+			}
 			measured += wall;
 			/* before the result, as the profile: the host ties them */
 			if (tracing) {
@@ -670,8 +724,16 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 			if (send_result(o, c, r < c->warmup ? r : r - c->warmup, r < c->warmup,
 					st, &rep, wall, NULL) < 0)
 				return -1;
-			if (st == RUN_TIMEOUT || stop_requested)
+			if (st == RUN_TIMEOUT || stop_requested || ejected)
 				break; /* the case's time is used up, or we were stopped */
+		}
+		if (c->scheduler[0]) {
+			int status = scx_stop(&scx);
+			char ev[64];
+
+			snprintf(ev, sizeof(ev), ", \"status\": %d", status);
+			if (send_event(o, "scx_stopped", c->id, ev) < 0 || send_scx_output(o, c) < 0)
+				return -1;
 		}
 		trace_restored = traced && !schedtrace_release(&trace) && !cg.path[0];
 		if (tids)

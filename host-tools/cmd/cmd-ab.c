@@ -19,7 +19,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
+	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
@@ -339,8 +339,9 @@ int cmd_ab(int argc, const char **argv)
 		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
 			 "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
 		OPT_STRING("variant", &variant, "a third column, the base kernel booted with: smt=off (nosmt), "
-			   "sched_feat=NO_X,Y (scheduler features), preempt=MODE (preempt=), or a scheduler "
-			   "knob such as base_slice_ns=N"),
+			   "sched_feat=NO_X,Y (scheduler features), preempt=MODE (preempt=), a scheduler "
+			   "knob such as base_slice_ns=N, or scx=NAME (a sched_ext scheduler: lab scx --list; "
+			   "scx=none: the kernel's own)"),
 		OPT_STRING("label-base", &lbase, "column title of the base (default: its release, or base)"),
 		OPT_STRING("label-test", &ltest, "column title of the test (default: its release, or test)"),
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),

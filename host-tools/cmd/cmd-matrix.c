@@ -641,7 +641,7 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("topos", &topos, "comma list of topology specs (2s8c,llc=4,1s2c is two)"),
 		OPT_STRING("suites", &suites, "comma list of suites under scenarios/suites/"),
 		OPT_STRVEC("variant", &variants, "each kernel also booted with: smt=off, sched_feat=NO_X,Y, "
-			   "preempt=MODE or a scheduler knob such as base_slice_ns=N (lab ab --help); repeat it "
+			   "preempt=MODE, a scheduler knob such as base_slice_ns=N or scx=NAME (lab ab --help); repeat it "
 			   "for more columns"),
 		OPT_STRING("arch", &arch, "guest architecture of every topology: x86_64 (default), arm64 or ppc64le"),
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL,

@@ -13,6 +13,7 @@
 #include "results/runreport.h"
 #include "run/progress-run.h"
 #include "run/resume.h"
+#include "run/scx-run.h"
 #include "run/tracekeep-run.h"
 #include "scenario/scenario.h"
 
@@ -26,7 +27,7 @@
 static const char run_usage[] =
 	"lab run --topo SPEC (--suite NAME | --scenario FILE) [--kernel K] [--accel A] [--arch A] "
 	"[--backend qemu|libvirt] [--uri URI] [--timeout S] [--smt on|off] [--sched-feat NO_X,Y] [--sched-knob base_slice_ns=N] [--preempt MODE] [--clock wall|virtual] [--label L] [--image FILE] [--trace] [--pin[=strict]] "
-	"[--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
+	"[--scx NAME|PATH] [--warm|--cold] [--quiet]\n   or: lab run --resume DIR [--topo SPEC] [--kernel K] [...]";
 
 /*
  * A resumed run boots as the stopped one did: its parts are one run, one
@@ -73,7 +74,9 @@ int cmd_run(int argc, const char **argv)
 	struct plan parsed = { 0 };
 	char perr[256];
 	int nr_pos, ret, bad, quiet = 0, warm = 0, cold = 0, trace = 0;
-	const char *resume = NULL;
+	const char *resume = NULL, *scx = NULL;
+	struct strbuf scheds = STRBUF_INIT;
+	char *label = NULL;
 	struct run_resume rr = RUN_RESUME_INIT;
 	struct run_progress rp;
 
@@ -105,6 +108,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("sched-feat", &r.sched_feat, "scheduler features to set before the first case, as in /sys/kernel/debug/sched/features: NO_WA_IDLE,NO_SIS_UTIL"),
 			OPT_STRING("sched-knob", &r.sched_knob, "scheduler knobs to set before the first case, in /sys/kernel/debug/sched/: base_slice_ns=3000000 (Linux 6.6+)"),
 			OPT_STRING("preempt", &r.preempt, "boot with preempt=MODE: none, voluntary, full or lazy (a CONFIG_PREEMPT_DYNAMIC kernel; lazy needs CONFIG_PREEMPT_LAZY)"),
+			OPT_STRING("scx", &scx, "a sched_ext scheduler for every case: simple, qmap, central, ... (lab scx --list; arguments after a space: 'qmap -t 2'), a static program of your own (PATH), or none; the kernel needs CONFIG_SCHED_CLASS_EXT"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
@@ -123,6 +127,8 @@ int cmd_run(int argc, const char **argv)
 	r.warm = warm;
 	if (trace && resume)
 		die(LAB_EXIT_USAGE, "--trace with --resume: a resumed run keeps the plan it was started with");
+	if (scx && resume)
+		die(LAB_EXIT_USAGE, "--scx with --resume: a resumed run keeps the plan it was started with");
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
 	if (resume) {
@@ -173,6 +179,8 @@ int cmd_run(int argc, const char **argv)
 			scenario = rr.suite ? NULL : rr.scenario;
 		}
 	}
+	if (scx && plan_text_set_scheduler(&plan, scx, &r.scx_path, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	/* the runner checks workloads and options with the code that runs them */
 	if (plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -226,6 +234,12 @@ int cmd_run(int argc, const char **argv)
 	}
 	unlink(cpio_path);
 	free(cpio_path);
+	/* the tables' columns say which scheduler ran */
+	plan_schedulers(&parsed, &scheds);
+	if (!r.label && scheds.len) {
+		label = xasprintf("%s+%.40s", r.kp.release, scheds.buf);
+		r.label = label;
+	}
 	if (resume) {
 		r.resume_dir = rr.dir;
 		r.resume_part = rr.part;
@@ -245,6 +259,10 @@ int cmd_run(int argc, const char **argv)
 				       json_object_new_string(suite ? suite : scenario));
 	if (resume)
 		json_object_object_add(extra, "resumes", json_object_new_string(rr.dir));
+	json_object_object_add(extra, "scheduler",
+			       json_object_new_string(scheds.len ? scheds.buf : "kernel"));
+	if (r.scx_key[0])
+		json_object_object_add(extra, "scx_build", json_object_new_string(r.scx_key));
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
 	run_progress_break(&rp);
@@ -292,6 +310,8 @@ int cmd_run(int argc, const char **argv)
 	run_resume_release(&rr);
 	plan_release(&parsed);
 	strbuf_release(&plan);
+	strbuf_release(&scheds);
+	free(label);
 	strbuf_release(&err);
 	return ret;
 }

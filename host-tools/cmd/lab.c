@@ -25,6 +25,7 @@ static const struct cmd commands[] = {
 	{ "trace", cmd_trace, "a run's kept sched traces: trace.dat, trace.json, timeline, digest" },
 	{ "scenarios", cmd_scenarios, "list scenario files and suites, or print a compiled plan" },
 	{ "kernel", cmd_kernel, "fetch (or locate) a kernel and print its path" },
+	{ "scx", cmd_scx, "build a kernel tree's sched_ext BPF schedulers and selftests for the guest" },
 	{ "initrd", cmd_initrd, "build the guest initrd and print its path" },
 	{ "bare", cmd_bare, "run a suite or scenario on this host itself (bare-metal mode)" },
 	{ "doctor", cmd_doctor, "what the lab found on this host: accelerator and why, QEMU, cached kernels" },

@@ -6,6 +6,7 @@
 int cmd_topo(int argc, const char **argv);
 int cmd_boot(int argc, const char **argv);
 int cmd_kernel(int argc, const char **argv);
+int cmd_scx(int argc, const char **argv);
 int cmd_initrd(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);

@@ -92,8 +92,8 @@ static uint64_t read_word(const unsigned char *p, unsigned size, int big_endian)
  * it, and exec() of a binary naming one fails with a baffling ENOENT.
  * A PT_INTERP program header is what names the loader.
  */
-static int check_static_elf(const char *what, const char *path, const unsigned char *d,
-			    size_t len, struct strbuf *err)
+int initrd_check_static(const char *what, const char *path, const unsigned char *d,
+			size_t len, struct strbuf *err)
 {
 	int is64, be;
 	uint64_t phoff, phentsize, phnum;
@@ -121,9 +121,12 @@ static int check_static_elf(const char *what, const char *path, const unsigned c
 			if (!strcmp(what, "busybox"))
 				strbuf_addf(err, "busybox '%s' is dynamically linked; the initrd needs a "
 					    "static one: install busybox-static (or set LAB_BUSYBOX)", path);
-			else
+			else if (!strcmp(what, "runner"))
 				strbuf_addf(err, "%s '%s' is dynamically linked; it must be static "
 					    "(rebuild it with make)", what, path);
+			else
+				strbuf_addf(err, "%s '%s' is dynamically linked; the guest's initrd has "
+					    "no loader: link it with -static", what, path);
 			return -1;
 		}
 	}
@@ -241,13 +244,13 @@ static int inputs_load(struct initrd_inputs *in, enum topo_arch arch, struct str
 			    busybox, strerror(errno));
 		goto fail;
 	}
-	if (check_static_elf("busybox", busybox, (unsigned char *)in->busybox,
+	if (initrd_check_static("busybox", busybox, (unsigned char *)in->busybox,
 			     in->busybox_len, err) < 0)
 		goto fail;
 	if ((arch == TOPO_ARCH_X86_64 ? initrd_find_runner(runner, err) :
 	     find_arch_runner(arch, runner, err)) < 0 ||
 	    !(in->runner = slurp("runner", runner, &in->runner_len, err)) ||
-	    check_static_elf("runner", runner, (unsigned char *)in->runner,
+	    initrd_check_static("runner", runner, (unsigned char *)in->runner,
 			     in->runner_len, err) < 0)
 		goto fail;
 	strbuf_release(&bb);

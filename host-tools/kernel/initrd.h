@@ -37,6 +37,12 @@ void cpio_release(struct cpio *c);
  *                else <lab_root()>/build/guest/runner; must be static too
  */
 
+/* 0 when d (len bytes of path) is an ELF executable without a PT_INTERP
+ * header: one the initrd can run; else -1 with one line in err naming
+ * what (busybox, runner, or a scheduler) and what to do. */
+int initrd_check_static(const char *what, const char *path, const unsigned char *d,
+			size_t len, struct strbuf *err);
+
 /* Fills path (PATH_MAX bytes) with the runner binary, in the order above;
  * the host runs the same static binary to check plans before a boot. */
 int initrd_find_runner(char *path, struct strbuf *err);

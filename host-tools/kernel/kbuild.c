@@ -2082,6 +2082,32 @@ out:
 	return r;
 }
 
+int kbuild_source_tree(const char *ksrc, struct strbuf *tree, struct strbuf *identity,
+		       struct strbuf *err)
+{
+	struct kbuild_opts opts = KBUILD_OPTS_INIT;
+	struct build b = {
+		.opts = &opts, .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT,
+		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .left_out = STRVEC_INIT,
+		.git_diff = STRBUF_INIT,
+		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
+		.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1,
+		.start_ns = now_ns(),
+	};
+	int r;
+
+	opts.ksrc = ksrc;
+	r = identify_source(&b, err);
+	if (!r && b.kind == KBUILD_SOURCE_TARBALL)
+		r = unpack_tarball(&b, tree, err);
+	else if (!r)
+		strbuf_addstr(tree, b.ksrc);
+	if (!r)
+		strbuf_addstr(identity, b.in.source.buf);
+	build_release(&b);
+	return r;
+}
+
 int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 		 struct strbuf *err)
 {

@@ -126,6 +126,16 @@ int kbuild_lookup(const char *prefix, struct strbuf *dir, struct strbuf *err);
  * or -1 when git could not be started. */
 int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, struct strbuf *errout);
 
+/*
+ * The tree of a kernel source for tools built from it (lab scx build): a
+ * tarball unpacked once into the cache as for a kernel build (never
+ * written after), a directory as it is.  identity gets the source line of
+ * a kernel key ("tarball <sha256>", "git <commit>[ dirty <sha256>]",
+ * "tree <sha256>").  0, KBUILD_BAD_INPUT or -1, with one line in err.
+ */
+int kbuild_source_tree(const char *ksrc, struct strbuf *tree, struct strbuf *identity,
+		       struct strbuf *err);
+
 /* <lab_cache_dir()>/kernels/built */
 const char *kbuild_cache_root(void);
 

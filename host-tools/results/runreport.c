@@ -138,6 +138,9 @@ struct case_data {
 	unsigned fprof_run;
 	struct schedtrace_case trace;  /* the traced run whose result comes next */
 	unsigned trace_lost_runs;      /* measured runs whose buffers lost events */
+	/* the case's sched_ext scheduler as the runner saw it: scx_enabled's
+	 * fields, scx_ejected's error, scx_stopped's status; NULL: none ran */
+	struct json_object *scx;
 };
 
 struct collect {
@@ -268,6 +271,7 @@ static void case_data_release(struct case_data *cd)
 	json_object_put(cd->invariants);
 	json_object_put(cd->host_actions);
 	json_object_put(cd->fprof);
+	json_object_put(cd->scx);
 	schedtrace_case_release(&cd->trace);
 	for (int a = 0; a < 2; a++)
 		for (int b = 0; b < 2; b++)
@@ -329,6 +333,24 @@ static int on_record(const struct wire_record *rec, void *ctx)
 				}
 			} else if (!strcmp(ev, "fault_driver_killed")) {
 				cd->driver_killed = 1;
+			} else if (!strncmp(ev, "scx_", 4)) {
+				/* one object: enabled's fields, then "ejected" (the
+				 * kernel's reason) and the stopped one's status */
+				if (!cd->scx)
+					cd->scx = json_object_new_object();
+				json_object_object_foreach(o, k, val) {
+					const char *key = k;
+
+					if (!strcmp(k, "event") || !strcmp(k, "case"))
+						continue;
+					if (!strcmp(k, "error"))
+						key = "ejected";
+					else if (!strcmp(k, "t_ns"))
+						key = !strcmp(ev, "scx_enabled") ? "t_enabled_ns" :
+						      !strcmp(ev, "scx_ejected") ? "t_ejected_ns" :
+						      "t_stopped_ns";
+					json_object_object_add(cd->scx, key, json_object_get(val));
+				}
 			}
 			if (!strcmp(ev, "case_start")) {
 				/* a resumed run starts again the case a stopped or
@@ -895,6 +917,7 @@ static struct json_object *case_summary(struct case_data *cd, struct json_object
 		json_object_object_add(o, "runner_cpu_pct",
 				       json_object_new_double(100.0 * cd->runner_cpu_s / cd->measured_s));
 	}
+	json_object_object_add(o, "scheduler", cd->scx ? json_object_get(cd->scx) : NULL);
 	json_object_object_add(o, "metrics", metrics_summary(cd));
 	json_object_object_add(o, "tasks", runs_mean(cd, "tasks"));
 	wc = runs_mean(cd, "counters");

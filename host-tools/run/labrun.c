@@ -2,6 +2,7 @@
  * `lab boot` (topology only) and `lab run` (topology plus a plan). */
 #define _GNU_SOURCE
 #include "run/labrun.h"
+#include "run/scx-run.h"
 #include "run/accel.h"
 #include "common/io.h"
 #include "common/wire.h"
@@ -194,8 +195,22 @@ static int plan_has_core_sched(const struct plan *p)
  * it); everything else gets the speed of one thread per host core.
  * Returns why the plan wants one thread, or NULL when it does not.
  */
+/* Enabling and disabling sched_ext flips its static keys (scx_ops_enabled
+ * and the like) and attaches BPF trampolines: text patched at every load
+ * and unload.  Seen here: an int3 oops in the case after scx_simple's
+ * first load on 2s4c under multi-threaded TCG (Debian 7.2). */
+static int plan_has_scx(const struct plan *p)
+{
+	for (unsigned i = 0; p && i < p->nr_cases; i++)
+		if (p->cases[i].scheduler[0] || !strcmp(p->cases[i].workload, "scx_selftest"))
+			return 1;
+	return 0;
+}
+
 static const char *plan_wants_single_tcg(const struct plan *p)
 {
+	if (plan_has_scx(p))
+		return "the plan loads and unloads sched_ext schedulers";
 	if (plan_has_faults(p))
 		return "the plan injects faults";
 	if (plan_has_profile(p))
@@ -761,6 +776,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	} else if (r->image_path && image_setup(r, base, err) < 0) {
 		return -1;
 	}
+	if (r->plan && lab_run_scx_resolve(r, err) < 0)
+		return -1;
 	if (r->image_path) {
 		/* r->initrd is set: the plan travels in the image */
 	} else if (r->initrd_extra && !r->warm) {

@@ -65,6 +65,7 @@ struct lab_run {
 	const char *sched_knob;   /* --sched-knob "base_slice_ns=N": run/schedknob.h, or NULL */
 	const char *preempt;      /* --preempt MODE: run/schedknob.h, or NULL */
 	const char *label;        /* run.json "label" (lab ab, lab matrix), or NULL */
+	const char *scx_path;     /* --scx PATH: the user's own static scheduler, or NULL */
 	const char *image_path;   /* --image: boot this disk image (through an overlay) */
 	const char *plan_text;    /* the compiled plan, for the image's /schedlab/plan */
 	size_t plan_len;
@@ -105,6 +106,7 @@ struct lab_run {
 	char image_kernel_version[KERNEL_VERSION_MAX]; /* --kernel image: its banner */
 	int image_agree;          /* -1 unreadable, 0 agree, 1 disagree */
 	struct sched_feat_list feat; /* sched_feat parsed; nr 0 without */
+	char scx_key[24];         /* the sched_ext build the initrd carries, "" none */
 	struct sched_knob_set knobs; /* sched_knob parsed; nr 0 without */
 	int preempt_mode;         /* preempt parsed (enum sched_preempt); -1 without */
 	uint64_t t_init_ns;       /* lab_run_init(): the command's start */

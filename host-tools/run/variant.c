@@ -5,6 +5,7 @@
 #include "run/variant.h"
 #include "run/schedfeat.h"
 #include "run/schedknob.h"
+#include "scx/scx.h"
 
 #include <json-c/json.h>
 #include <stdio.h>
@@ -155,7 +156,43 @@ static void feat_json(const struct lab_variant *v, struct json_object *side)
 	free(want);
 }
 
+/* scx=NAME (a scheduler of the registry, arguments after a space), a
+ * path to a static one, or none: lab run --scx */
+static int scx_parse(const struct lab_variant *v, struct strbuf *err)
+{
+	size_t n = strcspn(v->value, " \t");
+	char name[48], names[256];
+
+	if (strchr(v->value, '/'))
+		return is_file(v->value) ? 0 : (strbuf_addf(err, "--variant scx: '%.64s' is not a file",
+							     v->value), -1);
+	if (!strcmp(v->value, "none"))
+		return 0;
+	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), v->value);
+	if (scx_sched_find(name))
+		return 0;
+	strbuf_addf(err, "--variant scx: unknown sched_ext scheduler '%s' (%s; none; or a path)", name,
+		    scx_sched_names(names, sizeof(names)));
+	return -1;
+}
+
+static int scx_check_kernel(const struct lab_variant *v, const struct kernel_paths *kp,
+			    struct strbuf *err)
+{
+	if (!strcmp(v->value, "none"))
+		return 1;
+	if (!*kp->config)
+		return 0;
+	if (kernel_config_has(kp->config, "SCHED_CLASS_EXT") > 0)
+		return 1;
+	strbuf_addf(err, "--variant %s: kernel %s has no sched_ext (CONFIG_SCHED_CLASS_EXT is not set)",
+		    v->text, kp->release);
+	return -1;
+}
+
 static const struct variant_kind kinds[] = {
+	{ .key = "scx", .side = "scx", .run_opt = "--scx", .parse = scx_parse,
+	  .check_kernel = scx_check_kernel },
 	{ .key = "smt", .side = "smt-off", .run_opt = "--smt", .parse = smt_parse,
 	  .check_topo = smt_check_topo, .suffix = "smt-off", .json = smt_json },
 	{ .key = "sched_feat", .side = "sched-feat", .run_opt = "--sched-feat", .parse = feat_parse,
@@ -174,8 +211,8 @@ const char *variant_known(void)
 
 	if (known[0])
 		return known;
-	n = (size_t)snprintf(known, sizeof(known), "smt=off, sched_feat=NO_X,Y, preempt=%s",
-			     SCHED_PREEMPT_CHOICES);
+	n = (size_t)snprintf(known, sizeof(known), "smt=off, sched_feat=NO_X,Y, preempt=%s, "
+			     "scx=NAME|none", SCHED_PREEMPT_CHOICES);
 	for (size_t i = 0; i < nr_sched_knobs && n < sizeof(known); i++)
 		n += (size_t)snprintf(known + n, sizeof(known) - n, ", %s=N", sched_knobs[i].name);
 	return known;

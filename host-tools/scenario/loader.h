@@ -29,6 +29,7 @@ enum scenario_key {
 	KEY_TRACE_KEEP_MB,
 	KEY_TRACE_RUN_MB,
 	KEY_PIN,
+	KEY_SCHEDULER,
 	NR_SCENARIO_KEYS,
 };
 

@@ -63,6 +63,9 @@ int scenario_expand(const struct scenario *s, struct plan *p, struct strbuf *err
 		c->trace_keep_set = s->trace_keep_set;
 		c->trace_run_mb = s->trace_run_mb;
 		c->pin = s->pin;
+		memcpy(c->scheduler, s->scheduler, sizeof(c->scheduler));
+		memcpy(c->scheduler_ops, s->scheduler_ops, sizeof(c->scheduler_ops));
+		memcpy(c->scheduler_args, s->scheduler_args, sizeof(c->scheduler_args));
 
 		/* odometer: the last axis in the file turns fastest */
 		for (unsigned i = s->nr_params; i-- > 0;) {

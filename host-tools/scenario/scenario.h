@@ -49,6 +49,11 @@ struct scenario {
 	int trace_keep_set;     /* 0: PLAN_TRACE_KEEP_DEFAULT_MB */
 	unsigned trace_run_mb;  /* trace_run_mb; 0: no per-run cap */
 	enum plan_pin pin;      /* pin = yes|strict|no */
+	/* scheduler = scx_NAME [ARGS]: a sched_ext scheduler of the registry
+	 * (scx/scx.h) for every case; "" the kernel's own */
+	char scheduler[PLAN_MAX_SCHED];
+	char scheduler_ops[PLAN_MAX_SCHED];
+	char scheduler_args[PLAN_MAX_FIELD];
 	unsigned nr_cases;  /* the matrix's size */
 };
 

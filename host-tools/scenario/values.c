@@ -10,10 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scx/scx.h"
+
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
 	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
-	"trace_keep_mb", "trace_run_mb", "pin",
+	"trace_keep_mb", "trace_run_mb", "pin", "scheduler",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -202,6 +204,41 @@ bad:
 		       scenario_quoted(value, shown, sizeof(shown)));
 }
 
+/* scheduler = scx_NAME [ARGS]: one of the registry's (scx/scx.h), whose
+ * ops name the runner checks; "none" is the kernel's own scheduler. */
+static int set_scheduler(struct loader *l, const char *value)
+{
+	struct scenario *s = l->s;
+	size_t n = strcspn(value, " \t");
+	const char *args = value + n + strspn(value + n, " \t");
+	const struct scx_sched *sch;
+	char name[PLAN_MAX_SCHED], shown[64], names[256];
+
+	if (!n || n >= sizeof(name))
+		return loader_fail_at(l, l->lineno, "bad value '%s' for 'scheduler' (a sched_ext "
+				      "scheduler: %s; or none)", scenario_quoted(value, shown, sizeof(shown)),
+				      scx_sched_names(names, sizeof(names)));
+	memcpy(name, value, n);
+	name[n] = '\0';
+	if (!strcmp(name, "none") && !*args) {
+		s->scheduler[0] = s->scheduler_ops[0] = s->scheduler_args[0] = '\0';
+		return 0;
+	}
+	sch = scx_sched_find(name);
+	if (!sch)
+		return loader_fail_at(l, l->lineno, "unknown sched_ext scheduler '%s' (%s; or none; "
+				      "a scheduler of your own: lab run --scx PATH)",
+				      scenario_quoted(name, shown, sizeof(shown)),
+				      scx_sched_names(names, sizeof(names)));
+	if (strlen(args) >= sizeof(s->scheduler_args))
+		return loader_fail_at(l, l->lineno, "the arguments of 'scheduler' are longer than %zu "
+				      "characters", sizeof(s->scheduler_args) - 1);
+	snprintf(s->scheduler, sizeof(s->scheduler), "%s", sch->binary);
+	snprintf(s->scheduler_ops, sizeof(s->scheduler_ops), "%s", sch->ops);
+	snprintf(s->scheduler_args, sizeof(s->scheduler_args), "%s", args);
+	return 0;
+}
+
 static int scenario_key(struct loader *l, const char *name, const char *value)
 {
 	struct scenario *s = l->s;
@@ -214,7 +251,7 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb, trace_run_mb or pin)",
+			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb, trace_run_mb, pin or scheduler)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -268,6 +305,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 		}
 		return loader_fail_at(l, l->lineno, "bad value '%s' for 'pin' (yes, strict or no)",
 				      scenario_quoted(value, shown, sizeof(shown)));
+	case KEY_SCHEDULER:
+		return set_scheduler(l, value);
 	default:
 		return set_counters(l, value);
 	}

@@ -59,4 +59,17 @@ check_bad matrix --dir "$TMP/mx" --warm --cold
 check_bad run --topo 1s2c --suite smoke --backend libvirt --uri 'qemu+ssh://nohost.invalid/system' --warm
 LIBVIRT_REMOTE=1 check_bad run --topo 1s2c --suite smoke --backend libvirt --warm
 check_bad bare --no-such-option
+# sched_ext: an unknown scheduler, one not static, a kernel without it,
+# and lab scx's own option errors
+check_bad run --topo 1s2c --suite smoke --scx eevdf
+check_bad run --topo 1s2c --suite smoke --scx /nonexistent/scx_mine
+check_bad run --topo 1s2c --suite smoke --scx 'simple' --warm
+check_bad run --topo 1s2c --suite smoke --scx simple   # Debian 12's 6.1: no CONFIG_SCHED_CLASS_EXT
+check_bad run --topo 1s2c --suite scx-eject            # the same, from the scenarios' scheduler key
+check_bad ab --base debian --test debian --suite smoke --variant scx=eevdf
+check_bad scx
+check_bad scx build --kernel debian              # 6.1: no sched_ext
+check_bad scx --no-such-option
+printf '[scenario]\nname = s\nworkload = exec\nscheduler = scx_nope\n' >"$TMP/badscx.ini"
+check_bad scenarios --plan "$TMP/badscx.ini"
 echo ok

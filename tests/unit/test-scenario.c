@@ -373,7 +373,7 @@ static void test_errors(void **state)
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
 		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb, "
-		  "wc_grace_ms, trace_keep_mb, trace_run_mb or pin)" },
+		  "wc_grace_ms, trace_keep_mb, trace_run_mb, pin or scheduler)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },

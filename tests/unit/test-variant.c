@@ -82,9 +82,9 @@ static void test_bad(void **state)
 	(void)state;
 	parse_bad("smt=on", "--variant smt= takes only 'off', not 'on'");
 	parse_bad("nosmt", "unknown --variant 'nosmt' (known: smt=off, sched_feat=NO_X,Y, "
-		  "preempt=none|voluntary|full|lazy, base_slice_ns=N)");
+		  "preempt=none|voluntary|full|lazy, scx=NAME|none, base_slice_ns=N)");
 	parse_bad("min_granularity_ns=1000000", "unknown --variant 'min_granularity_ns=1000000' (known: "
-		  "smt=off, sched_feat=NO_X,Y, preempt=none|voluntary|full|lazy, base_slice_ns=N)");
+		  "smt=off, sched_feat=NO_X,Y, preempt=none|voluntary|full|lazy, scx=NAME|none, base_slice_ns=N)");
 	parse_bad("sched_feat=no_wa_idle", "--variant sched_feat: 'no_wa_idle' is not a scheduler feature "
 		  "name (A-Z and _, an optional NO_, at most 63 characters)");
 	parse_bad("preempt=rt", "--variant preempt must be one of none|voluntary|full|lazy, not 'rt'");
