@@ -442,6 +442,18 @@ static void test_full_text_json_junit(void **state)
 	comparison_build(&c, runs, 3);
 	comparison_text(&c, 0, &out);
 	check_golden("full.txt", out.buf, 1);
+	/* the answer first, before the first table; --summary-last as before */
+	assert_true(strstr(out.buf, "\nSummary\n-------\n") < strstr(out.buf, "\nTest          :"));
+	{
+		struct strbuf last = STRBUF_INIT;
+
+		comparison_text(&c, CMP_TEXT_SUMMARY_LAST, &last);
+		assert_true(strstr(last.buf, "\nSummary\n-------\n") >
+			    strstr(last.buf, "\nTest          :"));
+		/* the same text, less the blank lines that ended the last table */
+		assert_int_equal(last.len, out.len + 2);
+		strbuf_release(&last);
+	}
 	comparison_text(&c, CMP_TEXT_NARROW, &narrow);
 	check_golden("full-narrow.txt", narrow.buf, 1);
 	for (const char *p = narrow.buf; *p;) {
