@@ -288,8 +288,9 @@ static const char css[] =
 	".same{background:#eaeef2;color:#424a53}.undecided{background:#fff1b8;color:#7a5200}\n"
 	".changed{background:#ddf4ff;color:#0a3069}\n"
 	".nodata{color:#8c959f}td.bad{background:#ffd1cc;color:#a40e26}\n"
-	"table.overview td{text-align:left;padding:1px 6px;font-size:90%}\n"
-	"table.overview span{font-family:monospace;padding:0 2px;margin:0 1px;"
+	"div.overview{columns:24em 4;column-gap:24px;font-size:90%;margin:6px 0 10px}\n"
+	"div.overview div{break-inside:avoid;padding:1px 0;border-bottom:1px solid #eaeef2}\n"
+	"div.overview span{font-family:monospace;padding:0 2px;margin:0 1px;"
 	"white-space:pre}\n"
 	"figure{display:inline-block;margin:6px 18px 6px 0;vertical-align:top}\n"
 	"figcaption{font-size:88%;color:#57606a;max-width:760px}\n"
@@ -1137,13 +1138,13 @@ static void overview_section(struct html_ctx *x)
 		return;
 	strbuf_addstr(o, "<h2 id=overview>Every row</h2>\n<p class=legend>One line per table "
 			 "(its link leads there), one mark per case and test column, as in the "
-			 "tables; hover a mark for its case.</p>\n<table class=overview>\n");
+			 "tables; hover a mark for its case.</p>\n<div class=overview>\n");
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];
 
-		strbuf_addf(o, "<tr><td><a href=\"#b%zu\">", i);
+		strbuf_addf(o, "<div><a href=\"#b%zu\">", i);
 		esc(o, b->title);
-		strbuf_addstr(o, "</a></td><td>");
+		strbuf_addstr(o, "</a> ");
 		for (size_t r = 0; r < b->nr_rows; r++) {
 			const struct cmp_row *row = &b->rows[r];
 			struct strbuf t = STRBUF_INIT;
@@ -1161,9 +1162,9 @@ static void overview_section(struct html_ctx *x)
 			strbuf_addstr(o, "</span>");
 			strbuf_release(&t);
 		}
-		strbuf_addstr(o, "</td></tr>\n");
+		strbuf_addstr(o, "</div>\n");
 	}
-	strbuf_addstr(o, "</table>\n");
+	strbuf_addstr(o, "</div>\n");
 }
 
 /* ---- the document ---- */
