@@ -121,6 +121,7 @@ struct json_object *bisect_json(const struct bisect *b)
 	json_object_object_add(o, "metric_case", str_or_null(b->metric_case));
 	json_object_object_add(o, "metric", str_or_null(b->metric_name));
 	json_object_object_add(o, "higher_better", json_object_new_boolean(b->higher_better));
+	json_object_object_add(o, "no_direction", json_object_new_boolean(b->no_direction));
 	json_object_object_add(o, "configs", strvec_json(&b->configs));
 	json_object_object_add(o, "patches", strvec_json(&b->patches));
 	json_object_object_add(o, "alpha", json_object_new_double(b->alpha));
@@ -354,6 +355,12 @@ static int parse_object(struct json_object *o, struct bisect *b, const char **wh
 	if (!json_object_object_get_ex(o, "higher_better", &v) || !json_object_is_type(v, json_type_boolean))
 		return -1;
 	b->higher_better = json_object_get_boolean(v);
+	/* absent from a bisect.json written before undirected rows were taken */
+	if (json_object_object_get_ex(o, "no_direction", &v)) {
+		if (!json_object_is_type(v, json_type_boolean))
+			return -1;
+		b->no_direction = json_object_get_boolean(v);
+	}
 	*what = "numbers";
 	if (get_num(o, "endpoint_p", &b->endpoint_p) || get_num(o, "endpoint_ratio", &b->endpoint_ratio) ||
 	    get_num(o, "build_seconds", &b->build_seconds) || get_num(o, "wall_seconds", &b->wall_seconds) ||
@@ -565,8 +572,12 @@ void bisect_text(const struct bisect *b, struct strbuf *out)
 	fmt_rel(out, b->endpoint_ratio, 1);
 	strbuf_addf(out, ", p ");
 	fmt_p(out, b->endpoint_p);
-	strbuf_addf(out, " (%s is %s)\n", b->metric_name, b->higher_better ? "higher-is-better" :
-		    "lower-is-better");
+	if (b->no_direction)
+		strbuf_addf(out, " (%s has no better direction: bad is changed, good is not)\n",
+			    b->metric_name);
+	else
+		strbuf_addf(out, " (%s is %s)\n", b->metric_name, b->higher_better ? "higher-is-better" :
+			    "lower-is-better");
 	strbuf_addf(out, "%-3s %-12s %4s %9s %9s %8s %8s %-9s %s\n", "#", "commit", "runs", "vs good",
 		    "vs bad", "p(good)", "p(bad)", "decision", "subject");
 	for (size_t i = 0; i < b->nr_steps; i++) {

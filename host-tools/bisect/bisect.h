@@ -65,6 +65,7 @@ struct bisect {
 	unsigned max_runs;	/* candidate boots per step; endpoint boots per side */
 	unsigned min_runs;
 	int higher_better;	/* the metric's direction, from the scenario */
+	int no_direction;	/* "better": "none" (a decision row): bad is "changed" */
 	/* the work */
 	struct bisect_commit *commits;
 	size_t nr_commits;

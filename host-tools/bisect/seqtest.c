@@ -139,6 +139,8 @@ enum seq_endpoints seq_endpoints_check(const double *good, size_t ng, const doub
 	*p_out = p;
 	if (!(p < alpha / (looks ? looks : 1)))
 		return SEQ_ENDS_SAME;
+	if (higher_better == SEQ_UNDIRECTED)
+		return SEQ_ENDS_DIFFERENT;
 	worse = higher_better ? mb < mg : mb > mg;
 	return worse ? SEQ_ENDS_DIFFERENT : SEQ_ENDS_REVERSED;
 }

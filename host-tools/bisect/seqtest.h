@@ -63,7 +63,7 @@ int seq_decide(const double *good, size_t ng, const double *bad, size_t nb, cons
 
 /* What the endpoints say before any step. */
 enum seq_endpoints {
-	SEQ_ENDS_DIFFERENT,	/* significant, bad is worse: bisect */
+	SEQ_ENDS_DIFFERENT,	/* significant, bad is worse (or, undirected, other): bisect */
 	SEQ_ENDS_SAME,		/* not significant (yet) */
 	SEQ_ENDS_REVERSED,	/* significant, but "bad" is better than "good" */
 };
@@ -72,9 +72,12 @@ enum seq_endpoints {
  * Welch's t-test of good against bad (logs when every value is positive)
  * at level alpha / looks: the endpoints are tested after every round, and
  * the Bonferroni split keeps the chance of bisecting noise at most alpha
- * over all the looks.  higher_better: the metric's direction.  *p_out gets
+ * over all the looks.  higher_better: the metric's direction, or
+ * SEQ_UNDIRECTED for a row without one (a decision row: "better": "none"),
+ * where bad is "changed" either way and never reversed.  *p_out gets
  * the p-value, *ratio_out bad / good (NAN when not defined).
  */
+#define SEQ_UNDIRECTED (-1)
 enum seq_endpoints seq_endpoints_check(const double *good, size_t ng, const double *bad, size_t nb,
 				       int higher_better, double alpha, unsigned looks, double *p_out,
 				       double *ratio_out);

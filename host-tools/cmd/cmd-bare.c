@@ -313,6 +313,16 @@ static void write_run_json(const char *dir, const char *what, const char *name,
 	run = run_json_new("bare", h->spec.buf, h->t.spec, desc.buf, "bare");
 	results_add_str(run, "topology_notes", h->notes.buf);
 	results_add_str(run, "accel", "none");
+	{
+		/* the host's boot arguments (pti=, mitigations=, ...): what
+		 * ETAs and --estimate key their history on, as for a guest */
+		char *cmdline = read_file("/proc/cmdline", NULL);
+
+		if (cmdline)
+			cmdline[strcspn(cmdline, "\n")] = '\0';
+		results_add_str(run, "cmdline", cmdline ? cmdline : "");
+		free(cmdline);
+	}
 	json_object_object_add(run, "host", results_host_info());
 	json_object_object_add(run, "host_topology", json_object_get(h->view));
 	json_object_object_add(run, "hygiene", json_object_get(hygiene));
@@ -453,7 +463,18 @@ static int bare_run(const struct bare_opts *o, const char *runner, struct host_t
 		die(LAB_EXIT_FAIL, "cannot start the runner '%s'", runner);
 	printf("running %s on this host (results: %s)\n", o->suite ? o->suite : o->scenario, dir.buf);
 	fflush(stdout);
-	run_progress_init(&rp, "bare", &p, o->results ? o->results : results_root(), h->t.spec, o->quiet);
+	{
+		char *cmdline = read_file("/proc/cmdline", NULL);
+		struct estimate_key key = {
+			.spec = h->t.spec, .accel = "none", .clock = "wall",
+			.kernel = json_object_get_string(json_object_object_get(h->view, "kernel")),
+			.cmdline = cmdline ? cmdline : "",
+		};
+
+		run_progress_init(&rp, "bare", &p, o->results ? o->results : results_root(), &key,
+				  NULL, o->quiet);
+		free(cmdline);
+	}
 	path = xasprintf("%s/records.bin", dir.buf);
 	status = wait_runner(cp.pid, o->timeout_s ? o->timeout_s : plan_deadline_s(&p) + 60,
 			     &timed_out, &signalled, &rp, path, &last, &during);

@@ -120,13 +120,11 @@ static void check_metric(struct bisect *b)
 		st_metrics_to_json(&sm, rows);
 		if (json_object_object_get_ex(rows, b->metric_name, &row) &&
 		    json_object_object_get_ex(row, "better", &better)) {
-			/* a row that only changes (preemptions) has no good or bad side */
-			if (!strcmp(json_object_get_string(better), "none")) {
-				json_object_put(rows);
-				die(LAB_EXIT_USAGE, "--metric: '%s' has no better direction; bisect "
-				    "needs a metric with one", b->metric_name);
-			}
-			b->higher_better = !strcmp(json_object_get_string(better), "higher");
+			/* a row that only changes (a decision, preemptions) has no
+			 * good or bad side: the bisection asks changed or not */
+			b->no_direction = !strcmp(json_object_get_string(better), "none");
+			b->higher_better = b->no_direction ||
+					   !strcmp(json_object_get_string(better), "higher");
 			json_object_put(rows);
 			goto take;
 		}
@@ -421,8 +419,9 @@ static void endpoints(struct run_ctx *x)
 		/* one look per complete pair: max-runs - 1 looks at most, as the
 		 * Bonferroni split assumes */
 		if (vg == vb)
-			e = seq_endpoints_check(g, vg, d, vb, b->higher_better, b->alpha, looks,
-						&b->endpoint_p, &b->endpoint_ratio);
+			e = seq_endpoints_check(g, vg, d, vb,
+						b->no_direction ? SEQ_UNDIRECTED : b->higher_better,
+						b->alpha, looks, &b->endpoint_p, &b->endpoint_ratio);
 
 		ng = boots_of(b, 0, 0, &fg);
 		nb = boots_of(b, last, 0, &fb);

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 
 static const char compare_usage[] =
-	"lab compare [--label NAME]... [--narrow] [--bare] [--json] [--junit FILE] [--html FILE] "
+	"lab compare [--label NAME]... [--narrow] [--bare] [--summary-last] [--json] [--junit FILE] [--html FILE] "
 	"BASE TEST [TEST...]  (a side may pool runs of one kernel: RUN1+RUN2+...)";
 
 /* --label repeats, which the option table cannot say: take them out first. */
@@ -130,11 +130,12 @@ static int load_side(struct cmp_run *side, const char *arg, struct strbuf *err)
 
 int cmd_compare(int argc, const char **argv)
 {
-	int narrow = 0, bare = 0, json = 0, nr_pos, r;
+	int narrow = 0, bare = 0, summary_last = 0, json = 0, nr_pos, r;
 	const char *junit = NULL, *html = NULL, *pos[CMP_MAX_RUNS];
 	const struct lab_option opts[] = {
 		OPT_BOOL("narrow", &narrow, "fit every line into 80 columns (mail)"),
 		OPT_BOOL("bare", &bare, "only the tables, exactly as the seed threads post them"),
+		OPT_BOOL("summary-last", &summary_last, "the summary after the tables (default: before)"),
 		OPT_BOOL("json", &json, "print every number as JSON instead of the text"),
 		OPT_STRING("junit", &junit, "also write JUnit XML to this file"),
 		OPT_STRING("html", &html, "also write an HTML report with plots to this file"),
@@ -191,7 +192,8 @@ int cmd_compare(int argc, const char **argv)
 								     JSON_C_TO_STRING_NOSLASHESCAPE));
 		json_object_put(o);
 	} else {
-		comparison_text(&c, (narrow ? CMP_TEXT_NARROW : 0) | (bare ? CMP_TEXT_BARE : 0), &out);
+		comparison_text(&c, (narrow ? CMP_TEXT_NARROW : 0) | (bare ? CMP_TEXT_BARE : 0) |
+				    (summary_last ? CMP_TEXT_SUMMARY_LAST : 0), &out);
 		fwrite(out.buf, 1, out.len, stdout);
 	}
 	fflush(stdout);

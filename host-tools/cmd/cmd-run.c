@@ -246,8 +246,20 @@ int cmd_run(int argc, const char **argv)
 		printf("resuming %s: %u case%s done, %u to run (in %s)\n", rr.dir, rr.done,
 		       rr.done == 1 ? "" : "s", rr.left, rr.part);
 	}
-	run_progress_init(&rp, "run", &parsed, r.results_root ? r.results_root : results_root(),
-			  r.topo.spec, quiet);
+	{
+		/* history only from runs booted alike: the same accel, clock,
+		 * kernel and timing arguments (pti=, mitigations=, ...) */
+		struct estimate_key key = {
+			.spec = r.topo.spec,
+			.accel = r.accel_kind == ACCEL_KVM ? "kvm" : "tcg",
+			.clock = r.clock_virtual ? "virtual" : "wall",
+			.kernel = *r.kp.release ? r.kp.release : NULL,
+			.cmdline = r.cmdline.buf,
+		};
+
+		run_progress_init(&rp, "run", &parsed, r.results_root ? r.results_root : results_root(),
+				  &key, resume ? rr.dir : NULL, quiet);
+	}
 	r.watch = &rp.watch;
 	r.quiet = quiet;
 	r.stop = &run_stop_signal;

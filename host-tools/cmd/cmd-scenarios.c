@@ -2,8 +2,11 @@
  * print the plan a suite or a scenario file compiles to, or how long it takes. */
 #include "cmd/lab.h"
 #include "lib/progress.h"
+#include "lib/json.h"
 #include "results/results.h"
+#include "results/runfiles.h"
 #include "run/estimate.h"
+#include "run/labrun.h"
 #include "fault/hostfault.h"
 #include "scenario/scenario.h"
 #include "topo/topo.h"
@@ -17,7 +20,7 @@
 static const char usage_text[] =
 	"usage: lab scenarios\n"
 	"   or: lab scenarios --plan <suite|file.ini>\n"
-	"   or: lab scenarios --plan <suite|file.ini> --estimate [--topo SPEC]\n"
+	"   or: lab scenarios --plan <suite|file.ini> --estimate [--topo SPEC] [--like RUN]\n"
 	"   or: lab scenarios --list-host-faults\n"
 	"\n"
 	"  (no option)   list scenarios/*.ini (name, workload, cases, description)\n"
@@ -27,7 +30,10 @@ static const char usage_text[] =
 	"                (a path, or a file name under scenarios/)\n"
 	"  --estimate    instead, the expected duration per scenario: the median\n"
 	"                of what earlier runs under results/ recorded for each\n"
-	"                case (on topology SPEC with --topo), else its deadline\n"
+	"                case (on topology SPEC with --topo), else its deadline;\n"
+	"                only runs on the same clock ($CLOCK, else wall) count\n"
+	"  --like RUN    only runs booted as RUN was: its topology, accel, clock,\n"
+	"                kernel and timing arguments (pti=, mitigations=, ...)\n"
 	"  --list-host-faults  the host-side fault kinds (name, description, tab-\n"
 	"                separated; options indented below); the guest's are\n"
 	"                `runner --list-faults`\n";
@@ -198,8 +204,10 @@ static void estimate_row(const char *name, unsigned cases, double s, unsigned re
 }
 
 /* Per scenario, in plan order: the sum of its cases' expectations. */
-static int print_estimate(const char *what, const char *spec)
+static int print_estimate(const char *what, const char *spec, const char *like)
 {
+	struct estimate_key key = { NULL };
+	struct run_info run = RUN_INFO_INIT;
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	struct estimate_history h = ESTIMATE_HISTORY_INIT;
 	struct case_estimate *est;
@@ -211,16 +219,41 @@ static int print_estimate(const char *what, const char *spec)
 
 	if (spec && topo_parse(spec, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	key.spec = spec ? t.spec : NULL;
+	/* a virtual-time second is no wall-clock one: never history for it */
+	key.clock = lab_clock_parse(getenv("CLOCK")) > 0 ? "virtual" : "wall";
+	if (like) {
+		if (run_load(&run, like, NULL, &err) < 0)
+			die(LAB_EXIT_USAGE, "--like: %s", err.buf);
+		if (!spec)
+			key.spec = *run.spec_resolved ? run.spec_resolved : NULL;
+		key.kernel = *run.kernel ? run.kernel : NULL;
+		key.accel = json_get_str(run.json, "accel");
+		key.clock = json_get_str(run.json, "clock") ? json_get_str(run.json, "clock") : "wall";
+		key.cmdline = json_get_str(run.json, "cmdline") ? json_get_str(run.json, "cmdline") : "";
+	}
 	if (compile_what(what, &text, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (plan_parse(text.buf, text.len, &p, perr, sizeof(perr)) < 0)
 		die(LAB_EXIT_FAIL, "compiled plan: %s", perr);
-	estimate_history_load(&h, results_root(), spec ? t.spec : NULL);
+	estimate_history_load(&h, results_root(), &key);
 	est = xcalloc(p.nr_cases ? p.nr_cases : 1, sizeof(*est));
 	recorded = estimate_cases(&h, &p, est);
 	printf("%s on %s: %u case%s, %u with a duration recorded by %u earlier run%s under %s\n",
-	       what, spec ? t.spec : "any topology", p.nr_cases, p.nr_cases == 1 ? "" : "s",
+	       what, key.spec ? key.spec : "any topology", p.nr_cases, p.nr_cases == 1 ? "" : "s",
 	       recorded, h.runs, h.runs == 1 ? "" : "s", results_root());
+	if (like) {
+		struct strbuf args = STRBUF_INIT;
+
+		estimate_timing_args(key.cmdline, &args);
+		printf("booted like %s: %s, %s clock, kernel %s, %s\n", like,
+		       key.accel ? key.accel : "any accel", key.clock, key.kernel ? key.kernel : "any",
+		       args.len ? args.buf : "no timing arguments");
+		strbuf_release(&args);
+	} else {
+		printf("on the %s clock; any kernel, accel and command line (--like RUN narrows)\n",
+		       key.clock);
+	}
 	printf("%-28s %5s %9s  %s\n", "SCENARIO", "CASES", "EXPECTED", "FROM");
 	for (unsigned i = 0; i < p.nr_cases;) {
 		unsigned k = i, rec = 0;
@@ -248,6 +281,7 @@ static int print_estimate(const char *what, const char *spec)
 	estimate_row("total", p.nr_cases, total + boot, recorded);
 	free(est);
 	estimate_history_release(&h);
+	run_info_release(&run);
 	plan_release(&p);
 	strbuf_release(&text);
 	strbuf_release(&err);
@@ -256,7 +290,7 @@ static int print_estimate(const char *what, const char *spec)
 
 int cmd_scenarios(int argc, const char **argv)
 {
-	const char *plan = NULL, *spec = NULL;
+	const char *plan = NULL, *spec = NULL, *like = NULL;
 	int estimate = 0;
 
 	if (argc == 1)
@@ -277,6 +311,12 @@ int cmd_scenarios(int argc, const char **argv)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--estimate")) {
 			estimate = 1;
+		} else if (!strcmp(argv[i], "--like")) {
+			if (i + 1 == argc) {
+				error("--like needs a run directory (see 'lab scenarios --help')");
+				return LAB_EXIT_USAGE;
+			}
+			like = argv[++i];
 		} else if (!strcmp(argv[i], "--topo") || !strcmp(argv[i], "--plan")) {
 			if (i + 1 == argc) {
 				error("%s needs %s (see 'lab scenarios --help')", argv[i],
@@ -296,9 +336,9 @@ int cmd_scenarios(int argc, const char **argv)
 	}
 	if (!plan)
 		error("--plan needs a suite or a scenario file (see 'lab scenarios --help')");
-	else if (spec && !estimate)
-		error("--topo goes with --estimate (see 'lab scenarios --help')");
+	else if ((spec || like) && !estimate)
+		error("%s goes with --estimate (see 'lab scenarios --help')", spec ? "--topo" : "--like");
 	else
-		return estimate ? print_estimate(plan, spec) : print_plan(plan);
+		return estimate ? print_estimate(plan, spec, like) : print_plan(plan);
 	return LAB_EXIT_USAGE;
 }

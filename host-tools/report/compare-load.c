@@ -674,9 +674,14 @@ static int metrics_check(const struct cmp_run *b, const struct cmp_case *cb, con
 				continue;
 			metric_setting(mb, &x);
 			metric_setting(mt, &y);
-			strbuf_addf(err, "runs differ: '%.200s' %.64s is %s in %s but %s in %s "
-				    "(the scenario files changed between the runs?)",
-				    cb->id, mb->name, x.buf, b->name, y.buf, t->name);
+			/* decision rows lost their direction: a run recorded
+			 * before says "higher" or "lower" until rebuilt */
+			strbuf_addf(err, "runs differ: '%.200s' %.64s is %s in %s but %s in %s %s",
+				    cb->id, mb->name, x.buf, b->name, y.buf, t->name,
+				    mb->no_direction != mt->no_direction ?
+				    "(one recorded before its direction changed? 'lab report RUN' "
+				    "rebuilds a run's rows)" :
+				    "(the scenario files changed between the runs?)");
 			strbuf_release(&x);
 			strbuf_release(&y);
 			return -1;

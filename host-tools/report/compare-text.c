@@ -416,6 +416,10 @@ void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *
 			longest = strlen(c->runs[k].label);
 	if (!bare)
 		preamble(out, c);
+	/* the answer first: what changed, then the tables that show it (with
+	 * --trace dozens of them); still plain 80-column text for a mail */
+	if (!bare && !(flags & CMP_TEXT_SUMMARY_LAST))
+		summary_text(out, c);
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];
 		struct layout l = { .labw = block_labw(b), .marks = !bare };
@@ -454,7 +458,11 @@ void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *
 				counter_block(out, c, b->scenario, &l);
 			}
 	}
-	if (!bare)
+	if (!bare && (flags & CMP_TEXT_SUMMARY_LAST))
 		summary_text(out, c);
+	else if (!bare)
+		/* the tables' blank lines apart ended nothing but the text */
+		while (out->len >= 2 && !strcmp(out->buf + out->len - 2, "\n\n"))
+			out->buf[--out->len] = '\0';
 }
 

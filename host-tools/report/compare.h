@@ -185,6 +185,7 @@ void comparison_release(struct comparison *c);
 
 #define CMP_TEXT_NARROW 1u	/* every line fits 80 columns */
 #define CMP_TEXT_BARE 2u	/* only the tables, exactly as the seeds post them */
+#define CMP_TEXT_SUMMARY_LAST 4u	/* the summary after the tables, not before them */
 void comparison_text(const struct comparison *c, unsigned flags, struct strbuf *out);
 /* Every number; the caller owns the object. */
 struct json_object *comparison_json(const struct comparison *c);

@@ -283,11 +283,15 @@ static const char css[] =
 	"font-variant-numeric:tabular-nums}\n"
 	"td.l,th.l{text-align:left}\n"
 	"table.meta td{border:0;text-align:left;padding:0 9px 0 0}\n"
-	"td.improved{background:#c9f2d0;color:#0a5c1f}\n"
-	"td.regressed{background:#ffd1cc;color:#a40e26}\n"
-	"td.same{background:#eaeef2;color:#424a53}td.undecided{background:#fff1b8;color:#7a5200}\n"
-	"td.changed{background:#ddf4ff;color:#0a3069}\n"
-	"td.nodata{color:#8c959f}td.bad{background:#ffd1cc;color:#a40e26}\n"
+	".improved{background:#c9f2d0;color:#0a5c1f}\n"
+	".regressed{background:#ffd1cc;color:#a40e26}\n"
+	".same{background:#eaeef2;color:#424a53}.undecided{background:#fff1b8;color:#7a5200}\n"
+	".changed{background:#ddf4ff;color:#0a3069}\n"
+	".nodata{color:#8c959f}td.bad{background:#ffd1cc;color:#a40e26}\n"
+	"div.overview{columns:24em 4;column-gap:24px;font-size:90%;margin:6px 0 10px}\n"
+	"div.overview div{break-inside:avoid;padding:1px 0;border-bottom:1px solid #eaeef2}\n"
+	"div.overview span{font-family:monospace;padding:0 2px;margin:0 1px;"
+	"white-space:pre}\n"
 	"figure{display:inline-block;margin:6px 18px 6px 0;vertical-align:top}\n"
 	"figcaption{font-size:88%;color:#57606a;max-width:760px}\n"
 	".warn{background:#fff1b8;border:1px solid #d4a72c;padding:6px 10px}\n"
@@ -1106,6 +1110,63 @@ static void summary_section(struct html_ctx *x)
 	summary_release(&s);
 }
 
+/* ---- the overview: every row's verdict, one line per table ---- */
+
+/* The worst of a row's verdicts colours its mark: a regression shows
+ * through improvements, a change through sameness. */
+static enum cmp_verdict row_colour(const struct comparison *c, const struct cmp_row *row)
+{
+	static const int rank[] = { [CMP_NODATA] = 1, [CMP_IMPROVED] = 4, [CMP_REGRESSED] = 6,
+				    [CMP_SAME] = 0, [CMP_UNDECIDED] = 2, [CMP_UP] = 5, [CMP_DOWN] = 5 };
+	enum cmp_verdict w = CMP_SAME;
+
+	for (size_t k = 1; k < c->nr_runs; k++) {
+		enum cmp_verdict v = row->tests[k - 1].verdict;
+
+		if ((unsigned)v < ARRAY_SIZE(rank) && rank[v] > rank[w])
+			w = v;
+	}
+	return w;
+}
+
+static void overview_section(struct html_ctx *x)
+{
+	const struct comparison *c = x->c;
+	struct strbuf *o = x->out;
+
+	if (!c->nr_blocks || c->nr_runs < 2)
+		return;
+	strbuf_addstr(o, "<h2 id=overview>Every row</h2>\n<p class=legend>One line per table "
+			 "(its link leads there), one mark per case and test column, as in the "
+			 "tables; hover a mark for its case.</p>\n<div class=overview>\n");
+	for (size_t i = 0; i < c->nr_blocks; i++) {
+		const struct cmp_block *b = &c->blocks[i];
+
+		strbuf_addf(o, "<div><a href=\"#b%zu\">", i);
+		esc(o, b->title);
+		strbuf_addstr(o, "</a> ");
+		for (size_t r = 0; r < b->nr_rows; r++) {
+			const struct cmp_row *row = &b->rows[r];
+			struct strbuf t = STRBUF_INIT;
+
+			strbuf_addf(o, "<span class=%s title=\"",
+				    verdict_class(row_colour(c, row)));
+			strbuf_addstr(&t, row->label);
+			for (size_t k = 1; k < c->nr_runs; k++)
+				strbuf_addf(&t, "%s%s %s", k == 1 ? ": " : ", ", c->runs[k].label,
+					    cmp_verdict_name(row->tests[k - 1].verdict));
+			esc(o, t.buf);
+			strbuf_addstr(o, "\">");
+			for (size_t k = 1; k < c->nr_runs; k++)
+				strbuf_addch(o, cmp_verdict_mark(row->tests[k - 1].verdict));
+			strbuf_addstr(o, "</span>");
+			strbuf_release(&t);
+		}
+		strbuf_addstr(o, "</div>\n");
+	}
+	strbuf_addstr(o, "</div>\n");
+}
+
 /* ---- the document ---- */
 
 static void load_marks(struct html_ctx *x, struct strbuf *notes)
@@ -1164,7 +1225,7 @@ static void traces_section(struct html_ctx *x)
 void comparison_html(const struct comparison *c, const struct html_opts *o, struct strbuf *out,
 		     struct strbuf *plots_skipped)
 {
-	struct strbuf body = STRBUF_INIT, notes = STRBUF_INIT;
+	struct strbuf body = STRBUF_INIT, notes = STRBUF_INIT, head = STRBUF_INIT;
 	struct html_ctx x = { .c = c, .o = o, .out = &body, .skipped = STRBUF_INIT };
 
 	if (o && o->no_plots)
@@ -1174,7 +1235,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	for (size_t i = 0; i < c->nr_blocks; i++) {
 		const struct cmp_block *b = &c->blocks[i];
 
-		strbuf_addstr(&body, "<section class=block>\n");
+		strbuf_addf(&body, "<section class=block id=b%zu>\n", i);
 		block_table(&x, b);
 		distribution_plot(&x, b);
 		strbuf_addstr(&body, "</section>\n");
@@ -1186,7 +1247,11 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	}
 	faults_section(&x);
 	traces_section(&x);
+	/* the answer opens the page: the summary, then every row's verdict
+	 * on one screen, then the tables (33 of them with --trace) */
+	x.out = &head;
 	summary_section(&x);
+	overview_section(&x);
 
 	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=en>\n<head>\n<meta charset=\"utf-8\">\n"
 			   "<title>schedlab compare: ");
@@ -1205,6 +1270,7 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 			strbuf_add(plots_skipped, x.skipped.buf, x.skipped.len);
 	}
 	strbuf_add(out, notes.buf, notes.len);
+	strbuf_add(out, head.buf, head.len);
 	strbuf_add(out, body.buf, body.len);
 	strbuf_addstr(out, "</body>\n</html>\n");
 	for (size_t k = 0; k < c->nr_runs; k++)
@@ -1212,5 +1278,6 @@ void comparison_html(const struct comparison *c, const struct html_opts *o, stru
 	free(x.marks);
 	strbuf_release(&x.skipped);
 	strbuf_release(&body);
+	strbuf_release(&head);
 	strbuf_release(&notes);
 }

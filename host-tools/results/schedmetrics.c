@@ -867,20 +867,21 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 	double span_s = (double)m->span_ns / 1e9;
 	char name[48];
 
-	/* "better" is the direction of locality (a placement nearer the
-	 * task's cache), what a placement patch is usually after; read the
-	 * rows as changes, not as verdicts on the kernel */
+	/* decisions have no better side: a placement nearer the cache, an
+	 * idle CPU found or a migration saved is what one patch is after and
+	 * another trades away, so these rows are changes up or down ("none"),
+	 * judged beside the timing rows, never counted better or worse */
 	/* no wakeups: no shares at all, never a row of silent zeros */
 	for (int p = 0; placed && m->wakeups && p < ST_PLACE_MAX; p++) {
 		snprintf(name, sizeof(name), "wake_%s_pct", place_names[p]);
 		add_metric(metrics, name, 100.0 * (double)m->place[p] / (double)m->wakeups,
-			   "%", p <= ST_PLACE_LLC ? "higher" : "lower");
+			   "%", "none");
 	}
 	if (woke)
-		add_metric(metrics, "wakeups", (double)m->wakeups, "count", "higher");
+		add_metric(metrics, "wakeups", (double)m->wakeups, "count", "none");
 	if (placed && switched && m->idle_known)
 		add_metric(metrics, "idle_found_pct",
-			   100.0 * (double)m->idle_found / (double)m->idle_known, "%", "higher");
+			   100.0 * (double)m->idle_found / (double)m->idle_known, "%", "none");
 	if (woke && switched && m->lat_samples) {
 		add_metric(metrics, "wake_lat_p50_us", m->lat_p50_us, "us", "lower");
 		add_metric(metrics, "wake_lat_p99_us", m->lat_p99_us, "us", "lower");
@@ -889,10 +890,10 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 		if (l == ST_LVL_UNKNOWN && !m->migrations[l])
 			continue;
 		snprintf(name, sizeof(name), "migr_%s", level_names[l]);
-		add_metric(metrics, name, (double)m->migrations[l], "count", "lower");
+		add_metric(metrics, name, (double)m->migrations[l], "count", "none");
 		for (int c = 0; c < ST_CAUSE_MAX; c++) {
 			snprintf(name, sizeof(name), "migr_%s_%s", cause_names[c], level_names[l]);
-			add_metric(metrics, name, (double)m->migr_cause[c][l], "count", "lower");
+			add_metric(metrics, name, (double)m->migr_cause[c][l], "count", "none");
 		}
 	}
 	/* a trace without prev_state, or without a CPU seen switching, has no
@@ -901,15 +902,15 @@ void st_metrics_to_json(const struct st_metrics *m, struct json_object *metrics)
 		snprintf(name, sizeof(name), "wc_%s_pct", wc_names[l]);
 		add_metric(metrics, name,
 			   100.0 * (double)m->wc_ns[l] / ((double)m->cpus_known * (double)m->span_ns),
-			   "%", "lower");
+			   "%", "none");
 		snprintf(name, sizeof(name), "wc_%s_episodes", wc_names[l]);
-		add_metric(metrics, name, (double)m->wc_episodes[l], "count", "lower");
+		add_metric(metrics, name, (double)m->wc_episodes[l], "count", "none");
 	}
 	for (int l = 0; rq && m->span_ns && l < ST_RQ_MAX; l++) {
 		if (m->rq_groups[l] < 2)
 			continue;
 		snprintf(name, sizeof(name), "rq_imbalance_%s", rq_names[l]);
-		add_metric(metrics, name, m->rq_imbalance[l], "tasks", "lower");
+		add_metric(metrics, name, m->rq_imbalance[l], "tasks", "none");
 	}
 	/* more or fewer preemptions is a change to explain, not a verdict:
 	 * EEVDF's shorter slices preempt more and wait less */

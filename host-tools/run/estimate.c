@@ -21,7 +21,103 @@ static void add_sample(struct estimate_history *h, const char *id, double s)
 	h->nr++;
 }
 
-static void load_run(struct estimate_history *h, const char *dir, const char *spec)
+/*
+ * Arguments that change the time a case takes: the cost of a syscall or
+ * a switch (page-table isolation, mitigations), the CPUs and preemption,
+ * the scheduler's own settings, tracing from boot.  A prefix ending in '='
+ * takes any value; the value is part of the key.
+ */
+static const char *const timing_args[] = {
+	"pti=", "nopti", "mitigations=", "spectre_v2=", "spectre_v2_user=", "retbleed=",
+	"spec_store_bypass_disable=", "mds=", "tsx=", "l1tf=", "nospectre_v1", "nospectre_v2",
+	"nosmt", "maxcpus=", "nr_cpus=", "isolcpus=", "nohz_full=", "nohz=", "idle=",
+	"threadirqs", "preempt=", "transparent_hugepage=", "numa_balancing=",
+	"lab.sched_feat=", "lab.sched_knob=", "trace_event=", "lab.schedtrace=",
+	"clocksource=", "tsc=",
+};
+
+static int timing_arg(const char *arg, size_t n)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(timing_args); i++) {
+		size_t k = strlen(timing_args[i]);
+
+		if (timing_args[i][k - 1] == '=' ? n >= k && !strncmp(arg, timing_args[i], k)
+						 : n == k && !strncmp(arg, timing_args[i], k))
+			return 1;
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void estimate_timing_args(const char *cmdline, struct strbuf *out)
+{
+	struct strvec v = STRVEC_INIT;
+
+	while (cmdline && *cmdline) {
+		size_t n;
+
+		cmdline += strspn(cmdline, " \t\n");
+		n = strcspn(cmdline, " \t\n");
+		if (n && timing_arg(cmdline, n)) {
+			struct strbuf a = STRBUF_INIT;
+
+			strbuf_add(&a, cmdline, n);
+			strvec_push(&v, a.buf);
+			strbuf_release(&a);
+		}
+		cmdline += n;
+	}
+	qsort(v.v, v.nr, sizeof(*v.v), cmp_str);
+	for (size_t i = 0; i < v.nr; i++)
+		strbuf_addf(out, "%s%s", i ? " " : "", v.v[i]);
+	strvec_clear(&v);
+}
+
+static int same_str(struct json_object *run, const char *field, const char *absent,
+		    const char *want)
+{
+	const char *got;
+
+	if (!want)
+		return 1;
+	got = json_get_str(run, field);
+	if (!got)
+		got = absent;
+	return got && !strcmp(got, want);
+}
+
+static int same_timing_args(struct json_object *run, const char *want)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	int same;
+
+	if (!want)
+		return 1;
+	estimate_timing_args(json_get_str(run, "cmdline"), &a);
+	estimate_timing_args(want, &b);
+	same = !strcmp(a.buf, b.buf);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return same;
+}
+
+/* Whether a run recorded under run's settings is history for key. */
+static int run_matches(const struct run_info *run, const struct estimate_key *key)
+{
+	if (!key)
+		return 1;
+	return (!key->spec || (run->spec_resolved && !strcmp(run->spec_resolved, key->spec))) &&
+	       (!key->kernel || (run->kernel && !strcmp(run->kernel, key->kernel))) &&
+	       same_str(run->json, "accel", NULL, key->accel) &&
+	       same_str(run->json, "clock", "wall", key->clock) &&
+	       same_timing_args(run->json, key->cmdline);
+}
+
+static void load_run(struct estimate_history *h, const char *dir, const struct estimate_key *key)
 {
 	struct run_info run = RUN_INFO_INIT;
 	struct json_object *cases_doc, *cases, *verdict;
@@ -30,9 +126,8 @@ static void load_run(struct estimate_history *h, const char *dir, const char *sp
 	double boot;
 	int skip;
 
-	/* a directory that is not a finished run of this topology says nothing */
-	skip = run_load(&run, dir, NULL, &err) < 0 ||
-	       (spec && (!run.spec_resolved || strcmp(run.spec_resolved, spec)));
+	/* a directory that is not a finished run under these settings says nothing */
+	skip = run_load(&run, dir, NULL, &err) < 0 || !run_matches(&run, key);
 	run_info_release(&run);
 	if (skip)
 		goto out;
@@ -62,7 +157,8 @@ out:
 	strbuf_release(&err);
 }
 
-void estimate_history_load(struct estimate_history *h, const char *root, const char *spec)
+void estimate_history_load(struct estimate_history *h, const char *root,
+			   const struct estimate_key *key)
 {
 	DIR *d = opendir(root);
 	struct dirent *de;
@@ -75,7 +171,7 @@ void estimate_history_load(struct estimate_history *h, const char *root, const c
 		if (de->d_name[0] == '.')
 			continue;
 		dir = xasprintf("%s/%s", root, de->d_name);
-		load_run(h, dir, spec);
+		load_run(h, dir, key);
 		free(dir);
 	}
 	closedir(d);
@@ -123,6 +219,46 @@ unsigned estimate_cases(const struct estimate_history *h, const struct plan *p,
 	}
 	free(tmp);
 	return recorded;
+}
+
+unsigned estimate_from_own(const char *dir, const struct plan *p, struct case_estimate *est)
+{
+	struct json_object *doc, *cases;
+	struct strbuf err = STRBUF_INIT;
+	unsigned learnt = 0;
+	size_t nr;
+	double *tmp;
+
+	doc = dir ? cases_load(dir, &cases, NULL, &err) : NULL;
+	strbuf_release(&err);
+	if (!doc)
+		return 0;
+	nr = json_object_array_length(cases);
+	tmp = xcalloc(nr ? nr : 1, sizeof(*tmp));
+	for (unsigned i = 0; i < p->nr_cases; i++) {
+		size_t n = 0;
+
+		if (est[i].samples)
+			continue;
+		/* cases of one scenario differ in their parameters, not in kind */
+		for (size_t k = 0; k < nr; k++) {
+			struct json_object *c = json_object_array_get_idx(cases, k);
+			const char *sc = json_get_str(c, "scenario");
+			double s;
+
+			if (sc && !strcmp(sc, p->cases[i].scenario) &&
+			    json_get_num(c, "duration_s", &s) == 0 && s >= 0)
+				tmp[n++] = s;
+		}
+		if (!n)
+			continue;
+		est[i].s = median(tmp, n);
+		est[i].samples = (unsigned)n;
+		learnt++;
+	}
+	free(tmp);
+	json_object_put(doc);
+	return learnt;
 }
 
 double estimate_boot_s(const struct estimate_history *h)

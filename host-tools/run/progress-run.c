@@ -31,7 +31,8 @@ static void watch_interrupt(void *ctx)
 }
 
 void run_progress_init(struct run_progress *rp, const char *what, const struct plan *plan,
-		       const char *results_root, const char *spec, int quiet)
+		       const char *results_root, const struct estimate_key *key, const char *own,
+		       int quiet)
 {
 	struct estimate_history h = ESTIMATE_HISTORY_INIT;
 	unsigned n = plan->nr_cases ? plan->nr_cases : 1;
@@ -44,8 +45,10 @@ void run_progress_init(struct run_progress *rp, const char *what, const struct p
 	for (unsigned i = 0; i < plan->nr_cases; i++)
 		rp->took[i] = -1;
 	if (results_root && !quiet)
-		estimate_history_load(&h, results_root, spec);
+		estimate_history_load(&h, results_root, key);
 	rp->recorded = estimate_cases(&h, plan, rp->est);
+	if (!quiet)
+		rp->recorded += estimate_from_own(own, plan, rp->est);
 	estimate_history_release(&h);
 	rp->cur = rp->last = -1;
 	rp->quiet = quiet;

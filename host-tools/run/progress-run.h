@@ -33,10 +33,13 @@ struct run_progress {
 	struct session_watch watch;  /* for session.watch */
 };
 
-/* what: the line's prefix ("run", "bare"); history from runs on spec
- * under results_root (either may be NULL: deadlines only). */
+/* what: the line's prefix ("run", "bare"); history from the runs under
+ * results_root recorded under key's settings (NULL root: deadlines only);
+ * own: the run a resume continues, whose finished cases are learnt from
+ * (NULL: none). */
 void run_progress_init(struct run_progress *rp, const char *what, const struct plan *plan,
-		       const char *results_root, const char *spec, int quiet);
+		       const char *results_root, const struct estimate_key *key, const char *own,
+		       int quiet);
 void run_progress_release(struct run_progress *rp);
 
 /* A record of the runner's stream (case_start, results, case_end). */

@@ -102,6 +102,14 @@ done
 # the preemption rows only go up or down
 grep -q "^Interpretation: no better direction" "$TMP/cmp" ||
 	fail "lab compare gives the preemption rows a better direction"
+# so do the decision rows (placement, idle found, migrations, work
+# conservation); the wake latency and the lost events keep theirs
+for m in wake_prev_pct idle_found_pct migr_llc wc_llc_pct; do
+	grep -A2 "^Test *: trace-hackbench $m\$" "$TMP/cmp" | grep -q "^Interpretation: no better direction" ||
+		fail "lab compare gives $m a better direction"
+done
+grep -A2 "^Test *: trace-hackbench trace_lost_events\$" "$TMP/cmp" | grep -q "^Interpretation: Lower is better" ||
+	fail "trace_lost_events lost its direction"
 
 # a 64 KiB buffer per CPU cannot hold a run of 200 loops (20 filled it
 # with five events, not always with four): lost events are counted and

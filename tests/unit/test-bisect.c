@@ -121,6 +121,7 @@ static void test_roundtrip(void **state)
 	assert_true(back.commits[1].skipped);
 	assert_string_equal(back.metric_case, "smoke-hackbench/mode=process");
 	assert_string_equal(back.clock, "virtual");
+	assert_false(back.no_direction);
 	/* the log: good and bad, the step, the skip, the verdict */
 	bisect_git_log(&back, &log);
 	assert_non_null(strstr(log.buf, "git bisect start\n"));
@@ -134,6 +135,32 @@ static void test_roundtrip(void **state)
 	bisect_release(&back);
 	strbuf_release(&err);
 	strbuf_release(&log);
+}
+
+/* A decision row has no better side: the bisection is of "changed",
+ * kept across a resume and said so in the text. */
+static void test_undirected_roundtrip(void **state)
+{
+	struct bisect b, back;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	char *text;
+
+	(void)state;
+	make(&b, 3);
+	b.no_direction = 1;
+	b.higher_better = 1;
+	text = to_text(&b);
+	bisect_init(&back);
+	assert_int_equal(bisect_parse(text, strlen(text), &back, &err), 0);
+	assert_true(back.no_direction);
+	bisect_text(&back, &out);
+	assert_non_null(strstr(out.buf, "has no better direction: bad is changed, good is not"));
+	assert_null(strstr(out.buf, "higher-is-better"));
+	free(text);
+	bisect_release(&b);
+	bisect_release(&back);
+	strbuf_release(&err);
+	strbuf_release(&out);
 }
 
 static void expect_damaged(const char *text, const char *what)
@@ -321,6 +348,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_next),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_undirected_roundtrip),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_counter_metric),
 		cmocka_unit_test(test_counter_value),

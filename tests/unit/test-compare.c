@@ -442,6 +442,18 @@ static void test_full_text_json_junit(void **state)
 	comparison_build(&c, runs, 3);
 	comparison_text(&c, 0, &out);
 	check_golden("full.txt", out.buf, 1);
+	/* the answer first, before the first table; --summary-last as before */
+	assert_true(strstr(out.buf, "\nSummary\n-------\n") < strstr(out.buf, "\nTest          :"));
+	{
+		struct strbuf last = STRBUF_INIT;
+
+		comparison_text(&c, CMP_TEXT_SUMMARY_LAST, &last);
+		assert_true(strstr(last.buf, "\nSummary\n-------\n") >
+			    strstr(last.buf, "\nTest          :"));
+		/* the same text, less the blank lines that ended the last table */
+		assert_int_equal(last.len, out.len + 2);
+		strbuf_release(&last);
+	}
 	comparison_text(&c, CMP_TEXT_NARROW, &narrow);
 	check_golden("full-narrow.txt", narrow.buf, 1);
 	for (const char *p = narrow.buf; *p;) {
@@ -1028,19 +1040,25 @@ static void test_bad_dirs(void **state)
 	cmp_run_release(&runs[0]);
 	cmp_run_release(&runs[1]);
 	/* the same case and metric judged another way: better= or statistic= */
-	for (int flip = 0; flip < 2; flip++) {
+	for (int flip = 0; flip < 3; flip++) {
+		static const char *const name[][2] = { { "set-a", "set-b" }, { "set-c", "set-d" },
+						       { "set-e", "set-f" } };
 		const double v[] = { 1, 2, 3 };
 		struct json_object *ca = json_array_of_case("y/n=1", "lower", "amean", v);
-		struct json_object *cb = json_array_of_case("y/n=1", flip ? "lower" : "higher",
-							     flip ? "median" : "amean", v);
-		char *d1 = fx_run(flip ? "set-c" : "set-a", "k", "smoke", "2s4c", ca);
-		char *d2 = fx_run(flip ? "set-d" : "set-b", "k", "smoke", "2s4c", cb);
+		struct json_object *cb = json_array_of_case("y/n=1", flip == 2 ? "none" :
+							     flip ? "lower" : "higher",
+							     flip == 1 ? "median" : "amean", v);
+		char *d1 = fx_run(name[flip][0], "k", "smoke", "2s4c", ca);
+		char *d2 = fx_run(name[flip][1], "k", "smoke", "2s4c", cb);
 
 		load(&runs[0], d1, NULL);
 		load(&runs[1], d2, NULL);
 		strbuf_reset(&err);
 		assert_int_equal(cmp_runs_check(runs, 2, &err), -1);
-		assert_string_equal(err.buf, flip ?
+		assert_string_equal(err.buf, flip == 2 ?
+			"runs differ: 'y/n=1' time is lower-is-better AMean in set-e but without-direction "
+			"AMean in set-f (one recorded before its direction changed? 'lab report RUN' "
+			"rebuilds a run's rows)" : flip ?
 			"runs differ: 'y/n=1' time is lower-is-better AMean in set-c but lower-is-better "
 			"Median in set-d (the scenario files changed between the runs?)" :
 			"runs differ: 'y/n=1' time is lower-is-better AMean in set-a but higher-is-better "

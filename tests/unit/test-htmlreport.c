@@ -195,6 +195,22 @@ static void test_without_gnuplot(void **state)
 	assert_int_equal(count(page.buf, "<table class=ctr>"), 1);
 	assert_int_equal(count(page.buf, "<table class=faults>"), 1);
 	assert_non_null(strstr(page.buf, "<h2>Summary</h2>"));
+	/* the page opens with the answer: the summary, then one line per
+	 * table with every row's marks, linked to the table, then the tables */
+	assert_true(strstr(page.buf, "<h2>Summary</h2>") < strstr(page.buf, "<h2 id=overview>"));
+	assert_true(strstr(page.buf, "<h2 id=overview>") < strstr(page.buf, "<table class=cmp>"));
+	assert_int_equal(count(page.buf, "<div><a href=\"#b"), f.c.nr_blocks);
+	assert_int_equal(count(page.buf, "<section class=block id=b"), f.c.nr_blocks);
+	assert_non_null(strstr(page.buf, "<a href=\"#b0\">"));
+	assert_non_null(strstr(page.buf, "<section class=block id=b0>"));
+	{
+		size_t marks = 0;
+
+		for (size_t i = 0; i < f.c.nr_blocks; i++)
+			marks += f.c.blocks[i].nr_rows;
+		assert_int_equal(count(strstr(page.buf, "<div class=overview>"), "<span class="),
+				 marks + count(strstr(page.buf, "<table class=cmp>"), "<span class="));
+	}
 	assert_non_null(strstr(page.buf, "migrations/run"));
 	assert_non_null(strstr(page.buf, "(+200.0%)"));
 	/* the failed case's reason reaches the summary, escaped */

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,100 @@ static void write_text(const char *path, const char *text)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
+}
+
+/* Only the boot arguments that change how long a case takes are a key. */
+static void test_timing_args(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	estimate_timing_args("console=ttyS0 pti=off  lab.mode=probe mitigations=auto nosmt "
+			     "quiet preempt=full nopti_not_this\n", &sb);
+	assert_string_equal(sb.buf, "mitigations=auto nosmt preempt=full pti=off");
+	strbuf_reset(&sb);
+	estimate_timing_args(NULL, &sb);
+	assert_string_equal(sb.buf, "");
+	strbuf_release(&sb);
+}
+
+static void write_run(const char *root, const char *name, const char *run_json, double s)
+{
+	char path[PATH_MAX], text[256];
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/%s/run.json", root, name);
+	write_text(path, run_json);
+	snprintf(path, sizeof(path), "%s/%s/cases.json", root, name);
+	snprintf(text, sizeof(text), "{\"cases\": [{\"case\": \"a\", \"scenario\": \"s\", "
+		 "\"duration_s\": %g}]}", s);
+	write_text(path, text);
+}
+
+/*
+ * History is what runs booted alike recorded: another accel, clock,
+ * kernel or pti= setting is not, whatever else matches; a run.json
+ * without clock ran on the wall clock.
+ */
+static void test_history_key(void **state)
+{
+	char root[] = "/tmp/test-estimate.XXXXXX";
+	const char *same = "{\"spec_resolved\": \"1s2c\", \"kernel\": \"6.1.0-57-amd64\", "
+			   "\"accel\": \"tcg\", \"cmdline\": \"console=ttyS0 pti=off lab.mode=probe\"}";
+	struct estimate_key key = { "1s2c", "tcg", "wall", "6.1.0-57-amd64",
+				    "console=ttyS1 lab.mode=run pti=off" };
+	struct estimate_history h = ESTIMATE_HISTORY_INIT;
+	struct plan p = { 0 };
+	struct case_estimate est[3];
+	char perr[256], cmd[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	write_run(root, "same", same, 10);
+	write_run(root, "kvm", "{\"spec_resolved\": \"1s2c\", \"kernel\": \"6.1.0-57-amd64\", "
+		  "\"accel\": \"kvm\", \"cmdline\": \"pti=off\"}", 1);
+	write_run(root, "virtual", "{\"spec_resolved\": \"1s2c\", \"kernel\": \"6.1.0-57-amd64\", "
+		  "\"accel\": \"tcg\", \"clock\": \"virtual\", \"cmdline\": \"pti=off\"}", 100);
+	write_run(root, "pti-on", "{\"spec_resolved\": \"1s2c\", \"kernel\": \"6.1.0-57-amd64\", "
+		  "\"accel\": \"tcg\", \"cmdline\": \"console=ttyS0\"}", 30);
+	write_run(root, "other-kernel", "{\"spec_resolved\": \"1s2c\", \"kernel\": \"6.12.1\", "
+		  "\"accel\": \"tcg\", \"cmdline\": \"pti=off\"}", 50);
+	estimate_history_load(&h, root, &key);
+	assert_int_equal(h.runs, 1);
+	assert_int_equal(plan_parse(plan_text, strlen(plan_text), &p, perr, sizeof(perr)), 0);
+	assert_int_equal(estimate_cases(&h, &p, est), 1);
+	assert_float_equal(est[0].s, 10, 1e-9);
+	estimate_history_release(&h);
+	/* without a key, every run counts */
+	estimate_history_load(&h, root, NULL);
+	assert_int_equal(h.runs, 5);
+	estimate_history_release(&h);
+	/* a resume learns from its own finished cases: b and c, of a's
+	 * scenario and without history, take a's 10 s, not the deadline */
+	memset(est, 0, sizeof(est));
+	for (int i = 0; i < 3; i++)
+		est[i].s = 60;
+	est[0].samples = 1;
+	snprintf(cmd, sizeof(cmd), "%s/same", root);
+	assert_int_equal(estimate_from_own(cmd, &p, est), 2);
+	assert_float_equal(est[1].s, 10, 1e-9);
+	assert_int_equal(est[2].samples, 1);
+	assert_float_equal(est[0].s, 60, 1e-9);
+	assert_int_equal(estimate_from_own(NULL, &p, est), 0);
+	plan_release(&p);
+	for (int i = 0; i < 5; i++) {
+		static const char *const runs[] = { "same", "kvm", "virtual", "pti-on", "other-kernel" };
+		char path[PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s/run.json", root, runs[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s/cases.json", root, runs[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", root, runs[i]);
+		rmdir(path);
+	}
+	rmdir(root);
 }
 
 static struct json_object *case_named(struct json_object *cases, const char *id)
@@ -258,6 +353,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_eta),
 		cmocka_unit_test(test_eta_groups),
+		cmocka_unit_test(test_timing_args),
+		cmocka_unit_test(test_history_key),
 		cmocka_unit_test(test_plan_without_cases),
 		cmocka_unit_test(test_stopped_and_resumed),
 		cmocka_unit_test(test_boot_settings),

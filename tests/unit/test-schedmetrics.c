@@ -372,6 +372,33 @@ static const char *better_of(struct json_object *metrics, const char *name)
 }
 
 /*
+ * Decisions (placement, idle found, migrations, work conservation,
+ * imbalance) change up or down and are never better or worse; the wake
+ * latency and the lost events keep their direction.
+ */
+static void test_decision_rows_undirected(void **state)
+{
+	struct st_metrics m = { .wakeups = 3, .place = { 1, 1, 0, 0, 0, 0, 1 }, .idle_known = 2,
+				.idle_found = 1, .lat_samples = 2, .lat_p50_us = 5, .lat_p99_us = 9,
+				.rq_tracked = 1, .cpus_known = 2, .span_ns = 1000,
+				.rq_groups = { 2, 2 } };
+	static const char *const none[] = {
+		"wake_prev_pct", "wake_waker_pct", "wake_llc_pct", "wake_remote_pct", "wakeups",
+		"idle_found_pct", "migr_smt", "migr_numa", "migr_wakeup_llc", "migr_balance_node",
+		"wc_llc_pct", "wc_machine_episodes", "rq_imbalance_llc", "rq_imbalance_node",
+	};
+	struct json_object *metrics = json_object_new_object();
+
+	(void)state;
+	st_metrics_to_json(&m, metrics);
+	for (size_t i = 0; i < N(none); i++)
+		assert_string_equal(better_of(metrics, none[i]), "none");
+	assert_string_equal(better_of(metrics, "wake_lat_p99_us"), "lower");
+	assert_string_equal(better_of(metrics, "trace_lost_events"), "lower");
+	json_object_put(metrics);
+}
+
+/*
  * A preemption is a switch whose previous task stayed runnable: R (it
  * called schedule() running) or R+ (preempted), what the kernel counts in
  * nivcsw; a sleep, a death or the idle task switching out is none.  The
@@ -939,6 +966,7 @@ int main(void)
 		cmocka_unit_test(test_no_prev_state),
 		cmocka_unit_test(test_json_shares_sum_to_100),
 		cmocka_unit_test(test_json_no_wakeups),
+		cmocka_unit_test(test_decision_rows_undirected),
 		cmocka_unit_test(test_preemptions),
 		cmocka_unit_test(test_preemptions_own_absent),
 		cmocka_unit_test(test_lacks),

@@ -110,6 +110,14 @@ static void test_endpoints(void **state)
 	assert_int_equal(seq_endpoints_check(good, 4, slower, 4, 0, 0.05, 20, &p, &ratio),
 			 SEQ_ENDS_DIFFERENT);
 	assert_int_equal(seq_endpoints_check(good, 2, slower, 1, 0, 0.05, 1, &p, &ratio), SEQ_ENDS_SAME);
+	/* without a direction (a decision row) a change either way is bad:
+	 * the bisection asks "changed or not", never "reversed" */
+	assert_int_equal(seq_endpoints_check(good, 4, slower, 4, SEQ_UNDIRECTED, 0.05, 1, &p, &ratio),
+			 SEQ_ENDS_DIFFERENT);
+	assert_int_equal(seq_endpoints_check(slower, 4, good, 4, SEQ_UNDIRECTED, 0.05, 1, &p, &ratio),
+			 SEQ_ENDS_DIFFERENT);
+	assert_int_equal(seq_endpoints_check(good, 4, noisy, 4, SEQ_UNDIRECTED, 0.05, 1, &p, &ratio),
+			 SEQ_ENDS_SAME);
 }
 
 struct sim {
