@@ -29,6 +29,8 @@ enum scenario_key {
 	KEY_TRACE_KEEP_MB,
 	KEY_TRACE_RUN_MB,
 	KEY_PIN,
+	KEY_PRIMARY,
+	KEY_EXPECT,
 	NR_SCENARIO_KEYS,
 };
 

@@ -4,9 +4,11 @@
 #define LAB_SCENARIO_H
 
 #include "common/plan.h"
+#include "scenario/expect.h"
 #include "lib/util.h"
 
 #define SCENARIO_MAX_LINE 4096
+#define SCENARIO_MAX_EXPECTS 8
 
 /* One [params] key: a single value, or several (a matrix axis). */
 struct scenario_param {
@@ -49,6 +51,12 @@ struct scenario {
 	int trace_keep_set;     /* 0: PLAN_TRACE_KEEP_DEFAULT_MB */
 	unsigned trace_run_mb;  /* trace_run_mb; 0: no per-run cap */
 	enum plan_pin pin;      /* pin = yes|strict|no */
+	/* for lab ab (docs/comparing.md): the metric that decides a case
+	 * (primary; "" is the first metric) and its expectations, whose
+	 * case_id is the scenario's name */
+	char primary[PLAN_MAX_SYMBOL];
+	struct expect expects[SCENARIO_MAX_EXPECTS];
+	unsigned nr_expects;
 	unsigned nr_cases;  /* the matrix's size */
 };
 
