@@ -4,7 +4,7 @@
 #ifndef LAB_DECIDE_H
 #define LAB_DECIDE_H
 
-#include "scenario/expect.h"
+#include "lib/expect.h"
 #include "lib/util.h"
 
 #include <stddef.h>

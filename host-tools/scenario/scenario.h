@@ -4,7 +4,7 @@
 #define LAB_SCENARIO_H
 
 #include "common/plan.h"
-#include "scenario/expect.h"
+#include "lib/expect.h"
 #include "lib/util.h"
 
 #define SCENARIO_MAX_LINE 4096

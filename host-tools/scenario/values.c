@@ -1,7 +1,7 @@
 /* values.c - one key at a time: each value checked against its section's
  * keys, with the file and line in the message. */
 #include "scenario/loader.h"
-#include "scenario/expect.h"
+#include "lib/expect.h"
 #include "fault/hostfault.h"
 #include "common/cpulist.h"
 
@@ -204,7 +204,7 @@ bad:
 }
 
 /* expect = METRIC OP N%[, METRIC OP N%]: the case is the scenario's
- * (scenario/expect.h), named once the whole file is read. */
+ * (lib/expect.h), named once the whole file is read. */
 static int set_expect(struct loader *l, const char *value)
 {
 	struct scenario *s = l->s;

@@ -1,6 +1,6 @@
 /* expect.c - the grammar of performance expectations (`lab ab --expect`
  * and a scenario's `expect` key): parsed strictly, bad input one line. */
-#include "scenario/expect.h"
+#include "lib/expect.h"
 
 #include <ctype.h>
 #include <math.h>
