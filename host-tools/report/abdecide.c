@@ -345,9 +345,10 @@ void abd_text(const struct abd *a, struct strbuf *out)
 	size_t r, c, e;
 
 	abd_count(a, &r, &c, &e);
-	strbuf_addf(out, "until decided: %u round%s looked at; %zu of %zu rows decided (alpha %g, "
-		    "effect +-%g%%, at most %u looks)\n", a->looks_taken, a->looks_taken == 1 ? "" : "s",
-		    r, a->nr_rows, a->params.alpha, 100 * a->params.effect, a->params.looks);
+	strbuf_addf(out, "decisions after %u round%s: %zu of %zu rows decided (alpha %g, "
+		    "effect +-%g%%, at most %u look%s)\n", a->looks_taken, a->looks_taken == 1 ? "" : "s",
+		    r, a->nr_rows, a->params.alpha, 100 * a->params.effect, a->params.looks,
+		    a->params.looks == 1 ? "" : "s");
 	for (size_t i = 0; i < a->nr_rows; i++)
 		item_text(a, out, &a->rows[i]);
 	for (size_t x = 0; x < a->nr_expects; x++) {
