@@ -1,7 +1,10 @@
 /* cmd-ab.c - `lab ab`: boot a base and a test kernel in ABBA order, run a
  * suite at every boot, pool each side's boots and compare them. */
 #define _GNU_SOURCE
+#include "report/abdecide.h"
 #include "report/compare.h"
+#include "scenario/scenario.h"
+#include "lib/json.h"
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
 #include "run/matrix.h"
@@ -13,21 +16,33 @@
 #include "topo/topo.h"
 
 #include <json-c/json.h>
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm] [--trace]";
+	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm|--cold] [--trace] "
+	"[--until-decided [--budget 30m] [--max-rounds N] [--effect 2%]] [--expect 'CASE:METRIC OP N%' ...] [--junit FILE]\n"
+	"   or: lab ab --dir DIR [--junit FILE]   (resumes a stopped ab)\n\n"
+	"exit codes: 0 every expectation holds (without --expect: nothing regressed, every row decided),\n"
+	"1 an expectation is violated, a row regressed or a boot failed, 2 bad input,\n"
+	"3 the budget (or --max-rounds) ended with an expectation (without --expect: a row) undecided";
 
 #define AB_MAX_SIDES 3
 #define AB_MAX_ROUNDS 50
+#define AB_DEFAULT_MAX_ROUNDS 20
+#define AB_DEFAULT_BUDGET_S 1800
+#define AB_ALPHA 0.05
 
 static const char *const side_names[2] = { "base", "test" };
 
 struct ab_side {
-	const char *kernel;	/* as given */
+	char *kernel;		/* as given */
 	char *label;
 	char release[KERNEL_VERSION_MAX];
 };
@@ -49,7 +64,16 @@ struct ab {
 	unsigned rounds, nr_sides;
 	struct ab_side sides[AB_MAX_SIDES];
 	struct ab_boot *boots;
-	size_t nr_boots;
+	size_t nr_boots;		/* started, or (fixed rounds) planned */
+	size_t planned;			/* the boots of every round that may run */
+	/* --until-decided and --expect (docs/comparing.md) */
+	int until;
+	unsigned budget_s, max_rounds;
+	double effect;
+	struct strvec expect_texts;	/* as given on the command line */
+	const char *clock;		/* "wall" or "virtual", as every boot ran */
+	char *start_note;		/* why warm or cold, for the header */
+	double spent_s;			/* boots' seconds so far, every session */
 	unsigned deadline_s;
 	struct strbuf dir;
 	struct lab_variant variant;	/* --variant: the third side, the base kernel booted so */
@@ -155,6 +179,27 @@ static struct json_object *ab_json(const struct ab *ab)
 	json_object_object_add(o, "suite", json_object_new_string(ab->suite));
 	json_object_object_add(o, "rounds", json_object_new_int((int)ab->rounds));
 	json_object_object_add(o, "trace", json_object_new_boolean(ab->trace));
+	/* what a resume (lab ab --dir) boots with */
+	json_object_object_add(o, "clock", json_object_new_string(ab->clock));
+	json_object_object_add(o, "start", json_object_new_string(ab->warm ? "warm" : "cold"));
+	if (ab->backend)
+		json_object_object_add(o, "backend", json_object_new_string(ab->backend));
+	if (ab->uri)
+		json_object_object_add(o, "uri", json_object_new_string(ab->uri));
+	json_object_object_add(o, "until_decided", json_object_new_boolean(ab->until));
+	if (ab->until) {
+		json_object_object_add(o, "budget_s", json_object_new_int((int)ab->budget_s));
+		json_object_object_add(o, "max_rounds", json_object_new_int((int)ab->max_rounds));
+		json_object_object_add(o, "effect", json_object_new_double(ab->effect));
+	}
+	{
+		struct json_object *ex = json_object_new_array();
+
+		for (size_t i = 0; i < ab->expect_texts.nr; i++)
+			json_object_array_add(ex, json_object_new_string(ab->expect_texts.v[i]));
+		json_object_object_add(o, "expect", ex);
+	}
+	json_object_object_add(o, "spent_s", json_object_new_double(ab->spent_s));
 	for (unsigned s = 0; s < ab->nr_sides; s++) {
 		struct json_object *x = json_object_new_object();
 
@@ -196,7 +241,7 @@ static void ab_save(const struct ab *ab)
 	json_object_put(o);
 }
 
-static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
+static void ab_boot(struct ab *ab, size_t i, struct progress *pr, const char *state)
 {
 	struct ab_boot *b = &ab->boots[i];
 	const struct ab_side *side = &ab->sides[b->side];
@@ -205,9 +250,16 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, b->side));
 	char *log = xasprintf("%s.log", root);
 
-	strbuf_addf(&detail, "boot %zu/%zu (%s, round %u)", i + 1, ab->nr_boots, side_name(ab, b->side),
-		    b->round);
-	progress_show(pr, detail.buf, NULL, 0);
+	if (!ab->until) {
+		strbuf_addf(&detail, "boot %zu/%zu (%s, round %u)", i + 1, ab->planned,
+			    side_name(ab, b->side), b->round);
+		progress_show(pr, detail.buf, NULL, 0);
+	} else {
+		/* the number of boots is not known: the budget is the horizon */
+		strbuf_addf(&detail, "boot %zu (%s, round %u of at most %u)%s", i + 1,
+			    side_name(ab, b->side), b->round, ab->max_rounds, state);
+		progress_show_eta(pr, detail.buf, ab->budget_s - ab->spent_s);
+	}
 	j.kernel = side->kernel ? side->kernel : "debian";
 	j.label = side->label;
 	j.topo = ab->topo;
@@ -220,6 +272,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	j.results_root = root;
 	j.log_path = log;
 	j.deadline_s = ab->deadline_s;
+	ab_save(ab);	/* a resume sees the boot begun */
 	if (lab_child_start(&j, &err) < 0) {
 		progress_break(pr);
 		error("%s", err.buf);
@@ -228,6 +281,7 @@ static void ab_boot(struct ab *ab, size_t i, struct progress *pr)
 	} else {
 		b->status = lab_child_wait(&j);
 		b->seconds = (double)(now_ns() - j.t_start_ns) / 1e9;
+		ab->spent_s += b->seconds;
 		if (lab_child_find_run(root, &run, b->verdict, sizeof(b->verdict)) == 0)
 			b->run = strbuf_detach(&run);
 		if (b->status == CHILD_TIMED_OUT)
@@ -321,20 +375,247 @@ out:
 	return ret;
 }
 
+/* The scenarios of the suite: each one's primary metric and expectations;
+ * --expect must name a scenario (or a case of one) and one of its metrics. */
+static void ab_scenarios(struct ab *ab, struct abd *a)
+{
+	struct strvec paths = STRVEC_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct scenario *sc;
+	size_t nr;
+
+	if (suite_load(ab->suite, &paths, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	nr = paths.nr;
+	sc = xcalloc(nr + 1, sizeof(*sc));
+	for (size_t i = 0; i < nr; i++) {
+		scenario_init(&sc[i]);
+		if (scenario_load(paths.v[i], &sc[i], &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		abd_add_primary(a, sc[i].name, sc[i].primary);
+		for (unsigned e = 0; e < sc[i].nr_expects; e++)
+			abd_add_expect(a, &sc[i].expects[e]);
+	}
+	for (size_t k = 0; k < ab->expect_texts.nr; k++) {
+		struct expect e;
+		size_t i;
+
+		if (expect_parse(ab->expect_texts.v[k], NULL, &e, &err) < 0)
+			die(LAB_EXIT_USAGE, "--expect: %s", err.buf);
+		for (i = 0; i < nr; i++) {
+			size_t n = strlen(sc[i].name);
+
+			if (!strncmp(e.case_id, sc[i].name, n) && (!e.case_id[n] || e.case_id[n] == '/'))
+				break;
+		}
+		if (i == nr)
+			die(LAB_EXIT_USAGE, "--expect '%s': suite '%s' has no scenario '%.*s'", e.text, ab->suite,
+			    (int)strcspn(e.case_id, "/"), e.case_id);
+		{
+			unsigned m = 0;
+
+			while (m < sc[i].nr_metrics && strcmp(sc[i].metrics[m].name, e.metric))
+				m++;
+			if (m == sc[i].nr_metrics)
+				die(LAB_EXIT_USAGE, "--expect '%s': scenario '%s' has no [metric %s]", e.text,
+				    sc[i].name, e.metric);
+		}
+		abd_add_expect(a, &e);
+	}
+	for (size_t i = 0; i < nr; i++)
+		scenario_release(&sc[i]);
+	free(sc);
+	strvec_clear(&paths);
+	strbuf_release(&err);
+}
+
+/* What a stopped ab was asked, from its ab.json (lab ab --dir DIR). */
+struct ab_resume {
+	struct json_object *o;
+	const char *labels[2];
+	const char *variant;
+};
+
+static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
+{
+	struct strbuf err = STRBUF_INIT;
+	char *path = xasprintf("%s/ab.json", dir);
+	struct json_object *o, *sides, *boots, *ex;
+	double v;
+	int missing = 0;
+
+	o = json_read_file(path, NULL, 16u << 20, &missing, &err);
+	if (!o)
+		die(LAB_EXIT_USAGE, "--dir '%s': %s", dir, missing ? "no ab.json there" : err.buf);
+	rs->o = o;
+	ab->topo = json_get_str(o, "topology");
+	ab->suite = json_get_str(o, "suite");
+	ab->clock = json_get_str(o, "clock");
+	ab->backend = json_get_str(o, "backend");
+	ab->uri = json_get_str(o, "uri");
+	if (!ab->topo || !ab->suite || !ab->clock || !json_object_object_get_ex(o, "sides", &sides) ||
+	    !json_object_is_type(sides, json_type_array) || json_object_array_length(sides) != 2 ||
+	    !json_object_object_get_ex(o, "boots", &boots) || !json_object_is_type(boots, json_type_array))
+		die(LAB_EXIT_USAGE, "--dir '%s': ab.json lacks what a resume needs (topology, suite, clock, "
+		    "two sides, boots): only an ab of this version resumes", dir);
+	ab->warm = !strcmp(json_get_str(o, "start") ? json_get_str(o, "start") : "", "warm");
+	ab->trace = json_object_get_boolean(json_object_object_get(o, "trace"));
+	ab->until = json_object_get_boolean(json_object_object_get(o, "until_decided"));
+	if (json_get_num(o, "rounds", &v) == 0)
+		ab->rounds = (unsigned)v;
+	if (json_get_num(o, "budget_s", &v) == 0)
+		ab->budget_s = (unsigned)v;
+	if (json_get_num(o, "max_rounds", &v) == 0)
+		ab->max_rounds = (unsigned)v;
+	if (json_get_num(o, "effect", &v) == 0)
+		ab->effect = v;
+	if (json_get_num(o, "spent_s", &v) == 0)
+		ab->spent_s = v;
+	if (json_object_object_get_ex(o, "expect", &ex) && json_object_is_type(ex, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(ex); i++)
+			strvec_push(&ab->expect_texts, json_object_get_string(json_object_array_get_idx(ex, i)));
+	for (unsigned s = 0; s < 2; s++) {
+		struct json_object *x = json_object_array_get_idx(sides, s);
+
+		ab->sides[s].kernel = xstrdup(json_get_str(x, "kernel") ? json_get_str(x, "kernel") : "debian");
+		rs->labels[s] = json_get_str(x, "label");
+	}
+	if (ab->rounds < 1 || ab->rounds > AB_MAX_ROUNDS || (ab->until && (ab->max_rounds < 1 ||
+	    ab->max_rounds > AB_MAX_ROUNDS || !(ab->effect > 0 && ab->effect < 0.5) || !ab->budget_s)))
+		die(LAB_EXIT_USAGE, "--dir '%s': ab.json has rounds, budget or effect out of range", dir);
+	free(path);
+	strbuf_release(&err);
+}
+
+/* A boot cut short is booted again; what it left goes to aside/, never
+ * reused: a half-written run directory is evidence, not a result. */
+static void set_aside_boot(struct ab *ab, size_t i)
+{
+	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, ab->boots[i].side));
+	char *asides = xasprintf("%s/aside", ab->dir.buf);
+	char *aside = xasprintf("%s/boot-%02zu-%s-%d", asides, i + 1, side_name(ab, ab->boots[i].side),
+				(int)getpid());
+	struct stat st;
+
+	if (stat(root, &st) == 0) {
+		if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
+			die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
+		fprintf(stderr, "ab: boot %zu was cut short; its remains are in %s, booting it again\n",
+			i + 1, aside);
+	}
+	free(root);
+	free(asides);
+	free(aside);
+}
+
+/* The boots a resumed ab had finished are kept, in their order. */
+static void ab_load_boots(struct ab *ab, struct ab_resume *rs)
+{
+	struct json_object *boots = json_object_object_get(rs->o, "boots");
+	size_t n = json_object_array_length(boots);
+
+	for (size_t i = 0; i < n && i < ab->planned; i++) {
+		struct json_object *x = json_object_array_get_idx(boots, i);
+		const char *verdict = json_get_str(x, "verdict"), *run = json_get_str(x, "run");
+		const char *side = json_get_str(x, "side");
+		struct ab_boot *b = &ab->boots[i];
+		double sec = 0;
+
+		if (!verdict || !verdict[0])
+			break;
+		if (!side || strcmp(side, side_name(ab, b->side)))
+			die(LAB_EXIT_USAGE, "--dir '%s': boot %zu is of side '%s', not '%s' as ABBA has it",
+			    ab->dir.buf, i + 1, side ? side : "", side_name(ab, b->side));
+		snprintf(b->verdict, sizeof(b->verdict), "%s", verdict);
+		b->run = run ? xstrdup(run) : NULL;
+		json_get_num(x, "seconds", &sec);
+		b->seconds = sec;
+		ab->nr_boots = i + 1;
+	}
+	if (ab->nr_boots < ab->planned)
+		set_aside_boot(ab, ab->nr_boots);
+}
+
+static void ab_header(const struct ab *ab, const struct abd *a, const char *clock_note)
+{
+	char budget[32];
+
+	if (ab->until) {
+		decide_format_duration(budget, sizeof(budget), ab->budget_s);
+		printf("ab: %s, suite '%s', until decided: budget %s, at most %u round%s of ABBA, effect +-%g%%, "
+		       "alpha %g over the rows (Benjamini-Hochberg) and looks (Bonferroni)\n", ab->topo, ab->suite,
+		       budget, ab->max_rounds, ab->max_rounds == 1 ? "" : "s", 100 * ab->effect, AB_ALPHA);
+	} else {
+		printf("ab: %s, suite '%s', %u round%s, %zu boots in the order", ab->topo, ab->suite, ab->rounds,
+		       ab->rounds == 1 ? "" : "s", ab->planned);
+		for (size_t i = 0; i < ab->planned; i++)
+			printf(" %s", ab->sides[ab->boots[i].side].label);
+		printf("\n");
+	}
+	printf("ab: clock %s%s, start %s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
+	       ab->start_note ? ab->start_note : "");
+	for (size_t e = 0; e < a->nr_expects; e++)
+		printf("ab: expect %s\n", a->expects[e].text);
+	printf("ab: directory %s\n", ab->dir.buf);
+	fflush(stdout);
+}
+
+/* The boot's lab run refused its input: every later boot would too. */
+static void ab_refused(struct ab *ab, size_t i, struct progress *pr)
+{
+	struct strbuf line = STRBUF_INIT;
+	char *log = xasprintf("%s/boot-%02zu-%s.log", ab->dir.buf, i + 1, side_name(ab, ab->boots[i].side));
+
+	lab_child_error(log, &line);
+	progress_break(pr);
+	lab_run_discard(ab->dir.buf);
+	die(LAB_EXIT_USAGE, "boot %zu (%s): %s", i + 1, side_name(ab, ab->boots[i].side),
+	    line.len ? line.buf : "lab run refused its input");
+}
+
+static void round_state(const struct ab *ab, const struct abd *a, struct strbuf *out)
+{
+	size_t r, c, e;
+	char left[32];
+
+	abd_count(a, &r, &c, &e);
+	decide_format_duration(left, sizeof(left), ab->budget_s > ab->spent_s ? ab->budget_s - ab->spent_s : 0);
+	strbuf_addf(out, "%zu of %zu rows decided", r, a->nr_rows);
+	if (a->nr_expects)
+		strbuf_addf(out, ", %zu of %zu expectations", e, a->nr_expects);
+	strbuf_addf(out, ", %s of the budget left", left);
+}
+
+static int write_junit(const char *path, const struct abd *a)
+{
+	struct strbuf x = STRBUF_INIT;
+	int ret;
+
+	abd_junit(a, &x);
+	ret = write_file_atomic(path, x.buf, x.len);
+	strbuf_release(&x);
+	return ret;
+}
+
 int cmd_ab(int argc, const char **argv)
 {
 	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL, *arch = NULL, *clock = NULL;
+	const char *budget = NULL, *effect = NULL, *junit = NULL, *resume = NULL, *base = NULL, *test = NULL;
+	const char *clock_note = "";
 	char *topo_arch = NULL;
-	struct ab ab = { .rounds = 1, .dir = STRBUF_INIT };
-	unsigned order[AB_MAX_ROUNDS * 2 * AB_MAX_SIDES];
+	struct ab ab = { .rounds = 0, .dir = STRBUF_INIT, .expect_texts = STRVEC_INIT };
+	struct ab_resume rs = { 0 };
+	struct strbuf err = STRBUF_INIT, state = STRBUF_INIT;
+	unsigned *order, look = 0, max_rounds = 0;
+	struct abd a;
 	struct progress pr;
 	char slug[300];
-	int nr_pos, ret, bad = 0;
+	int nr_pos, ret, bad = 0, cold = 0, budget_ended = 0, decisions;
 	const struct lab_option opts[] = {
 		OPT_STRING("topo", &ab.topo, "topology spec or preset (required)"),
 		OPT_STRING("arch", &arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
-		OPT_STRING("base", &ab.sides[0].kernel, "the baseline kernel: debian, debian:6.12 and the like, a path or a build key"),
-		OPT_STRING("test", &ab.sides[1].kernel, "the kernel under test"),
+		OPT_STRING("base", &base, "the baseline kernel: debian, debian:6.12 and the like, a path or a build key"),
+		OPT_STRING("test", &test, "the kernel under test"),
 		OPT_STRING("suite", &ab.suite, "a suite under scenarios/suites/ (required)"),
 		OPT_UINT("rounds", &ab.rounds, 1, AB_MAX_ROUNDS,
 			 "ABBA rounds: 4 boots each, 6 with a variant (default 1)"),
@@ -347,16 +628,70 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("results", &root, "where the ab directory goes (default results/ or $LAB_RESULTS)"),
 		OPT_STRING("backend", &ab.backend, "qemu (default) or libvirt ($BACKEND)"),
 		OPT_STRING("uri", &ab.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
-		OPT_STRING("clock", &clock, "wall (default) or virtual, for every boot: see lab run --help ($CLOCK)"),
-		OPT_BOOL("warm", &ab.warm, "restore saved guests instead of booting each run (default cold: boot-to-boot variation belongs in each side's sample)"),
+		OPT_STRING("clock", &clock, "wall (default; virtual with --until-decided) or virtual, for every boot: see lab run --help ($CLOCK)"),
+		OPT_BOOL("warm", &ab.warm, "restore saved guests instead of booting each run (the default of --until-decided on x86_64; else cold: boot-to-boot variation belongs in each side's sample)"),
+		OPT_BOOL("cold", &cold, "boot every run, also with --until-decided"),
 		OPT_BOOL("trace", &ab.trace, "every boot with the flight recorder (lab run --trace): decision and preemption rows beside time and latency"),
+		OPT_BOOL("until-decided", &ab.until, "ABBA rounds until every case's primary metric is decided (changed, or = within +-effect) or the budget ends"),
+		OPT_STRING("budget", &budget, "with --until-decided: the boots' time, such as 90s, 30m, 1h (default 30m)"),
+		OPT_UINT("max-rounds", &max_rounds, 1, AB_MAX_ROUNDS, "with --until-decided: the most rounds (default 20; each is a look the false-flag rate is split over)"),
+		OPT_STRING("effect", &effect, "with --until-decided: the smallest change worth calling a change; within it is \"=\" (default 2%)"),
+		OPT_STRVEC("expect", &ab.expect_texts, "a gate, 'CASE:METRIC OP N%' with OP <=, >= or == (within +-N%): 'smoke-hackbench:time <= +1%'; repeatable"),
+		OPT_STRING("junit", &junit, "write the expectations as JUnit XML (one test each) to this file"),
+		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
 
 	ret = parse_options(argc, argv, opts, ab_usage, NULL, 0, &nr_pos);
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
-	lab_clock_export(clock);
+	if (resume) {
+		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
+		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
+		    ab.expect_texts.nr || ab.backend || ab.uri)
+			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone (and --junit)");
+		ab_load(&ab, resume, &rs);
+		lbase = rs.labels[0];
+		ltest = rs.labels[1];
+		strbuf_addstr(&ab.dir, resume);
+		clock = ab.clock;
+		setenv("CLOCK", clock, 1);
+		ab.start_note = xstrdup(" (as the ab began)");
+		clock_note = " (as the ab began)";
+	} else {
+		ab.sides[0].kernel = base ? xstrdup(base) : NULL;
+		ab.sides[1].kernel = test ? xstrdup(test) : NULL;
+		if (!ab.until && (budget || max_rounds || effect))
+			die(LAB_EXIT_USAGE, "--budget, --max-rounds and --effect go with --until-decided");
+		if (ab.warm && cold)
+			die(LAB_EXIT_USAGE, "--warm and --cold exclude each other");
+		if (ab.until && ab.rounds)
+			die(LAB_EXIT_USAGE, "--rounds and --until-decided exclude each other (see --max-rounds)");
+		if (ab.until) {
+			ab.budget_s = AB_DEFAULT_BUDGET_S;
+			ab.max_rounds = max_rounds ? max_rounds : AB_DEFAULT_MAX_ROUNDS;
+			ab.effect = 0.02;
+			if (budget && decide_parse_duration(budget, &ab.budget_s, &err) < 0)
+				die(LAB_EXIT_USAGE, "--budget: %s", err.buf);
+			if (effect && decide_parse_effect(effect, &ab.effect, &err) < 0)
+				die(LAB_EXIT_USAGE, "--effect: %s", err.buf);
+		}
+		if ((ab.until || ab.expect_texts.nr) && variant)
+			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
+		lab_clock_export(clock);
+		clock = clock ? clock : getenv("CLOCK");
+		if (ab.until && !clock) {
+			/* instruction-counted time: a boot's timings vary by a
+			 * percent or less, so rows decide in fewer rounds */
+			clock = "virtual";
+			setenv("CLOCK", clock, 1);
+			clock_note = " (the default of --until-decided)";
+		}
+		ab.clock = clock ? clock : "wall";
+		if (!ab.rounds)
+			ab.rounds = 1;
+	}
+	lab_clock_export(NULL);
 	if (!ab.topo || !ab.suite || !ab.sides[0].kernel || !ab.sides[1].kernel)
 		die(LAB_EXIT_USAGE, "--topo, --base, --test and --suite are required (see lab ab --help)");
 	if (arch) {
@@ -365,57 +700,165 @@ int cmd_ab(int argc, const char **argv)
 		ab.topo = topo_arch;
 	}
 	ab_validate(&ab, variant, lbase, ltest);
+	if (!resume && ab.until && !ab.warm && !cold) {
+		struct topo t;
 
-	ab.nr_boots = ab_order(ab.nr_sides, ab.rounds, order, ARRAY_SIZE(order));
-	ab.boots = xcalloc(ab.nr_boots, sizeof(*ab.boots));
-	for (size_t i = 0; i < ab.nr_boots; i++) {
-		ab.boots[i].side = order[i];
-		ab.boots[i].round = (unsigned)(i / (2 * ab.nr_sides)) + 1;
+		/* warm start where it applies: x86_64 guests, no disk image
+		 * (docs/warm-start.md) */
+		if (topo_parse(ab.topo, &t, &err) == 0 && t.arch == TOPO_ARCH_X86_64) {
+			ab.warm = 1;
+			ab.start_note = xstrdup(" (the default of --until-decided)");
+		} else {
+			ab.start_note = xstrdup(" (warm start is for x86_64 guests only)");
+		}
 	}
-	snprintf(slug, sizeof(slug), "ab-%s", ab.topo);
-	if (results_create_run(root ? root : results_root(), slug, &ab.dir) < 0)
-		return LAB_EXIT_FAIL;
-	printf("ab: %s, suite '%s', %u round%s, %zu boots in the order", ab.topo, ab.suite, ab.rounds,
-	       ab.rounds == 1 ? "" : "s", ab.nr_boots);
-	for (size_t i = 0; i < ab.nr_boots; i++)
-		printf(" %s", ab.sides[ab.boots[i].side].label);
-	printf("\nab: directory %s\n", ab.dir.buf);
-	fflush(stdout);
+	abd_init(&a, &(struct decide_params){ AB_ALPHA, ab.effect > 0 ? ab.effect : 0.02,
+					       ab.until ? ab.max_rounds : 1, 2 });
+	ab_scenarios(&ab, &a);
+	decisions = ab.until || a.nr_expects;
+	if (junit && !a.nr_expects)
+		die(LAB_EXIT_USAGE, "--junit has no expectations to write: give --expect (or a scenario's expect key)");
+
+	/* the boots of every round that may run, in ABBA order */
+	{
+		unsigned rounds = ab.until ? ab.max_rounds : ab.rounds;
+		size_t max = (size_t)rounds * 2 * ab.nr_sides;
+
+		order = xcalloc(max, sizeof(*order));
+		ab.planned = ab_order(ab.nr_sides, rounds, order, max);
+		ab.boots = xcalloc(ab.planned, sizeof(*ab.boots));
+		for (size_t i = 0; i < ab.planned; i++) {
+			ab.boots[i].side = order[i];
+			ab.boots[i].round = (unsigned)(i / (2 * ab.nr_sides)) + 1;
+		}
+		free(order);
+	}
+	if (resume) {
+		ab_load_boots(&ab, &rs);
+	} else {
+		snprintf(slug, sizeof(slug), "ab-%s", ab.topo);
+		if (results_create_run(root ? root : results_root(), slug, &ab.dir) < 0)
+			return LAB_EXIT_FAIL;
+	}
+	ab_header(&ab, &a, clock_note);
 	ab_save(&ab);
 
-	progress_init(&pr, "ab", (unsigned)ab.nr_boots, 1);
+	progress_init(&pr, "ab", (unsigned)ab.planned, 1);
 	for (size_t i = 0; i < ab.nr_boots; i++) {
-		ab_boot(&ab, i, &pr);
+		progress_item_skipped(&pr);
 		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
-		if (ab.boots[i].status == LAB_EXIT_USAGE) {
-			/* lab run found bad input: every later boot would too */
-			struct strbuf line = STRBUF_INIT;
-			char *log = xasprintf("%s/boot-%02zu-%s.log", ab.dir.buf, i + 1,
-					      side_name(&ab, ab.boots[i].side));
-
-			lab_child_error(log, &line);
-			progress_break(&pr);
-			lab_run_discard(ab.dir.buf);
-			die(LAB_EXIT_USAGE, "boot %zu (%s): %s", i + 1, side_name(&ab, ab.boots[i].side),
-			    line.len ? line.buf : "lab run refused its input");
+		abd_add_boot(&a, ab.boots[i].side, ab.boots[i].round, ab.boots[i].run);
+		/* a resumed ab looks again at every round it had finished */
+		if (ab.until && (i + 1) % (2 * ab.nr_sides) == 0) {
+			if (abd_look(&a, ++look, &err) < 0)
+				die(LAB_EXIT_USAGE, "%s", err.buf);
 		}
+	}
+	for (size_t i = ab.nr_boots; i < ab.planned; i++) {
+		unsigned round = ab.boots[i].round;
+		int round_starts = i % (2 * ab.nr_sides) == 0;
+
+		if (ab.until && round_starts && look && abd_all_decided(&a))
+			break;
+		if (ab.until && round_starts && i) {
+			/* a round starts only when one like the past ones fits */
+			double per_round = ab.spent_s / (double)i * (double)(2 * ab.nr_sides);
+
+			if (ab.spent_s + per_round > ab.budget_s) {
+				budget_ended = 1;
+				break;
+			}
+		}
+		strbuf_reset(&state);
+		if (ab.until && look) {
+			strbuf_addstr(&state, ": ");
+			round_state(&ab, &a, &state);
+		}
+		ab.nr_boots = i + 1;
+		ab_boot(&ab, i, &pr, state.buf);
+		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
+		if (ab.boots[i].status == LAB_EXIT_USAGE)
+			ab_refused(&ab, i, &pr);
 		if (ab.nr_sides == 3)
 			recheck_variant(&ab, &pr);
+		if (decisions)
+			abd_add_boot(&a, ab.boots[i].side, round, ab.boots[i].run);
+		if (ab.until && (i + 1) % (2 * ab.nr_sides) == 0) {
+			if (abd_look(&a, ++look, &err) < 0) {
+				progress_break(&pr);
+				die(LAB_EXIT_USAGE, "%s", err.buf);
+			}
+			strbuf_reset(&state);
+			round_state(&ab, &a, &state);
+			progress_break(&pr);
+			fprintf(stderr, "ab: round %u of at most %u: %s\n", look, ab.max_rounds, state.buf);
+		}
 	}
+	if (!ab.until && decisions && abd_look(&a, ab.rounds, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	progress_show(&pr, "all boots done", NULL, 0);
 	progress_break(&pr);
 
 	ret = ab_compare(&ab);
+	if (decisions) {
+		struct strbuf text = STRBUF_INIT;
+		struct json_object *o = abd_json(&a);
+		char spent[32], total[32];
+
+		json_object_object_add(o, "budget_ended", json_object_new_boolean(budget_ended));
+		results_write_json(ab.dir.buf, "decisions.json", o);
+		json_object_put(o);
+		abd_text(&a, &text);
+		fwrite(text.buf, 1, text.len, stdout);
+		strbuf_release(&text);
+		if (ab.until && !abd_all_decided(&a)) {
+			decide_format_duration(spent, sizeof(spent), ab.spent_s);
+			decide_format_duration(total, sizeof(total), ab.budget_s);
+			printf("ab: %s after %u round%s (%s of %s): the rows and expectations above marked "
+			       "undecided are not, with the rounds each would need\n",
+			       budget_ended ? "the budget ended" : "--max-rounds reached", look, look == 1 ? "" : "s",
+			       spent, total);
+		}
+		if (a.nr_expects) {
+			char *path = xasprintf("%s/junit.xml", ab.dir.buf);
+
+			write_junit(path, &a);
+			free(path);
+			if (junit && write_junit(junit, &a) < 0)
+				error("cannot write '%s'", junit);
+		}
+		if (a.nr_expects) {
+			/* the gate is the expectations (and the boots) */
+			ret = bad ? LAB_EXIT_FAIL : abd_exit_code(&a);
+		} else if (ab.until) {
+			int worse = 0;
+
+			for (size_t r = 0; r < a.nr_rows; r++)
+				worse |= a.rows[r].worse;
+			ret = bad || worse ? LAB_EXIT_FAIL : abd_exit_code(&a);
+		}
+	}
 	if (bad && ret == LAB_EXIT_PASS)
 		ret = LAB_EXIT_FAIL;
+	ab_save(&ab);
 	printf("ab: every run is listed in %s/ab.json; the comparison is in compare.txt and "
-	       "compare.json\n", ab.dir.buf);
-	for (size_t i = 0; i < ab.nr_boots; i++)
+	       "compare.json%s\n", ab.dir.buf, decisions ? ", the decisions in decisions.json" : "");
+	abd_release(&a);
+	for (size_t i = 0; i < ab.planned; i++)
 		free(ab.boots[i].run);
 	free(ab.boots);
-	for (unsigned s = 0; s < ab.nr_sides; s++)
+	for (unsigned s = 0; s < ab.nr_sides; s++) {
 		free(ab.sides[s].label);
+		if (s < 2)
+			free(ab.sides[s].kernel);
+	}
+	if (rs.o)
+		json_object_put(rs.o);
+	strvec_clear(&ab.expect_texts);
 	strbuf_release(&ab.dir);
+	strbuf_release(&err);
+	strbuf_release(&state);
+	free(ab.start_note);
 	free(topo_arch);
 	return ret;
 }

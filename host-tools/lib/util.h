@@ -12,6 +12,7 @@ enum lab_exit {
 	LAB_EXIT_PASS = 0,
 	LAB_EXIT_FAIL = 1,
 	LAB_EXIT_USAGE = 2,
+	LAB_EXIT_UNDECIDED = 3,	/* lab ab: the budget ended before every decision */
 	LAB_EXIT_SKIP = 77,
 };
 

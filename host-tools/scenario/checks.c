@@ -43,6 +43,14 @@ static int check_fault(struct loader *l, unsigned idx)
 	return 0;
 }
 
+static int scenario_has_metric(const struct scenario *s, const char *name)
+{
+	for (unsigned i = 0; i < s->nr_metrics; i++)
+		if (!strcmp(s->metrics[i].name, name))
+			return 1;
+	return 0;
+}
+
 int loader_check(struct loader *l)
 {
 	struct scenario *s = l->s;
@@ -64,6 +72,22 @@ int loader_check(struct loader *l)
 		if (s->metrics[i].higher_is_better < 0)
 			return loader_fail_at(l, s->metric_lines[i], "[metric %s] has no 'better' "
 				       "(higher or lower)", s->metrics[i].name);
+	if (s->primary[0] && !scenario_has_metric(s, s->primary))
+		return loader_fail_at(l, l->key_lines[KEY_PRIMARY], "'primary' names '%s', which is no "
+				      "[metric] of the scenario", s->primary);
+	for (unsigned i = 0; i < s->nr_expects; i++) {
+		struct expect *e = &s->expects[i];
+		char *text = strchr(e->text, ':') + 1;
+
+		if (!scenario_has_metric(s, e->metric))
+			return loader_fail_at(l, l->key_lines[KEY_EXPECT], "'expect' names '%s', which is "
+					      "no [metric] of the scenario", e->metric);
+		/* the case is the scenario's, known now */
+		memmove(e->text + strlen(s->name) + 1, text, strlen(text) + 1);
+		memcpy(e->text, s->name, strlen(s->name));
+		e->text[strlen(s->name)] = ':';
+		strcpy(e->case_id, s->name);
+	}
 	if (s->profile.per[0] && !s->profile.nr_funcs)
 		return loader_fail_at(l, l->key_lines[KEY_PROFILE_PER], "'profile_per' without 'profile'");
 	if (s->trace_kb && !(s->counters & PLAN_CNT_SCHEDTRACE))

@@ -30,6 +30,8 @@ enum scenario_key {
 	KEY_TRACE_RUN_MB,
 	KEY_PIN,
 	KEY_SCHEDULER,
+	KEY_PRIMARY,
+	KEY_EXPECT,
 	NR_SCENARIO_KEYS,
 };
 

@@ -4,9 +4,11 @@
 #define LAB_SCENARIO_H
 
 #include "common/plan.h"
+#include "lib/expect.h"
 #include "lib/util.h"
 
 #define SCENARIO_MAX_LINE 4096
+#define SCENARIO_MAX_EXPECTS 8
 
 /* One [params] key: a single value, or several (a matrix axis). */
 struct scenario_param {
@@ -54,6 +56,12 @@ struct scenario {
 	char scheduler[PLAN_MAX_SCHED];
 	char scheduler_ops[PLAN_MAX_SCHED];
 	char scheduler_args[PLAN_MAX_FIELD];
+	/* for lab ab (docs/comparing.md): the metric that decides a case
+	 * (primary; "" is the first metric) and its expectations, whose
+	 * case_id is the scenario's name */
+	char primary[PLAN_MAX_SYMBOL];
+	struct expect expects[SCENARIO_MAX_EXPECTS];
+	unsigned nr_expects;
 	unsigned nr_cases;  /* the matrix's size */
 };
 

@@ -1,6 +1,7 @@
 /* values.c - one key at a time: each value checked against its section's
  * keys, with the file and line in the message. */
 #include "scenario/loader.h"
+#include "lib/expect.h"
 #include "fault/hostfault.h"
 #include "common/cpulist.h"
 
@@ -15,7 +16,7 @@
 static const char *const scenario_keys[NR_SCENARIO_KEYS] = {
 	"name", "description", "workload", "runs", "warmup", "deadline", "counters",
 	"profile", "profile_per", "trace_buffer_kb", "wc_grace_ms",
-	"trace_keep_mb", "trace_run_mb", "pin", "scheduler",
+	"trace_keep_mb", "trace_run_mb", "pin", "scheduler", "primary", "expect",
 };
 
 static const char *const metric_keys[NR_METRIC_KEYS] = { "better", "statistic", "unit" };
@@ -239,6 +240,44 @@ static int set_scheduler(struct loader *l, const char *value)
 	return 0;
 }
 
+/* expect = METRIC OP N%[, METRIC OP N%]: the case is the scenario's
+ * (lib/expect.h), named once the whole file is read. */
+static int set_expect(struct loader *l, const char *value)
+{
+	struct scenario *s = l->s;
+	const char *p = value;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		struct strbuf err = STRBUF_INIT;
+		char *one;
+		int ret;
+
+		while (len && *p == ' ') {
+			p++;
+			len--;
+		}
+		while (len && p[len - 1] == ' ')
+			len--;
+		if (s->nr_expects >= SCENARIO_MAX_EXPECTS)
+			return loader_fail_at(l, l->lineno, "more than %d expectations in 'expect'",
+					      SCENARIO_MAX_EXPECTS);
+		one = xasprintf("%.*s", (int)len, p);
+		ret = expect_parse(one, "x", &s->expects[s->nr_expects], &err);
+		free(one);
+		if (ret < 0) {
+			loader_fail_at(l, l->lineno, "%s", err.buf);
+			strbuf_release(&err);
+			return -1;
+		}
+		s->nr_expects++;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
 static int scenario_key(struct loader *l, const char *name, const char *value)
 {
 	struct scenario *s = l->s;
@@ -251,7 +290,8 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 	if (k == NR_SCENARIO_KEYS)
 		return loader_fail_at(l, l->lineno, "unknown key '%s' in [scenario] (expected name, "
 			       "description, workload, runs, warmup, deadline, counters, profile, "
-			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb, trace_run_mb, pin or scheduler)",
+			       "profile_per, trace_buffer_kb, wc_grace_ms, trace_keep_mb, trace_run_mb, pin, "
+			       "scheduler, primary or expect)",
 			       scenario_quoted(name, shown, sizeof(shown)));
 	if (l->key_lines[k])
 		return loader_fail_at(l, l->lineno, "duplicate key '%s' in [scenario] (first at line %u)",
@@ -307,6 +347,14 @@ static int scenario_key(struct loader *l, const char *name, const char *value)
 				      scenario_quoted(value, shown, sizeof(shown)));
 	case KEY_SCHEDULER:
 		return set_scheduler(l, value);
+	case KEY_PRIMARY:
+		if (!scenario_is_word(value, sizeof(s->primary) - 1, 0))
+			return loader_fail_at(l, l->lineno, "bad value '%s' for 'primary' (a metric's name)",
+					      scenario_quoted(value, shown, sizeof(shown)));
+		strcpy(s->primary, value);
+		return 0;
+	case KEY_EXPECT:
+		return set_expect(l, value);
 	default:
 		return set_counters(l, value);
 	}

@@ -34,6 +34,24 @@ static void fuzz_scenario(const char *text, size_t size)
 	if (!s.nr_cases || s.nr_cases > PLAN_MAX_CASES || !s.name[0] || !s.workload[0] ||
 	    !s.nr_metrics || s.nr_params > PLAN_MAX_PARAMS)
 		abort();
+	/* lab ab's keys name declared metrics and the scenario's cases */
+	for (unsigned i = 0; i < s.nr_expects; i++) {
+		unsigned k = 0;
+
+		while (k < s.nr_metrics && strcmp(s.metrics[k].name, s.expects[i].metric))
+			k++;
+		if (k == s.nr_metrics || strcmp(s.expects[i].case_id, s.name) ||
+		    strncmp(s.expects[i].text, s.name, strlen(s.name)))
+			abort();
+	}
+	if (s.primary[0]) {
+		unsigned k = 0;
+
+		while (k < s.nr_metrics && strcmp(s.metrics[k].name, s.primary))
+			k++;
+		if (k == s.nr_metrics)
+			abort();
+	}
 	/* big matrices cost time, not coverage */
 	if (s.nr_cases > 256)
 		goto out;

@@ -373,7 +373,7 @@ static void test_errors(void **state)
 		{ "[scenario]\nname = x\ngrups = 1\n",
 		  "t.ini:3: unknown key 'grups' in [scenario] (expected name, description, workload, "
 		  "runs, warmup, deadline, counters, profile, profile_per, trace_buffer_kb, "
-		  "wc_grace_ms, trace_keep_mb, trace_run_mb, pin or scheduler)" },
+		  "wc_grace_ms, trace_keep_mb, trace_run_mb, pin, scheduler, primary or expect)" },
 		{ "[scenario]\nprofile = task_numa_work do-numa\n",
 		  "t.ini:2: bad function name 'do-numa' in 'profile' (a kernel symbol: letters, digits, "
 		  "'_' and '.', at most 63 characters)" },
@@ -1082,6 +1082,44 @@ static void test_pin_key(void **state)
 	}
 }
 
+/* primary and expect: lab ab's keys, checked against the metrics */
+static void test_primary_expect(void **state)
+{
+	static const char text[] =
+		"[scenario]\nname = pe\nworkload = hackbench\nprimary = lat\n"
+		"expect = time <= +1%, lat==+-2.5%\n"
+		"[metric time]\nbetter = lower\n[metric lat]\nbetter = lower\n";
+	struct strbuf err = STRBUF_INIT;
+	struct scenario s;
+
+	(void)state;
+	scenario_init(&s);
+	assert_int_equal(parse(text, &s, &err), 0);
+	assert_string_equal(s.primary, "lat");
+	assert_int_equal(s.nr_expects, 2);
+	assert_string_equal(s.expects[0].case_id, "pe");
+	assert_string_equal(s.expects[0].text, "pe:time <= +1%");
+	assert_int_equal(s.expects[1].op, EXPECT_EQ);
+	assert_string_equal(s.expects[1].text, "pe:lat == +-2.5%");
+	scenario_release(&s);
+	/* neither: the first metric decides, nothing expected */
+	scenario_init(&s);
+	assert_int_equal(parse(minimal, &s, &err), 0);
+	assert_string_equal(s.primary, "");
+	assert_int_equal(s.nr_expects, 0);
+	scenario_release(&s);
+	strbuf_release(&err);
+	expect_error("[scenario]\nname = x\nworkload = hackbench\nprimary = lat\n[metric time]\nbetter = lower\n",
+		     "t.ini:4: 'primary' names 'lat', which is no [metric] of the scenario");
+	expect_error("[scenario]\nname = x\nworkload = hackbench\nexpect = lat <= 1%\n[metric time]\nbetter = lower\n",
+		     "t.ini:4: 'expect' names 'lat', which is no [metric] of the scenario");
+	expect_error("[scenario]\nname = x\nworkload = hackbench\nexpect = time < 1%\n[metric time]\nbetter = lower\n",
+		     "t.ini:4: bad expectation 'time < 1%' (METRIC OP N%, OP one of <=, >=, ==, N a signed "
+		     "percentage below 100 such as +1% or -0.5%, == takes N% or +-N%)");
+	expect_error("[scenario]\nname = x\nworkload = hackbench\nprimary = Time!\n[metric time]\nbetter = lower\n",
+		     "t.ini:4: bad value 'Time!' for 'primary' (a metric's name)");
+}
+
 static void test_smoke_covers_every_workload(void **state)
 {
 	static const char *const names[] = {
@@ -1352,6 +1390,7 @@ int main(void)
 		cmocka_unit_test(test_trace_keep_mb),
 		cmocka_unit_test(test_trace_run_mb),
 		cmocka_unit_test(test_pin_key),
+		cmocka_unit_test(test_primary_expect),
 		cmocka_unit_test(test_faults),
 		cmocka_unit_test(test_suites),
 		cmocka_unit_test(test_every_file_loads),

@@ -1,0 +1,108 @@
+#!/bin/bash
+# ab-decide.sh - lab ab --until-decided and --expect on Debian's kernel
+# against itself (suite ab-decide: one short hackbench case, virtual clock
+# and warm start by default): bad input is one line and exit 2 before any
+# boot; a violated expectation exits 1 with a JUnit failure; an ab killed
+# in its second boot resumes with --dir and, its budget spent with an
+# expectation open, exits 3 saying the rounds it needs; a gate that holds
+# exits 0.
+. "$(dirname "$0")/lib.sh"
+
+AB=("$LAB" ab --base debian --test debian --suite ab-decide)
+
+echo "bad input: one line, exit 2, nothing written"
+for args in "--until-decided --budget 30" "--until-decided --budget 1m1h" "--until-decided --budget 0s" \
+	    "--until-decided --effect 2" "--until-decided --effect 0%" "--until-decided --effect 50%" \
+	    "--until-decided --max-rounds 0" "--budget 30m" "--effect 2%" "--rounds 2 --until-decided" \
+	    "--expect decide-hackbench:time<1%" "--expect decide-hackbench:time<=1" \
+	    "--expect decide-hackbench:time==-1%" "--expect nosuch:time<=1%" \
+	    "--expect decide-hackbench:nosuch<=1%" "--suite ab-tiny --junit $TMP/j.xml" \
+	    "--until-decided --variant smt=off" "--warm --cold"; do
+	expect_bad "lab ab $args" "${AB[@]}" --topo 1s2c $args
+done
+expect_bad "lab ab --dir with more" "$LAB" ab --dir "$TMP" --topo 1s2c
+expect_bad "lab ab --dir without ab.json" "$LAB" ab --dir "$TMP"
+[ ! -e "$LAB_RESULTS" ] || [ -z "$(ls -A "$LAB_RESULTS")" ] || fail "bad input left files in $LAB_RESULTS"
+
+# run AB ARGS...: stdout in $TMP/out, stderr in $TMP/err, exit in $rc, directory in $dir
+run() {
+	rc=0
+	"${AB[@]}" "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	cat "$TMP/out"
+	sed 's/^/stderr: /' "$TMP/err"
+	dir=$(sed -n 's/^ab: directory //p' "$TMP/out")
+	[ -f "$dir/ab.json" ] || fail "no ab.json in '$dir'"
+}
+
+t0=$SECONDS
+echo "1. 1s2c, until decided, at most 2 rounds: the test kernel is not 30 % slower than itself"
+run --topo 1s2c --until-decided --max-rounds 2 --budget 10m \
+	--expect 'decide-hackbench:time >= +30%' --junit "$TMP/gate.xml"
+[ "$rc" -eq 1 ] || fail "a violated expectation exited $rc, not 1"
+grep -q '^ab: 1s2c, suite .ab-decide., until decided: budget 10m00s, at most 2 rounds of ABBA, effect +-2%' "$TMP/out" ||
+	fail "the header does not state the budget, rounds and effect"
+grep -q '^ab: clock virtual (the default of --until-decided), start warm (the default of --until-decided)$' "$TMP/out" ||
+	fail "the header does not say the clock and the start are the defaults"
+grep -q '^ab: expect decide-hackbench:time <= +25%$' "$TMP/out" || fail "the scenario's expect key is not listed"
+grep -q '^expect decide-hackbench:time >= +30%: violated$' "$TMP/out" || fail "the expectation is not violated"
+grep -q '^ab: round 1 of at most 2: [01] of 1 rows decided, [0-2] of 2 expectations, [0-9ms]* of the budget left$' "$TMP/err" ||
+	fail "no progress line after round 1"
+[ "$(json "$dir/ab.json" 'd["clock"] + " " + d["start"]')" = "virtual warm" ] || fail "ab.json does not keep the clock and start"
+for i in 0 1 2 3; do
+	[ "$(json "$dir/ab.json" "d['boots'][$i]['verdict']")" = PASS ] || fail "boot $((i + 1)) did not pass"
+	[ "$(json "$(json "$dir/ab.json" "d['boots'][$i]['run']")/run.json" 'd.get("clock")')" = virtual ] ||
+		fail "boot $((i + 1)) did not run on the virtual clock"
+done
+[ "$(json "$dir/decisions.json" '[e["state"] for e in d["expectations"]][1]')" = violated ] ||
+	fail "decisions.json does not say violated"
+python3 - "$TMP/gate.xml" <<'PY' || fail "the JUnit file is wrong"
+import sys, xml.etree.ElementTree as ET
+cases = ET.parse(sys.argv[1]).getroot().findall(".//testcase")
+names = [c.get("name") for c in cases]
+assert names == ["decide-hackbench:time <= +25%", "decide-hackbench:time >= +30%"], names
+assert cases[1].find("failure") is not None, "no failure for the violated expectation"
+PY
+cmp -s "$TMP/gate.xml" "$dir/junit.xml" || fail "--junit and the directory's junit.xml differ"
+echo "run 1: $((SECONDS - t0)) s"
+
+t0=$SECONDS
+echo "2. 1s1c, killed in boot 2, resumed: the 20 s budget ends after round 1 with == +-0.1% open, exit 3"
+rc=0
+"${AB[@]}" --topo 1s1c --until-decided --budget 20s --max-rounds 3 --expect 'decide-hackbench:time == +-0.1%' \
+	>"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 120); do
+	dir=$(sed -n 's/^ab: directory //p' "$TMP/out")
+	[ -n "$dir" ] && [ -d "$dir/boot-02-test" ] && break
+	sleep 1
+done
+[ -d "$dir/boot-02-test" ] || { kill -9 $pid; fail "boot 2 did not start in 2 minutes: $(cat "$TMP/err")"; }
+kill -9 $pid
+wait $pid 2>/dev/null
+sleep 2
+[ "$(json "$dir/ab.json" 'len(d["boots"])')" -eq 2 ] || fail "ab.json does not list the two boots begun"
+rc=0
+"$LAB" ab --dir "$dir" >"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"
+sed 's/^/stderr: /' "$TMP/err"
+[ "$rc" -eq 3 ] || fail "an undecided expectation at the end of the budget exited $rc, not 3"
+grep -q "^ab: boot 2 was cut short; its remains are in $dir/aside/boot-02-test-" "$TMP/err" ||
+	fail "the cut-short boot was not set aside"
+grep -q '^ab: clock virtual (as the ab began), start warm (as the ab began)$' "$TMP/out" || fail "the resume did not keep clock and start"
+[ "$(json "$dir/ab.json" 'len(d["boots"])')" -eq 4 ] || fail "the resumed ab did not end with 4 boots"
+[ "$(json "$dir/ab.json" '",".join(d["order"])')" = "base,test,test,base" ] || fail "the resumed order is not ABBA"
+grep -q '^expect decide-hackbench:time == +-0.1%: undecided, about [0-9]* more rounds\?$' "$TMP/out" ||
+	fail "the open expectation does not say the rounds it needs"
+grep -q '^  decide-hackbench time: undecided: .*, about [0-9]* more rounds\?$' "$TMP/out" ||
+	fail "the open row does not say the rounds it needs"
+# a round of 4 boots takes more than 10 s here, so a second would not fit
+grep -q '^ab: the budget ended after 1 round ([0-9ms]* of 20s)' "$TMP/out" || fail "no line says the budget ended"
+echo "run 2: $((SECONDS - t0)) s"
+
+t0=$SECONDS
+echo "3. 1s1c, one fixed round: both gates hold, exit 0"
+run --topo 1s1c --rounds 1 --warm --clock virtual --expect 'decide-hackbench:time <= +60%'
+[ "$rc" -eq 0 ] || fail "expectations that hold exited $rc, not 0"
+[ "$(grep -c '^expect .*: holds$' "$TMP/out")" -eq 2 ] || fail "not both expectations hold"
+echo "run 3: $((SECONDS - t0)) s"
+echo "PASS: exit 2, 1, 3 and 0; until decided, resumed, JUnit"
