@@ -492,6 +492,15 @@ struct build {
 	uint64_t start_ns;
 };
 
+#define BUILD_INIT(o, r) { \
+	.opts = (o), .res = (r), .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT, \
+	.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .left_out = STRVEC_INIT, \
+	.git_diff = STRBUF_INIT, \
+	.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT, \
+	.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1, \
+	.start_ns = now_ns(), \
+}
+
 static void build_release(struct build *b)
 {
 	free(b->ksrc);
@@ -2086,14 +2095,7 @@ int kbuild_source_tree(const char *ksrc, struct strbuf *tree, struct strbuf *ide
 		       struct strbuf *err)
 {
 	struct kbuild_opts opts = KBUILD_OPTS_INIT;
-	struct build b = {
-		.opts = &opts, .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT,
-		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .left_out = STRVEC_INIT,
-		.git_diff = STRBUF_INIT,
-		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
-		.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1,
-		.start_ns = now_ns(),
-	};
+	struct build b = BUILD_INIT(&opts, NULL);
 	int r;
 
 	opts.ksrc = ksrc;
@@ -2111,14 +2113,7 @@ int kbuild_source_tree(const char *ksrc, struct strbuf *tree, struct strbuf *ide
 int kbuild_build(const struct kbuild_opts *opts, struct kbuild_result *res,
 		 struct strbuf *err)
 {
-	struct build b = {
-		.opts = opts, .res = res, .in = KBUILD_INPUTS_INIT, .cfg = KCONFIG_FRAGS_INIT,
-		.frag_paths = STRVEC_INIT, .frag_names = STRVEC_INIT, .left_out = STRVEC_INIT,
-		.git_diff = STRBUF_INIT,
-		.tmp = STRBUF_INIT, .final = STRBUF_INIT, .src = STRBUF_INIT, .obj = STRBUF_INIT,
-		.log = STRBUF_INIT, .work = STRBUF_INIT, .logfd = -1, .lockfd = -1, .worklockfd = -1,
-		.start_ns = now_ns(),
-	};
+	struct build b = BUILD_INIT(opts, res);
 	int r;
 
 	memset(res, 0, sizeof(*res));

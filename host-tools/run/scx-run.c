@@ -148,15 +148,25 @@ out:
 	return ret;
 }
 
+struct sched_choice {
+	const char *name, *ops, *args;
+};
+
+static void set_scheduler(struct plan_case *c, const void *ctx)
+{
+	const struct sched_choice *ch = ctx;
+
+	snprintf(c->scheduler, sizeof(c->scheduler), "%s", ch->name);
+	snprintf(c->scheduler_ops, sizeof(c->scheduler_ops), "%s", ch->ops);
+	snprintf(c->scheduler_args, sizeof(c->scheduler_args), "%s", ch->args);
+}
+
 int plan_text_set_scheduler(struct strbuf *plan_text, const char *spec, const char **path,
 			    struct strbuf *err)
 {
-	struct plan p = { 0 };
-	struct strbuf text = STRBUF_INIT;
-	char name[PLAN_MAX_SCHED] = "", ops[PLAN_MAX_SCHED] = "", why[512], names[256];
+	char name[PLAN_MAX_SCHED] = "", ops[PLAN_MAX_SCHED] = "", names[256];
 	size_t n = strcspn(spec, " \t");
 	const char *args = spec + n + strspn(spec + n, " \t");
-	int ret = -1;
 
 	*path = NULL;
 	if (strchr(spec, '/')) {
@@ -198,26 +208,11 @@ int plan_text_set_scheduler(struct strbuf *plan_text, const char *spec, const ch
 		strbuf_addstr(err, "--scx: the arguments must be one line, shorter than 256 characters");
 		return -1;
 	}
-	if (plan_parse(plan_text->buf, plan_text->len, &p, why, sizeof(why)) < 0) {
-		strbuf_addf(err, "compiled plan: %s", why);
-		goto out;
-	}
-	for (unsigned i = 0; i < p.nr_cases; i++) {
-		struct plan_case *c = &p.cases[i];
+	{
+		struct sched_choice ch = { name, ops, *name ? args : "" };
 
-		snprintf(c->scheduler, sizeof(c->scheduler), "%s", name);
-		snprintf(c->scheduler_ops, sizeof(c->scheduler_ops), "%s", ops);
-		snprintf(c->scheduler_args, sizeof(c->scheduler_args), "%s", *name ? args : "");
+		return plan_text_map(plan_text, set_scheduler, &ch, err);
 	}
-	if (plan_to_text(&p, &text, err) < 0)
-		goto out;
-	strbuf_reset(plan_text);
-	strbuf_add(plan_text, text.buf, text.len);
-	ret = 0;
-out:
-	plan_release(&p);
-	strbuf_release(&text);
-	return ret;
 }
 
 void plan_schedulers(const struct plan *p, struct strbuf *out)

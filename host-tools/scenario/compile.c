@@ -62,7 +62,8 @@ int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err)
 	return 0;
 }
 
-int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err)
+int plan_text_map(struct strbuf *plan_text, void (*fn)(struct plan_case *c, const void *ctx),
+		  const void *ctx, struct strbuf *err)
 {
 	struct plan p = { 0 };
 	struct strbuf text = STRBUF_INIT;
@@ -74,7 +75,7 @@ int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbu
 		goto out;
 	}
 	for (unsigned i = 0; i < p.nr_cases; i++)
-		p.cases[i].counters |= bits;
+		fn(&p.cases[i], ctx);
 	if (plan_to_text(&p, &text, err) < 0)
 		goto out;
 	strbuf_reset(plan_text);
@@ -84,6 +85,16 @@ out:
 	plan_release(&p);
 	strbuf_release(&text);
 	return ret;
+}
+
+static void add_counters(struct plan_case *c, const void *bits)
+{
+	c->counters |= *(const unsigned *)bits;
+}
+
+int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err)
+{
+	return plan_text_map(plan_text, add_counters, &bits, err);
 }
 
 static int compile(const char *const *paths, size_t nr, struct strbuf *plan_text,

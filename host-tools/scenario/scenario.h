@@ -113,6 +113,10 @@ int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
 /* Adds the counters in bits (PLAN_CNT_*) to every case of plan_text, in
  * place (lab run --trace: schedtrace); -1 with one line in err. */
 int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err);
+/* Parses a compiled plan text, hands every case to fn (ctx passed on)
+ * and writes the plan back into plan_text; -1 with err, text unchanged. */
+int plan_text_map(struct strbuf *plan_text, void (*fn)(struct plan_case *c, const void *ctx),
+		  const void *ctx, struct strbuf *err);
 
 /* path relative to lab_root() when inside it, else path; caller frees. */
 char *lab_shown_path(const char *path);

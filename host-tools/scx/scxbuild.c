@@ -214,6 +214,22 @@ static int link_static(struct step_log *lg, const char *what, const char *out,
 	return r;
 }
 
+/* make -C dir VAR=out (created) against o's BTF with the lab's clang. */
+static int make_args(struct strvec *argv, const char *dir, const char *var, const char *out,
+		     const struct scx_build_opts *o, struct strbuf *err)
+{
+	if (mkdir_p(out, 0755) < 0) {
+		strbuf_addf(err, "cannot create '%s': %s", out, strerror(errno));
+		return -1;
+	}
+	strvec_pushl(argv, "make", "-C", dir, NULL);
+	strvec_pushf(argv, "%s=%s", var, out);
+	strvec_pushf(argv, "VMLINUX_BTF=%s", o->vmlinux);
+	strvec_pushl(argv, "CLANG=" SCX_CLANG, "LLVM_STRIP=" SCX_LLVM_STRIP, NULL);
+	strvec_pushf(argv, "-j%u", o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
+	return 0;
+}
+
 /* make -C tools/sched_ext, then every scheduler linked statically. */
 static int build_schedulers(struct step_log *lg, const char *tree, const char *tmp,
 			    const struct scx_build_opts *o, struct json_object *names,
@@ -225,15 +241,8 @@ static int build_schedulers(struct step_log *lg, const char *tree, const char *t
 	char *libbpf = xasprintf("%s/build/obj/libbpf/libbpf.a", obj);
 	int ret = -1;
 
-	if (mkdir_p(obj, 0755) < 0) {
-		strbuf_addf(err, "cannot create '%s': %s", obj, strerror(errno));
+	if (make_args(&argv, dir, "O", obj, o, err) < 0)
 		goto out;
-	}
-	strvec_pushl(&argv, "make", "-C", dir, NULL);
-	strvec_pushf(&argv, "O=%s", obj);
-	strvec_pushf(&argv, "VMLINUX_BTF=%s", o->vmlinux);
-	strvec_pushl(&argv, "CLANG=" SCX_CLANG, "LLVM_STRIP=" SCX_LLVM_STRIP, NULL);
-	strvec_pushf(&argv, "-j%u", o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	strvec_push(&argv, "all");
 	if (run_step(lg, "make -C tools/sched_ext", NULL, &argv, err) < 0 ||
 	    user_objects(objdir, &objs, err) < 0)
@@ -426,15 +435,8 @@ static int build_selftests(struct step_log *lg, const char *tree, const char *tm
 	struct strbuf list = STRBUF_INIT, e2 = STRBUF_INIT;
 	int ret = -1;
 
-	if (mkdir_p(out, 0755) < 0) {
-		strbuf_addf(err, "cannot create '%s': %s", out, strerror(errno));
+	if (make_args(&argv, dir, "OUTPUT", out, o, err) < 0)
 		goto out;
-	}
-	strvec_pushl(&argv, "make", "-C", dir, NULL);
-	strvec_pushf(&argv, "OUTPUT=%s", out);
-	strvec_pushf(&argv, "VMLINUX_BTF=%s", o->vmlinux);
-	strvec_pushl(&argv, "CLANG=" SCX_CLANG, "LLVM_STRIP=" SCX_LLVM_STRIP, NULL);
-	strvec_pushf(&argv, "-j%u", o->jobs ? o->jobs : (unsigned)sysconf(_SC_NPROCESSORS_ONLN));
 	if (run_step(lg, "make -C tools/testing/selftests/sched_ext", NULL, &argv, err) < 0 ||
 	    user_objects(objdir, &objs, err) < 0 ||
 	    link_static(lg, "link the selftests' runner", bin, &objs, libbpf, err) < 0)
