@@ -49,6 +49,7 @@ struct run_report {
 	 * where wl_task_done() reads each task's counters before it exits */
 	uint64_t reaped_nvcsw, reaped_nivcsw;
 	char error[256];
+	char skip[256];  /* wl_skip(): the case is a SKIP */
 };
 
 enum run_status { RUN_OK, RUN_FAILED, RUN_TIMEOUT, RUN_CRASHED };
@@ -305,6 +306,7 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		out.nr_counters = ctx.nr_counters;
 		memcpy(out.counters, ctx.counters, sizeof(out.counters));
 		memcpy(out.error, ctx.error, sizeof(out.error));
+		memcpy(out.skip, ctx.skip, sizeof(out.skip));
 		if (write(fds[1], &out, sizeof(out)) != (ssize_t)sizeof(out))
 			_exit(3);
 		_exit(0);
@@ -356,6 +358,7 @@ static enum run_status run_once(const struct workload_ops *w, const struct wl_ar
 		return RUN_CRASHED;
 	}
 	rep->error[sizeof(rep->error) - 1] = '\0';
+	rep->skip[sizeof(rep->skip) - 1] = '\0';
 	return rep->ret < 0 ? RUN_FAILED : RUN_OK;
 }
 
@@ -722,10 +725,10 @@ static int run_case(struct out *o, const struct plan_case *c, unsigned index)
 				return -1;
 
 			if (send_result(o, c, r < c->warmup ? r : r - c->warmup, r < c->warmup,
-					st, &rep, wall, NULL) < 0)
+					st, &rep, wall, st == RUN_OK && rep.skip[0] ? rep.skip : NULL) < 0)
 				return -1;
-			if (st == RUN_TIMEOUT || stop_requested || ejected)
-				break; /* the case's time is used up, or we were stopped */
+			if (st == RUN_TIMEOUT || stop_requested || ejected || (st == RUN_OK && rep.skip[0]))
+				break; /* the case's time is used up, we were stopped, or it skipped */
 		}
 		if (c->scheduler[0]) {
 			int status = scx_stop(&scx);

@@ -62,6 +62,16 @@ void wl_counter(struct wl_ctx *ctx, const char *name, double value)
 	c->value = value;
 }
 
+int wl_skip(struct wl_ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->skip, sizeof(ctx->skip), fmt, ap);
+	va_end(ap);
+	return 0;
+}
+
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

@@ -74,6 +74,7 @@ struct wl_ctx {
 	struct wl_counter counters[WL_MAX_COUNTERS];
 	unsigned nr_counters;
 	char error[256];             /* why run() failed, one line */
+	char skip[256];              /* why run() found nothing to measure (wl_skip()) */
 };
 
 /* Adds a metric to ctx (silently ignored past WL_MAX_METRICS). */
@@ -83,6 +84,10 @@ void wl_metric(struct wl_ctx *ctx, const char *name, const char *unit,
 void wl_counter(struct wl_ctx *ctx, const char *name, double value);
 /* Every workload task calls this right before it exits (threads too). */
 void wl_task_done(struct wl_ctx *ctx);
+/* Sets ctx->skip and returns 0, for a run that found its case cannot be
+ * measured here after all (a test that skips itself): the case is a SKIP
+ * with that reason, its later runs are not run. */
+int wl_skip(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Sets ctx->error and returns -1, for `return wl_fail(ctx, "...")`. */
 int wl_fail(struct wl_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* CLOCK_MONOTONIC in nanoseconds. */
@@ -107,6 +112,10 @@ struct workload_ops {
 	/* Runs once; 0 and metrics in ctx, or -1 and ctx->error.  Must reap
 	 * every process and join every thread it started before returning. */
 	int (*run)(struct wl_ctx *ctx);
+	/* NULL, or what the initrd must carry besides the runner for it to
+	 * run at all ("the sched_ext selftests: lab scx build"): such a
+	 * workload has a suite of its own instead of a smoke scenario */
+	const char *needs;
 };
 
 /* The registry (workload.c, generated from WORKLOAD_LIST). */
@@ -121,7 +130,8 @@ struct workload_ops {
 	X(sysbench_cpu)  \
 	X(vector_hog)    \
 	X(coresched)     \
-	X(exec)
+	X(exec)          \
+	X(scx_selftest)
 
 #define X(n) extern const struct workload_ops workload_##n;
 WORKLOAD_LIST(X)

@@ -335,15 +335,53 @@ static void exec_note_slice(struct wl_ctx *ctx, pid_t pid)
 		wl_slice_note(ctx->totals, text);
 }
 
+int exec_command(struct wl_ctx *ctx, char **argv, uint64_t slice_ns, struct exec_out *out,
+		 int *status, double *seconds)
+{
+	int pfd[2], timed_out;
+	uint64_t t0, t1;
+	pid_t pid;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		return wl_fail(ctx, "pipe: %s", strerror(errno));
+	t0 = wl_now_ns();
+	pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return wl_fail(ctx, "fork: %s", strerror(errno));
+	}
+	if (!pid)
+		exec_child(argv, pfd[1], slice_ns);
+	/* both sides set the group, so a kill right after fork hits it */
+	setpgid(pid, pid);
+	close(pfd[1]);
+	timed_out = exec_collect(out, pfd[0], pid, ctx->deadline_ns) < 0;
+	close(pfd[0]);
+	if (!timed_out)
+		timed_out = exec_wait_exit(pid, ctx->deadline_ns) < 0;
+	t1 = wl_now_ns();
+	*seconds = (double)(t1 - t0) * 1e-9;
+	/* an exited command is a zombie still: its slice as the kernel kept it */
+	if (slice_ns && !timed_out)
+		exec_note_slice(ctx, pid);
+	/* the command is done (or out of time): so is anything it left behind */
+	kill(-pid, SIGKILL);
+	while (waitpid(pid, status, 0) < 0)
+		if (errno != EINTR)
+			return wl_fail(ctx, "waitpid: %s", strerror(errno));
+	return timed_out;
+}
+
 static int exec_run(struct wl_ctx *ctx)
 {
 	struct exec_pattern pat[EXEC_PATTERNS];
 	struct exec_out out = { 0 };
 	char cmd[256], *argv[EXEC_MAX_ARGS], last[EXEC_LINE_SHOW + 1];
 	unsigned npat;
-	int pfd[2], status = 0, ret = -1, timed_out;
-	uint64_t t0, t1, slice_ns = wl_slice_ns(ctx->args);
-	pid_t pid;
+	int status = 0, ret = -1, r;
+	uint64_t slice_ns = wl_slice_ns(ctx->args);
+	double secs = 0;
 
 	snprintf(cmd, sizeof(cmd), "%s", wl_str(ctx->args, "cmd"));
 	if (exec_split(cmd, argv, EXEC_MAX_ARGS) <= 0)
@@ -353,46 +391,15 @@ static int exec_run(struct wl_ctx *ctx)
 	out.data = malloc(EXEC_OUT_MAX);
 	if (!out.data)
 		return wl_fail(ctx, "out of memory");
-	if (pipe2(pfd, O_CLOEXEC) < 0) {
-		wl_fail(ctx, "pipe: %s", strerror(errno));
+	r = exec_command(ctx, argv, slice_ns, &out, &status, &secs);
+	if (r < 0)
 		goto out;
-	}
-	t0 = wl_now_ns();
-	pid = fork();
-	if (pid < 0) {
-		wl_fail(ctx, "fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		goto out;
-	}
-	if (!pid)
-		exec_child(argv, pfd[1], slice_ns);
-	/* both sides set the group, so a kill right after fork hits it */
-	setpgid(pid, pid);
-	close(pfd[1]);
-	timed_out = exec_collect(&out, pfd[0], pid, ctx->deadline_ns) < 0;
-	close(pfd[0]);
-	if (!timed_out)
-		timed_out = exec_wait_exit(pid, ctx->deadline_ns) < 0;
-	t1 = wl_now_ns();
-	/* an exited command is a zombie still: its slice as the kernel kept it */
-	if (slice_ns && !timed_out)
-		exec_note_slice(ctx, pid);
-	/* the command is done (or out of time): so is anything it left behind */
-	kill(-pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			wl_fail(ctx, "waitpid: %s", strerror(errno));
-			goto out;
-		}
-	}
-	if (timed_out) {
-		exec_last_line(out.data, out.len, last, sizeof(last));
-		wl_fail(ctx, "deadline passed: killed '%s' after %.1fs; last line: %s", argv[0],
-			(double)(t1 - t0) * 1e-9, last[0] ? last : "(none)");
-		goto out;
-	}
 	exec_last_line(out.data, out.len, last, sizeof(last));
+	if (r) {
+		wl_fail(ctx, "deadline passed: killed '%s' after %.1fs; last line: %s", argv[0],
+			secs, last[0] ? last : "(none)");
+		goto out;
+	}
 	if (WIFSIGNALED(status)) {
 		wl_fail(ctx, "'%s' was killed by signal %d; last line: %s", argv[0],
 			WTERMSIG(status), last[0] ? last : "(none)");
@@ -405,8 +412,8 @@ static int exec_run(struct wl_ctx *ctx)
 	}
 	for (unsigned i = 0; i < npat; i++) {
 		double v;
-		int r = exec_find(out.data, out.len, pat[i].prefix, &v);
 
+		r = exec_find(out.data, out.len, pat[i].prefix, &v);
 		if (r < 0) {
 			wl_fail(ctx, r == -1 ? "metric '%s': no output line contains '%s'%s" :
 				"metric '%s': no number after '%s'%s", pat[i].name, pat[i].prefix,
@@ -415,7 +422,7 @@ static int exec_run(struct wl_ctx *ctx)
 		}
 		wl_metric(ctx, pat[i].name, pat[i].unit, v, pat[i].higher_is_better);
 	}
-	wl_metric(ctx, "elapsed", "s", (double)(t1 - t0) * 1e-9, 0);
+	wl_metric(ctx, "elapsed", "s", secs, 0);
 	ret = wl_slice_verify(ctx, slice_ns);
 out:
 	free(out.data);

@@ -32,4 +32,14 @@ int exec_find(const char *out, size_t len, const char *prefix, double *value);
 void exec_last_line(const char *out, size_t len, char *line, size_t size);
 void exec_out_make_room(struct exec_out *o);
 
+/*
+ * Runs argv (execvp) in a process group of its own, stdout and stderr
+ * into o (o->data EXEC_OUT_MAX bytes), until it exits or ctx's deadline;
+ * the group is killed after either, and the command reaped (*status).
+ * slice_ns: its fair slice (0: none).  *seconds: from fork to exit.
+ * 0, 1 when the deadline came first, -1 with ctx->error.
+ */
+int exec_command(struct wl_ctx *ctx, char **argv, uint64_t slice_ns, struct exec_out *o,
+		 int *status, double *seconds);
+
 #endif
