@@ -9,6 +9,7 @@
 #  - scx-eject: scx_lab_stall is ejected by the kernel's watchdog: FAIL with
 #    the kernel's reason within 5 s of its 3 s stall timeout, and the next
 #    case PASSes on a fresh load of scx_simple
+#  - the scx-selftests suite on 2s4c: no FAIL, at least 20 PASS
 . "$(dirname "$0")/lib.sh"
 k=${LAB_TEST_KERNEL_SCX:-debian:7.2}
 "$LAB" kernel "$k" --json >"$TMP/kernel.json" 2>"$TMP/err" || skip "no kernel $k here: $(cat "$TMP/err")"
@@ -69,4 +70,14 @@ assert at <= 0.5 + 3 + 5, at
 assert "EXIT: runnable task stall" in s["output"], s["output"][-300:]
 print("  ejected %.3f s into the run (pinned at 0.5 s, timeout 3 s): %s" % (at, s["ejected"]))
 PY
-echo "PASS: $rel: schedulers built and cached, smoke under scx_simple and scx_central, an ejection as a FAIL with the kernel's reason"
+
+# the kernel's own selftests, a case each: on 2s4c every one PASSes or
+# skips itself with the test's words (1s1c fails seven: docs/sched-ext.md)
+rc=0
+"$LAB" run --topo 2s4c --suite scx-selftests --kernel "$k" --quiet >"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"
+[ "$rc" -eq 0 ] || fail "the selftests exited $rc on 2s4c"
+n=$(grep -c '^PASS *scx-selftests' "$TMP/out")
+[ "$n" -ge 20 ] || fail "only $n selftests PASSed"
+! grep -q '^SKIP .*scx-selftests.*[^)]$' "$TMP/out" || fail "a SKIP without its reason"
+echo "PASS: $rel: schedulers built and cached, smoke under scx_simple and scx_central, an ejection as a FAIL with the kernel's reason, $n selftests PASS on 2s4c"
