@@ -358,7 +358,7 @@ static int build_lab_schedulers(struct step_log *lg, const char *tree, const cha
 		char *bin = xasprintf("%s/bin/%s", tmp, mine[i]);
 		char *what = xasprintf("build %s", mine[i]);
 		struct strvec one = STRVEC_INIT;
-		int r;
+		int r, progress;
 
 		strvec_pushl(&argv, SCX_CLANG, "-g", "-O2", "-mcpu=v3", "-target", "bpf",
 			     "-D__TARGET_ARCH_x86", "-mlittle-endian", "-Wall",
@@ -372,6 +372,9 @@ static int build_lab_schedulers(struct step_log *lg, const char *tree, const cha
 		strvec_pushl(&argv, "-c", bpf_c, "-o", bpf_o, NULL);
 		r = run_step(lg, what, NULL, &argv, err);
 		strvec_clear(&argv);
+		/* one progress line per scheduler: its other steps are in the log */
+		progress = lg->progress;
+		lg->progress = 0;
 		if (!r) {
 			strvec_pushl(&argv, bpftool, "gen", "object", linked, bpf_o, NULL);
 			r = run_step(lg, what, NULL, &argv, err);
@@ -399,6 +402,7 @@ static int build_lab_schedulers(struct step_log *lg, const char *tree, const cha
 			r = link_static(lg, what, bin, &one, libbpf, err);
 			strvec_clear(&one);
 		}
+		lg->progress = progress;
 		if (!r)
 			json_object_array_add(names, json_object_new_string(mine[i]));
 		free(bpf_c);
