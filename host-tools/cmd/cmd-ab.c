@@ -27,8 +27,11 @@
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
 	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm|--cold] [--trace] "
-	"[--until-decided [--budget 30m] [--max-rounds N] [--effect 2%]] [--expect 'CASE:METRIC OP N%' ...] [--junit FILE]\n"
-	"   or: lab ab --dir DIR [--junit FILE]   (resumes a stopped ab)\n\n"
+	"[--until-decided [--budget 30m] [--max-rounds N] [--effect 2%]] [--expect 'CASE:METRIC OP N%' ...] [--junit FILE]; "
+	"or lab ab --dir DIR [--junit FILE] (resumes a stopped ab)";
+
+/* --help's last words: one line of usage in errors, these only in help */
+static const char ab_exit_codes[] =
 	"exit codes: 0 every expectation holds (without --expect: nothing regressed, every row decided),\n"
 	"1 an expectation is violated, a row regressed or a boot failed, 2 bad input,\n"
 	"3 the budget (or --max-rounds) ended with an expectation (without --expect: a row) undecided";
@@ -643,6 +646,8 @@ int cmd_ab(int argc, const char **argv)
 	};
 
 	ret = parse_options(argc, argv, opts, ab_usage, NULL, 0, &nr_pos);
+	if (ret > 0)
+		printf("\n%s\n", ab_exit_codes);
 	if (ret)
 		return ret > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
 	if (resume) {

@@ -32,7 +32,7 @@ expect_bad "an ab variant 6.1 lacks" "$LAB" ab --topo 1s2c --base debian --test 
 	--variant base_slice_ns=3000000
 grep -q "^lab: error: --variant base_slice_ns=3000000: kernel 6.1.0-" "$TMP/err" || fail "lab ab: $(cat "$TMP/err")"
 expect_bad "an unknown variant" "$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny --variant hz=100
-grep -q "known: smt=off, sched_feat=NO_X,Y, preempt=none|voluntary|full|lazy, base_slice_ns=N" "$TMP/err" ||
+grep -q "known: smt=off, sched_feat=NO_X,Y, preempt=none|voluntary|full|lazy, scx=NAME|none, base_slice_ns=N" "$TMP/err" ||
 	fail "the refusal does not list the kinds"
 expect_bad "a matrix variant 6.1 lacks" "$LAB" matrix --kernels debian --topos 1s2c --suites ab-tiny \
 	--variant preempt=lazy --dir "$TMP/results/m-bad"
