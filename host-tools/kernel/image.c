@@ -135,6 +135,13 @@ static int appliance_kernel(struct strbuf *err)
 {
 	struct kernel_paths kp;
 
+	/* supermin walks the host's /lib/modules whatever kernel it is given */
+	if (!is_dir("/lib/modules")) {
+		strbuf_addstr(err, "libguestfs needs the directory /lib/modules on this host (a machine "
+			      "without a kernel package has none): as root run mkdir /lib/modules "
+			      "(host-tools/install-deps does)");
+		return -1;
+	}
 	if (getenv("SUPERMIN_KERNEL"))
 		return 0;
 	if (kernel_fetch_debian(&kp, err) < 0)
@@ -178,7 +185,10 @@ static void gerr(guestfs_h *g, struct strbuf *err, const char *what, const char 
 {
 	const char *msg = guestfs_last_error(g);
 
-	strbuf_addf(err, "%s '%s': %s", what, subject, msg ? msg : "libguestfs failed");
+	/* libguestfs' first line says what failed; the rest is its advice on
+	 * debugging (LIBGUESTFS_DEBUG=1), which the one-line error leaves out */
+	strbuf_addf(err, "%s '%s': %.*s", what, subject, msg ? (int)strcspn(msg, "\n") : 17,
+		    msg ? msg : "libguestfs failed");
 }
 
 /* The appliance names disks /dev/sdX (virtio-scsi); our guest has one
