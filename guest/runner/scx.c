@@ -2,7 +2,6 @@
  * kernel ejecting it (the watchdog's stall timeout, an error exit). */
 #define _GNU_SOURCE
 #include "scx.h"
-#include "common/io.h"
 #include "wlutil.h"
 #include "workload.h"
 
@@ -33,26 +32,9 @@ static void sleep_ms(unsigned ms)
 		;
 }
 
-/* The first line of a sysfs file into buf; -1 when it cannot be read. */
-static int read_line(const char *path, char *buf, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read_in_full(fd, buf, size - 1);
-	close(fd);
-	if (n < 0)
-		return -1;
-	buf[n] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 static void state(char *buf, size_t size)
 {
-	if (read_line(SCX_SYSFS "/state", buf, size) < 0)
+	if (wl_read_text(SCX_SYSFS "/state", buf, size) < 0)
 		snprintf(buf, size, "unreadable");
 }
 
@@ -60,7 +42,7 @@ static uint64_t enable_seq(void)
 {
 	char buf[32];
 
-	return read_line(SCX_SYSFS "/enable_seq", buf, sizeof(buf)) < 0 ? 0 :
+	return wl_read_text(SCX_SYSFS "/enable_seq", buf, sizeof(buf)) < 0 ? 0 :
 	       strtoull(buf, NULL, 10);
 }
 
@@ -252,7 +234,7 @@ int scx_start(const struct plan_case *c, struct scx_run *s, char *err, size_t er
 
 		state(st, sizeof(st));
 		if (!strcmp(st, "enabled") && enable_seq() != seq0 &&
-		    read_line(SCX_SYSFS "/root/ops", ops, sizeof(ops)) == 0)
+		    wl_read_text(SCX_SYSFS "/root/ops", ops, sizeof(ops)) >= 0)
 			break;
 		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
 			char words[400];

@@ -544,13 +544,15 @@ static void log_printf(struct build *b, const char *fmt, ...)
 
 /* Environment that would change what make builds without changing the key
  * (or point it elsewhere) is removed; so is the calling make's jobserver. */
-static void clean_env(struct child_process *cp)
+void kbuild_clean_env(struct child_process *cp)
 {
 	static const char *const drop[] = {
 		"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS",
 		"KBUILD_OUTPUT", "ARCH", "CROSS_COMPILE", "LLVM", "LLVM_IAS", "CC",
 		"KCFLAGS", "KCPPFLAGS", "KAFLAGS", "KRUSTFLAGS", "LOCALVERSION",
 		"KCONFIG_CONFIG", "KCONFIG_ALLCONFIG", "INSTALL_MOD_PATH", "O", "V", "W", "C",
+		/* the tools/ Makefiles (lab scx build) read these too */
+		"OUTPUT", "CFLAGS", "LDFLAGS",
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
@@ -632,7 +634,7 @@ static int run_logged(struct build *b, struct child_process *cp, int timeout_ms,
 		strbuf_addf(err, "pipe: %s", strerror(errno));
 		return -1;
 	}
-	clean_env(cp);
+	kbuild_clean_env(cp);
 	if (cp->in == CHILD_INHERIT)
 		cp->in = CHILD_DEVNULL;
 	cp->out = cp->err = pfd[1];

@@ -136,6 +136,12 @@ int kbuild_git(const char *dir, const char *const *args, struct strbuf *out, str
 int kbuild_source_tree(const char *ksrc, struct strbuf *tree, struct strbuf *identity,
 		       struct strbuf *err);
 
+/* Drops from cp's environment what would change what make builds without
+ * changing a cache key, or point it elsewhere (the calling make's
+ * jobserver, O=, ARCH=, CFLAGS, ...), and sets LC_ALL=C. */
+struct child_process;
+void kbuild_clean_env(struct child_process *cp);
+
 /* <lab_cache_dir()>/kernels/built */
 const char *kbuild_cache_root(void);
 

@@ -2,6 +2,7 @@
  * selftests against a target kernel's BTF, cached in <cache>/scx/<key>/. */
 #define _GNU_SOURCE
 #include "scx/scx.h"
+#include "common/kversion.h"
 #include "kernel/debarchive.h"
 #include "kernel/kbuild.h"
 #include "kernel/kernel.h"
@@ -117,10 +118,6 @@ static int run_step(struct step_log *lg, const char *what, const char *dir, stru
 		    struct strbuf *err)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
-	static const char *const drop[] = {
-		"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES", "GNUMAKEFLAGS", "O", "OUTPUT",
-		"CC", "CFLAGS", "LDFLAGS", "ARCH", "CROSS_COMPILE", "LLVM", "V",
-	};
 	uint64_t t0 = now_ns();
 	int r;
 
@@ -132,9 +129,7 @@ static int run_step(struct step_log *lg, const char *what, const char *dir, stru
 	dprintf(lg->fd, "%s%s\n", dir ? "   # in " : "", dir ? dir : "");
 	for (size_t i = 0; i < argv->nr; i++)
 		strvec_push(&cp.args, argv->v[i]);
-	for (size_t i = 0; i < ARRAY_SIZE(drop); i++)
-		strvec_push(&cp.env, drop[i]);
-	strvec_push(&cp.env, "LC_ALL=C");
+	kbuild_clean_env(&cp);
 	cp.dir = dir;
 	cp.in = CHILD_DEVNULL;
 	cp.out = lg->out_fd >= 0 ? lg->out_fd : lg->fd;
@@ -753,9 +748,8 @@ int scx_lookup(const char *btf, enum topo_arch arch, struct scx_build *b, struct
 int scx_series_of_release(const char *release, char *series, size_t size)
 {
 	unsigned major, minor;
-	int n = 0;
 
-	if (sscanf(release, "%u.%u%n", &major, &minor, &n) != 2 || n == 0)
+	if (kversion_parse(release, &major, &minor) < 0)
 		return -1;
 	snprintf(series, size, "%u.%u", major, minor);
 	return 0;
