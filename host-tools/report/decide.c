@@ -2,6 +2,7 @@
  * (changed or the same) under Benjamini-Hochberg, expectations under
  * Bonferroni, both over looks; and the rounds an open one still needs. */
 #include "report/decide.h"
+#include "report/stats.h"
 
 #include <gsl/gsl_cdf.h>
 #include <ctype.h>
@@ -98,24 +99,17 @@ static void interval(struct decide_item *it, const struct decide_look *l, double
 	it->level = 1 - a;
 }
 
-/* Largest k with p_(k) <= k alpha / m: how many BH selects. */
+/* How many rows Benjamini-Hochberg selects at alpha: the largest k with
+ * p_(k) <= k alpha / m, i.e. the rows whose adjusted q is within alpha. */
 static size_t bh_count(const double *p, size_t n, double alpha)
 {
-	double *s = xcalloc(n + 1, sizeof(*s));
-	size_t m = n, r = 0;
+	double *q = xcalloc(n + 1, sizeof(*q));
+	size_t r = 0;
 
-	memcpy(s, p, n * sizeof(*s));
-	for (size_t i = 1; i < n; i++)	/* insertion sort: a suite has few rows */
-		for (size_t j = i; j > 0 && s[j] < s[j - 1]; j--) {
-			double x = s[j];
-
-			s[j] = s[j - 1];
-			s[j - 1] = x;
-		}
-	for (size_t k = 1; k <= m; k++)
-		if (s[k - 1] <= alpha * (double)k / (double)m)
-			r = k;
-	free(s);
+	stats_bh(p, n, q);
+	for (size_t i = 0; i < n; i++)
+		r += q[i] <= alpha;
+	free(q);
 	return r;
 }
 
