@@ -7,6 +7,8 @@
 #include "lib/json.h"
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
+#include "run/jobs.h"
+#include "run/labrun.h"
 #include "run/matrix.h"
 #include "run/schedfeat.h"
 #include "run/variant.h"
@@ -21,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -41,6 +44,7 @@ static const char ab_exit_codes[] =
 #define AB_DEFAULT_MAX_ROUNDS 20
 #define AB_DEFAULT_BUDGET_S 1800
 #define AB_ALPHA 0.05
+#define AB_POLL_MS 200
 
 static const char *const side_names[2] = { "base", "test" };
 
@@ -50,13 +54,18 @@ struct ab_side {
 	char release[KERNEL_VERSION_MAX];
 };
 
+enum ab_boot_state { AB_PENDING, AB_RUNNING, AB_DONE };
+
 /* One boot of the sequence and what came of it. */
 struct ab_boot {
 	unsigned side, round;
+	enum ab_boot_state state;
 	char *run;		/* run directory, NULL when lab run made none */
 	char verdict[16];
 	double seconds;
 	int status;
+	struct lab_child_run j;	/* while it runs */
+	char *root, *log;
 };
 
 struct ab {
@@ -77,6 +86,10 @@ struct ab {
 	const char *clock;		/* "wall" or "virtual", as every boot ran */
 	char *start_note;		/* why warm or cold, for the header */
 	double spent_s;			/* boots' seconds so far, every session */
+	double wall_s;			/* wall time of the boots, earlier sessions */
+	uint64_t t0_ns;			/* this session's first boot */
+	struct jobs_plan jobs;		/* guests at a time (--jobs) */
+	unsigned running;
 	unsigned deadline_s;
 	struct strbuf dir;
 	struct lab_variant variant;	/* --variant: the third side, the base kernel booted so */
@@ -173,6 +186,12 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 	strbuf_release(&err);
 }
 
+/* The wall time the boots took so far, every session's. */
+static double ab_wall_s(const struct ab *ab)
+{
+	return ab->wall_s + (ab->t0_ns ? (double)(now_ns() - ab->t0_ns) / 1e9 : 0);
+}
+
 static struct json_object *ab_json(const struct ab *ab)
 {
 	struct json_object *o = json_object_new_object(), *sides = json_object_new_array(),
@@ -203,6 +222,8 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(o, "expect", ex);
 	}
 	json_object_object_add(o, "spent_s", json_object_new_double(ab->spent_s));
+	json_object_object_add(o, "wall_s", json_object_new_double(ab_wall_s(ab)));
+	json_object_object_add(o, "jobs", json_object_new_int((int)ab->jobs.n));
 	for (unsigned s = 0; s < ab->nr_sides; s++) {
 		struct json_object *x = json_object_new_object();
 
@@ -244,65 +265,92 @@ static void ab_save(const struct ab *ab)
 	json_object_put(o);
 }
 
-static void ab_boot(struct ab *ab, size_t i, struct progress *pr, const char *state)
+static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const char *state)
 {
 	struct ab_boot *b = &ab->boots[i];
 	const struct ab_side *side = &ab->sides[b->side];
-	struct lab_child_run j = { 0 };
-	struct strbuf err = STRBUF_INIT, run = STRBUF_INIT, detail = STRBUF_INIT;
-	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, b->side));
-	char *log = xasprintf("%s.log", root);
+	struct strbuf err = STRBUF_INIT, detail = STRBUF_INIT;
 
+	if (!ab->t0_ns)
+		ab->t0_ns = now_ns();
+	b->root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, b->side));
+	b->log = xasprintf("%s.log", b->root);
 	if (!ab->until) {
 		strbuf_addf(&detail, "boot %zu/%zu (%s, round %u)", i + 1, ab->planned,
 			    side_name(ab, b->side), b->round);
+		if (ab->running)
+			strbuf_addf(&detail, ", %u more running", ab->running);
 		progress_show(pr, detail.buf, NULL, 0);
 	} else {
+		double left = ab->budget_s - ab_wall_s(ab);
+
 		/* the number of boots is not known: the budget is the horizon */
 		strbuf_addf(&detail, "boot %zu (%s, round %u of at most %u)%s", i + 1,
 			    side_name(ab, b->side), b->round, ab->max_rounds, state);
-		progress_show_eta(pr, detail.buf, ab->budget_s - ab->spent_s);
+		if (ab->running)
+			strbuf_addf(&detail, ", %u more running", ab->running);
+		progress_show_eta(pr, detail.buf, left > 0 ? left : 0);
 	}
-	j.kernel = side->kernel ? side->kernel : "debian";
-	j.label = side->label;
-	j.topo = ab->topo;
-	j.suite = ab->suite;
-	j.variant = b->side == 2 ? ab->variant.text : NULL;
-	j.backend = ab->backend;
-	j.uri = ab->uri;
-	j.warm = ab->warm;
-	j.trace = ab->trace;
-	j.results_root = root;
-	j.log_path = log;
-	j.deadline_s = ab->deadline_s;
+	memset(&b->j, 0, sizeof(b->j));
+	b->j.kernel = side->kernel ? side->kernel : "debian";
+	b->j.label = side->label;
+	b->j.topo = ab->topo;
+	b->j.suite = ab->suite;
+	b->j.variant = b->side == 2 ? ab->variant.text : NULL;
+	b->j.backend = ab->backend;
+	b->j.uri = ab->uri;
+	b->j.warm = ab->warm;
+	b->j.trace = ab->trace;
+	b->j.results_root = b->root;
+	b->j.log_path = b->log;
+	b->j.deadline_s = ab->deadline_s;
+	b->state = AB_RUNNING;
+	b->verdict[0] = '\0';
+	if (i >= ab->nr_boots)
+		ab->nr_boots = i + 1;
 	ab_save(ab);	/* a resume sees the boot begun */
-	if (lab_child_start(&j, &err) < 0) {
+	if (lab_child_start(&b->j, &err) < 0) {
 		progress_break(pr);
 		error("%s", err.buf);
 		snprintf(b->verdict, sizeof(b->verdict), "ERROR");
 		b->status = -1;
+		b->state = AB_DONE;
 	} else {
-		b->status = lab_child_wait(&j);
-		b->seconds = (double)(now_ns() - j.t_start_ns) / 1e9;
+		ab->running++;
+	}
+	strbuf_release(&err);
+	strbuf_release(&detail);
+}
+
+/* The boot's lab run is over with `status`: what it left, in ab.json. */
+static void ab_boot_finish(struct ab *ab, size_t i, int status, struct progress *pr)
+{
+	struct ab_boot *b = &ab->boots[i];
+	struct strbuf run = STRBUF_INIT;
+
+	if (b->state == AB_RUNNING) {
+		ab->running--;
+		b->status = status;
+		b->seconds = (double)(now_ns() - b->j.t_start_ns) / 1e9;
 		ab->spent_s += b->seconds;
-		if (lab_child_find_run(root, &run, b->verdict, sizeof(b->verdict)) == 0)
+		if (lab_child_find_run(b->root, &run, b->verdict, sizeof(b->verdict)) == 0)
 			b->run = strbuf_detach(&run);
 		if (b->status == CHILD_TIMED_OUT)
 			snprintf(b->verdict, sizeof(b->verdict), "HANG");
 		else if (!b->verdict[0])
 			snprintf(b->verdict, sizeof(b->verdict), "ERROR");
+		b->state = AB_DONE;
 	}
 	progress_item_done(pr, b->seconds);
 	if (strcmp(b->verdict, "PASS")) {
 		progress_break(pr);
 		warning("boot %zu (%s) ended %s (exit %d); its log: %s", i + 1, side_name(ab, b->side),
-			b->verdict, b->status, log);
+			b->verdict, b->status, b->log);
 	}
 	ab_save(ab);
-	free(root);
-	free(log);
-	strbuf_release(&err);
-	strbuf_release(&detail);
+	free(b->root);
+	free(b->log);
+	b->root = b->log = NULL;
 }
 
 /* Loads the boots of one side that produced results, pooled as samples. */
@@ -474,6 +522,8 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 		ab->effect = v;
 	if (json_get_num(o, "spent_s", &v) == 0)
 		ab->spent_s = v;
+	/* an ab from before parallel boots ran one at a time */
+	ab->wall_s = json_get_num(o, "wall_s", &v) == 0 ? v : ab->spent_s;
 	if (json_object_object_get_ex(o, "expect", &ex) && json_object_is_type(ex, json_type_array))
 		for (size_t i = 0; i < json_object_array_length(ex); i++)
 			strvec_push(&ab->expect_texts, json_object_get_string(json_object_array_get_idx(ex, i)));
@@ -491,27 +541,37 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 }
 
 /* A boot cut short is booted again; what it left goes to aside/, never
- * reused: a half-written run directory is evidence, not a result. */
-static void set_aside_boot(struct ab *ab, size_t i)
+ * reused: a half-written run directory is evidence, not a result.  So
+ * does a boot the decision did not wait for (why says so). */
+static void set_aside_boot(struct ab *ab, size_t i, const char *why)
 {
 	char *root = xasprintf("%s/boot-%02zu-%s", ab->dir.buf, i + 1, side_name(ab, ab->boots[i].side));
 	char *asides = xasprintf("%s/aside", ab->dir.buf);
 	char *aside = xasprintf("%s/boot-%02zu-%s-%d", asides, i + 1, side_name(ab, ab->boots[i].side),
 				(int)getpid());
+	char *log = xasprintf("%s.log", root), *alog = xasprintf("%s.log", aside);
 	struct stat st;
 
 	if (stat(root, &st) == 0) {
 		if (mkdir_p(asides, 0755) < 0 || rename(root, aside) < 0)
 			die(LAB_EXIT_FAIL, "cannot move '%s' aside to '%s': %s", root, aside, strerror(errno));
-		fprintf(stderr, "ab: boot %zu was cut short; its remains are in %s, booting it again\n",
-			i + 1, aside);
+		if (why)
+			rename(log, alog);
+		fprintf(stderr, "ab: boot %zu %s; its remains are in %s\n", i + 1,
+			why ? why : "was cut short, booting it again", aside);
 	}
 	free(root);
 	free(asides);
 	free(aside);
+	free(log);
+	free(alog);
 }
 
-/* The boots a resumed ab had finished are kept, in their order. */
+/*
+ * The boots a resumed ab had finished are kept, in their order; one that
+ * was begun and not finished (several may be, with --jobs) is set aside
+ * and booted again.
+ */
 static void ab_load_boots(struct ab *ab, struct ab_resume *rs)
 {
 	struct json_object *boots = json_object_object_get(rs->o, "boots");
@@ -524,19 +584,22 @@ static void ab_load_boots(struct ab *ab, struct ab_resume *rs)
 		struct ab_boot *b = &ab->boots[i];
 		double sec = 0;
 
-		if (!verdict || !verdict[0])
-			break;
 		if (!side || strcmp(side, side_name(ab, b->side)))
 			die(LAB_EXIT_USAGE, "--dir '%s': boot %zu is of side '%s', not '%s' as ABBA has it",
 			    ab->dir.buf, i + 1, side ? side : "", side_name(ab, b->side));
+		ab->nr_boots = i + 1;
+		if (!verdict || !verdict[0]) {
+			set_aside_boot(ab, i, NULL);
+			continue;
+		}
 		snprintf(b->verdict, sizeof(b->verdict), "%s", verdict);
 		b->run = run ? xstrdup(run) : NULL;
 		json_get_num(x, "seconds", &sec);
 		b->seconds = sec;
-		ab->nr_boots = i + 1;
+		b->state = AB_DONE;
 	}
 	if (ab->nr_boots < ab->planned)
-		set_aside_boot(ab, ab->nr_boots);
+		set_aside_boot(ab, ab->nr_boots, NULL);
 }
 
 static void ab_header(const struct ab *ab, const struct abd *a, const char *clock_note)
@@ -557,6 +620,14 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 	}
 	printf("ab: clock %s%s, start %s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
 	       ab->start_note ? ab->start_note : "");
+	{
+		struct strbuf j = STRBUF_INIT;
+		int warn;
+
+		jobs_note(&ab->jobs, &j, &warn);
+		printf("ab: %s%s\n", warn ? "warning: " : "", j.buf);
+		strbuf_release(&j);
+	}
 	for (size_t e = 0; e < a->nr_expects; e++)
 		printf("ab: expect %s\n", a->expects[e].text);
 	printf("ab: directory %s\n", ab->dir.buf);
@@ -582,7 +653,7 @@ static void round_state(const struct ab *ab, const struct abd *a, struct strbuf 
 	char left[32];
 
 	abd_count(a, &r, &c, &e);
-	decide_format_duration(left, sizeof(left), ab->budget_s > ab->spent_s ? ab->budget_s - ab->spent_s : 0);
+	decide_format_duration(left, sizeof(left), ab->budget_s > ab_wall_s(ab) ? ab->budget_s - ab_wall_s(ab) : 0);
 	strbuf_addf(out, "%zu of %zu rows decided", r, a->nr_rows);
 	if (a->nr_expects)
 		strbuf_addf(out, ", %zu of %zu expectations", e, a->nr_expects);
@@ -600,6 +671,115 @@ static int write_junit(const char *path, const struct abd *a)
 	return ret;
 }
 
+/* Every boot of round `round` is done. */
+static int ab_round_done(const struct ab *ab, unsigned round)
+{
+	int any = 0;
+
+	for (size_t i = 0; i < ab->planned; i++) {
+		if (ab->boots[i].round != round)
+			continue;
+		if (ab->boots[i].state != AB_DONE)
+			return 0;
+		any = 1;
+	}
+	return any;
+}
+
+/*
+ * Whether boot i may start now.  --until-decided looks at each round when
+ * it is done: with one guest at a time a round starts after the look at
+ * the one before, with more the next round may begin while the last boots
+ * of one run (they are stopped when the look decides).  A round starts only
+ * when one like the past ones fits in the budget (*budget_ended otherwise);
+ * the boots of a round begun all run.
+ */
+static int ab_may_start(const struct ab *ab, size_t i, unsigned look, int *budget_ended)
+{
+	unsigned round = ab->boots[i].round, per_round = 2 * ab->nr_sides;
+	size_t done = 0;
+
+	if (!ab->until)
+		return 1;
+	if (round > look + (ab->jobs.n > 1 ? 2 : 1))
+		return 0;
+	if (i % per_round || round == 1)
+		return 1;
+	for (size_t k = 0; k < ab->planned; k++)
+		if (ab->boots[k].round == round && ab->boots[k].state != AB_PENDING)
+			return 1;	/* begun in an earlier session */
+	for (size_t k = 0; k < ab->planned; k++)
+		done += ab->boots[k].state == AB_DONE;
+	if (*budget_ended)
+		return 0;
+	/* the wall time a boot took so far, one or several at a time */
+	if (done && ab_wall_s(ab) + ab_wall_s(ab) / (double)done * per_round > ab->budget_s) {
+		*budget_ended = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Stops a running boot the decision no longer needs. */
+static void ab_boot_cancel(struct ab *ab, size_t i, unsigned look)
+{
+	struct ab_boot *b = &ab->boots[i];
+	char why[96];
+
+	finish_command_timeout(&b->j.cp, 0);
+	child_process_clear(&b->j.cp);
+	ab->running--;
+	b->state = AB_PENDING;
+	b->verdict[0] = '\0';
+	snprintf(why, sizeof(why), "was stopped: round %u decided every row", look);
+	set_aside_boot(ab, i, why);
+	free(b->root);
+	free(b->log);
+	b->root = b->log = NULL;
+}
+
+/* What a finished boot means for the rest: a refused input stops the ab,
+ * the variant is checked against what the base's first boot told, the
+ * decision gets the boot's values. */
+static void ab_boot_done(struct ab *ab, size_t i, struct abd *a, struct progress *pr, int decisions, int *bad)
+{
+	struct ab_boot *b = &ab->boots[i];
+
+	*bad |= !!strcmp(b->verdict, "PASS");
+	if (b->status == LAB_EXIT_USAGE)
+		ab_refused(ab, i, pr);
+	if (ab->nr_sides == 3)
+		recheck_variant(ab, pr);
+	if (decisions)
+		abd_add_boot(a, b->side, b->round, b->run);
+}
+
+/*
+ * --until-decided stopped at look `look`: the boots of later rounds (begun
+ * beside the last ones with --jobs) go aside, so the tables hold the
+ * rounds the decision saw and nothing else.
+ */
+static void ab_drop_undecided_rounds(struct ab *ab, unsigned look)
+{
+	size_t keep = (size_t)look * 2 * ab->nr_sides;
+
+	for (size_t i = keep; i < ab->nr_boots; i++) {
+		struct ab_boot *b = &ab->boots[i];
+		char why[96];
+
+		if (b->state != AB_DONE)
+			continue;
+		snprintf(why, sizeof(why), "is of round %u, after the last look (round %u)", b->round, look);
+		set_aside_boot(ab, i, why);
+		free(b->run);
+		b->run = NULL;
+		b->verdict[0] = '\0';
+		b->state = AB_PENDING;
+	}
+	if (ab->nr_boots > keep)
+		ab->nr_boots = keep;
+}
+
 int cmd_ab(int argc, const char **argv)
 {
 	const char *variant = NULL, *lbase = NULL, *ltest = NULL, *root = NULL, *arch = NULL, *clock = NULL;
@@ -609,11 +789,11 @@ int cmd_ab(int argc, const char **argv)
 	struct ab ab = { .rounds = 0, .dir = STRBUF_INIT, .expect_texts = STRVEC_INIT };
 	struct ab_resume rs = { 0 };
 	struct strbuf err = STRBUF_INIT, state = STRBUF_INIT;
-	unsigned *order, look = 0, max_rounds = 0;
+	unsigned *order, look = 0, max_rounds = 0, jobs = 0;
 	struct abd a;
 	struct progress pr;
 	char slug[300];
-	int nr_pos, ret, bad = 0, cold = 0, budget_ended = 0, decisions;
+	int nr_pos, ret, bad = 0, cold = 0, budget_ended = 0, stopping = 0, decisions;
 	const struct lab_option opts[] = {
 		OPT_STRING("topo", &ab.topo, "topology spec or preset (required)"),
 		OPT_STRING("arch", &arch, "guest architecture: x86_64 (default), arm64 or ppc64le"),
@@ -641,6 +821,8 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("effect", &effect, "with --until-decided: the smallest change worth calling a change; within it is \"=\" (default 2%)"),
 		OPT_STRVEC("expect", &ab.expect_texts, "a gate, 'CASE:METRIC OP N%' with OP <=, >= or == (within +-N%): 'smoke-hackbench:time <= +1%'; repeatable"),
 		OPT_STRING("junit", &junit, "write the expectations as JUnit XML (one test each) to this file"),
+		OPT_UINT("jobs", &jobs, 1, JOBS_MAX, "guests at a time (default: the host's CPUs over the "
+			 "threads a guest keeps busy: one under the virtual clock, one per vCPU on the wall clock)"),
 		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
@@ -654,7 +836,8 @@ int cmd_ab(int argc, const char **argv)
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
 		    ab.expect_texts.nr || ab.backend || ab.uri)
-			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone (and --junit)");
+			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
+			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
 		lbase = rs.labels[0];
 		ltest = rs.labels[1];
@@ -705,6 +888,8 @@ int cmd_ab(int argc, const char **argv)
 		ab.topo = topo_arch;
 	}
 	ab_validate(&ab, variant, lbase, ltest);
+	if (jobs_plan(ab.topo, lab_clock_parse(ab.clock) > 0, jobs, &ab.jobs, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (!resume && ab.until && !ab.warm && !cold) {
 		struct topo t;
 
@@ -748,47 +933,20 @@ int cmd_ab(int argc, const char **argv)
 	ab_header(&ab, &a, clock_note);
 	ab_save(&ab);
 
-	progress_init(&pr, "ab", (unsigned)ab.planned, 1);
+	progress_init(&pr, "ab", (unsigned)ab.planned, ab.jobs.n);
 	for (size_t i = 0; i < ab.nr_boots; i++) {
+		if (ab.boots[i].state != AB_DONE)
+			continue;
 		progress_item_skipped(&pr);
 		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
 		abd_add_boot(&a, ab.boots[i].side, ab.boots[i].round, ab.boots[i].run);
-		/* a resumed ab looks again at every round it had finished */
-		if (ab.until && (i + 1) % (2 * ab.nr_sides) == 0) {
-			if (abd_look(&a, ++look, &err) < 0)
-				die(LAB_EXIT_USAGE, "%s", err.buf);
-		}
 	}
-	for (size_t i = ab.nr_boots; i < ab.planned; i++) {
-		unsigned round = ab.boots[i].round;
-		int round_starts = i % (2 * ab.nr_sides) == 0;
+	for (;;) {
+		size_t next = ab.planned;
 
-		if (ab.until && round_starts && look && abd_all_decided(&a))
-			break;
-		if (ab.until && round_starts && i) {
-			/* a round starts only when one like the past ones fits */
-			double per_round = ab.spent_s / (double)i * (double)(2 * ab.nr_sides);
-
-			if (ab.spent_s + per_round > ab.budget_s) {
-				budget_ended = 1;
-				break;
-			}
-		}
-		strbuf_reset(&state);
-		if (ab.until && look) {
-			strbuf_addstr(&state, ": ");
-			round_state(&ab, &a, &state);
-		}
-		ab.nr_boots = i + 1;
-		ab_boot(&ab, i, &pr, state.buf);
-		bad |= !!strcmp(ab.boots[i].verdict, "PASS");
-		if (ab.boots[i].status == LAB_EXIT_USAGE)
-			ab_refused(&ab, i, &pr);
-		if (ab.nr_sides == 3)
-			recheck_variant(&ab, &pr);
-		if (decisions)
-			abd_add_boot(&a, ab.boots[i].side, round, ab.boots[i].run);
-		if (ab.until && (i + 1) % (2 * ab.nr_sides) == 0) {
+		/* a look at every round whose boots are all done, in order
+		 * (a resumed ab looks again at every round it had finished) */
+		while (ab.until && look < ab.max_rounds && ab_round_done(&ab, look + 1)) {
 			if (abd_look(&a, ++look, &err) < 0) {
 				progress_break(&pr);
 				die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -798,7 +956,45 @@ int cmd_ab(int argc, const char **argv)
 			progress_break(&pr);
 			fprintf(stderr, "ab: round %u of at most %u: %s\n", look, ab.max_rounds, state.buf);
 		}
+		if (ab.until && look && abd_all_decided(&a))
+			stopping = 1;
+		for (size_t i = 0; i < ab.planned && !stopping; i++)
+			if (ab.boots[i].state == AB_PENDING) {
+				next = i;
+				break;
+			}
+		if (next < ab.planned && ab.running < ab.jobs.n &&
+		    ab_may_start(&ab, next, look, &budget_ended)) {
+			strbuf_reset(&state);
+			if (ab.until && look) {
+				strbuf_addstr(&state, ": ");
+				round_state(&ab, &a, &state);
+			}
+			ab_boot_start(&ab, next, &pr, state.buf);
+			if (ab.boots[next].state == AB_DONE)
+				ab_boot_done(&ab, next, &a, &pr, decisions, &bad);
+			continue;
+		}
+		if (stopping) {
+			/* decided: what still runs is not needed */
+			for (size_t i = 0; i < ab.planned; i++)
+				if (ab.boots[i].state == AB_RUNNING)
+					ab_boot_cancel(&ab, i, look);
+		}
+		if (!ab.running)
+			break;
+		for (size_t i = 0; i < ab.planned; i++) {
+			int status;
+
+			if (ab.boots[i].state != AB_RUNNING || !lab_child_poll(&ab.boots[i].j, &status))
+				continue;
+			ab_boot_finish(&ab, i, status, &pr);
+			ab_boot_done(&ab, i, &a, &pr, decisions, &bad);
+		}
+		usleep(AB_POLL_MS * 1000);
 	}
+	if (ab.until)
+		ab_drop_undecided_rounds(&ab, look);
 	if (!ab.until && decisions && abd_look(&a, ab.rounds, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	progress_show(&pr, "all boots done", NULL, 0);
@@ -817,7 +1013,7 @@ int cmd_ab(int argc, const char **argv)
 		fwrite(text.buf, 1, text.len, stdout);
 		strbuf_release(&text);
 		if (ab.until && !abd_all_decided(&a)) {
-			decide_format_duration(spent, sizeof(spent), ab.spent_s);
+			decide_format_duration(spent, sizeof(spent), ab_wall_s(&ab));
 			decide_format_duration(total, sizeof(total), ab.budget_s);
 			printf("ab: %s after %u round%s (%s of %s): the rows and expectations above marked "
 			       "undecided are not, with the rounds each would need\n",

@@ -11,6 +11,7 @@
 #include "report/compare.h"
 #include "results/results.h"
 #include "results/schedmetrics.h"
+#include "run/jobs.h"
 #include "run/labrun.h"
 #include "run/matrix.h"
 #include "scenario/scenario.h"
@@ -27,7 +28,7 @@
 static const char bisect_usage[] =
 	"lab bisect --ksrc DIR --good REV --bad REV --topo SPEC (--scenario FILE | --suite NAME) "
 	"--metric CASE:METRIC [--config FRAGMENTS] [--patch P] [--alpha 0.05] [--max-runs N] "
-	"[--clock wall|virtual] [--dir DIR] [--jobs N] [--json]\n   or: lab bisect --dir DIR [--json]";
+	"[--clock wall|virtual] [--dir DIR] [--jobs N] [--make-jobs N] [--json]\n   or: lab bisect --dir DIR [--json]";
 
 /* Boots a side may fail in a row before the bisection gives up on it. */
 #define MAX_FAILED_BOOTS 3
@@ -36,10 +37,20 @@ static const char bisect_usage[] =
  * scheduler features its file `sched-feat` lists, instead of a build. */
 #define FAKE_KERNEL_ENV "LAB_BISECT_KERNEL"
 
+/* A boot begun and not yet over (--jobs runs several at once). */
+struct bisect_pending {
+	size_t idx;		/* into b->boots */
+	struct lab_child_run j;
+	char *root, *log;
+};
+
 struct run_ctx {
 	struct bisect *b;
 	const char *dir;
-	unsigned jobs;
+	unsigned jobs;			/* make -j */
+	struct jobs_plan guests;	/* boots at a time */
+	struct bisect_pending pend[JOBS_MAX];
+	unsigned nr_pend;		/* the last nr_pend of b->boots */
 	unsigned deadline_s;
 	const char *fake_kernel;
 	struct progress pr;
@@ -47,12 +58,18 @@ struct run_ctx {
 	double wall_before;
 };
 
+/* bisect.json with the boots that are over: a resume boots the others
+ * again (they are the last ones) */
 static void save(struct run_ctx *x)
 {
 	struct strbuf err = STRBUF_INIT;
+	int ret;
 
 	x->b->wall_seconds = x->wall_before + (double)(now_ns() - x->t0_ns) / 1e9;
-	if (bisect_save(x->b, x->dir, &err) < 0)
+	x->b->nr_boots -= x->nr_pend;
+	ret = bisect_save(x->b, x->dir, &err);
+	x->b->nr_boots += x->nr_pend;
+	if (ret < 0)
 		die(LAB_EXIT_FAIL, "%s", err.buf);
 }
 
@@ -292,18 +309,75 @@ static double value_of(const struct bisect *b, const char *run)
 }
 
 /* One boot of commit c for step `step`; appends it to the state. */
+/* The boots begun together are over: their values, in the order begun. */
+static void flush(struct run_ctx *x)
+{
+	struct bisect *b = x->b;
+
+	for (unsigned k = 0; k < x->nr_pend; k++) {
+		struct bisect_pending *q = &x->pend[k];
+		struct bisect_boot *t = &b->boots[q->idx];
+		struct strbuf run = STRBUF_INIT;
+		int status = lab_child_wait(&q->j);
+
+		t->seconds = (double)(now_ns() - q->j.t_start_ns) / 1e9;
+		if (lab_child_find_run(q->root, &run, t->verdict, sizeof(t->verdict)) == 0) {
+			t->run = strbuf_detach(&run);
+			t->value = value_of(b, t->run);
+		}
+		if (status == CHILD_TIMED_OUT)
+			snprintf(t->verdict, sizeof(t->verdict), "HANG");
+		else if (!t->verdict[0])
+			snprintf(t->verdict, sizeof(t->verdict), "ERROR");
+		if (!t->run)
+			t->run = xstrdup("");
+		progress_item_done(&x->pr, t->seconds);
+		if (!isfinite(t->value)) {
+			progress_break(&x->pr);
+			warning("boot of %.12s ended %s without a value of %s:%s; its log: %s",
+				b->commits[t->commit].sha, t->verdict, b->metric_case, b->metric_name, q->log);
+		}
+		free(q->root);
+		free(q->log);
+	}
+	x->nr_pend = 0;
+	save(x);
+}
+
+/* Boots of commit c in step `step` begun and not over. */
+static size_t pending_of(const struct run_ctx *x, size_t c, unsigned step)
+{
+	size_t n = 0;
+
+	for (unsigned k = 0; k < x->nr_pend; k++) {
+		const struct bisect_boot *t = &x->b->boots[x->pend[k].idx];
+
+		n += t->commit == c && t->step == step;
+	}
+	return n;
+}
+
+/*
+ * Begins a boot of commit c (its kernel built first when it is not in the
+ * cache); with --jobs N the first N - 1 of a batch only begin, the N-th
+ * waits for all of them (flush()).
+ */
 static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 {
 	struct bisect *b = x->b;
 	struct bisect_boot *t;
-	struct lab_child_run j;
-	struct strbuf err = STRBUF_INIT, run = STRBUF_INIT, featbuf = STRBUF_INIT, detail = STRBUF_INIT;
+	struct bisect_pending *q;
+	struct strbuf err = STRBUF_INIT, featbuf = STRBUF_INIT, detail = STRBUF_INIT;
 	const char *spec, *variant;
-	char *root, *log;
-	int status;
+	size_t done = b->nr_boots - x->nr_pend;
 
-	if (kernel_of(x, c, &spec, &variant, &featbuf) < 0)
+	if (kernel_of(x, c, &spec, &variant, &featbuf) < 0) {
+		/* the step decides without it: on what the others give */
+		if (x->nr_pend)
+			flush(x);
+		strbuf_release(&featbuf);
 		return;
+	}
 	if (b->nr_boots == BISECT_MAX_BOOTS)
 		die(LAB_EXIT_FAIL, "more than %d boots: stopping", BISECT_MAX_BOOTS);
 	b->boots = xrealloc(b->boots, (b->nr_boots + 1) * sizeof(*b->boots));
@@ -312,17 +386,22 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 	t->commit = c;
 	t->step = step;
 	t->value = NAN;
-	root = xasprintf("%s/boots/%04zu-%.12s", x->dir, b->nr_boots + 1, b->commits[c].sha);
-	log = xasprintf("%s.log", root);
+	q = &x->pend[x->nr_pend];
+	memset(q, 0, sizeof(*q));
+	q->idx = b->nr_boots;
+	q->root = xasprintf("%s/boots/%04zu-%.12s", x->dir, b->nr_boots + 1, b->commits[c].sha);
+	q->log = xasprintf("%s.log", q->root);
 	/* left by a boot the bisection was killed in: that boot is redone */
-	remove_tree(root);
+	remove_tree(q->root);
 	if (step)
 		strbuf_addf(&detail, "step %u: %.12s (%s)", step, b->commits[c].sha, role);
 	else
 		strbuf_addf(&detail, "endpoints: %.12s (%s)", b->commits[c].sha, role);
+	if (x->nr_pend)
+		strbuf_addf(&detail, ", beside %u more", x->nr_pend);
 	/* what the boot before this one gave: the noise shows as it comes */
-	if (b->nr_boots) {
-		const struct bisect_boot *l = &b->boots[b->nr_boots - 1];
+	if (done) {
+		const struct bisect_boot *l = &b->boots[done - 1];
 
 		if (isfinite(l->value))
 			strbuf_addf(&detail, "; the last boot (%.12s) gave %.6g", b->commits[l->commit].sha,
@@ -332,42 +411,23 @@ static void boot(struct run_ctx *x, size_t c, unsigned step, const char *role)
 				    l->verdict);
 	}
 	progress_show(&x->pr, detail.buf, NULL, 0);
-	memset(&j, 0, sizeof(j));
-	j.kernel = spec;
-	j.label = role;
-	j.topo = b->topo;
-	j.suite = b->suite;
-	j.scenario = b->scenario;
-	j.variant = variant;
-	j.results_root = root;
-	j.log_path = log;
-	j.deadline_s = x->deadline_s;
-	if (lab_child_start(&j, &err) < 0) {
+	q->j.kernel = spec;
+	q->j.label = role;
+	q->j.topo = b->topo;
+	q->j.suite = b->suite;
+	q->j.scenario = b->scenario;
+	q->j.variant = variant;
+	q->j.results_root = q->root;
+	q->j.log_path = q->log;
+	q->j.deadline_s = x->deadline_s;
+	if (lab_child_start(&q->j, &err) < 0) {
 		progress_break(&x->pr);
 		die(LAB_EXIT_FAIL, "%s", err.buf);
 	}
-	status = lab_child_wait(&j);
-	t->seconds = (double)(now_ns() - j.t_start_ns) / 1e9;
-	if (lab_child_find_run(root, &run, t->verdict, sizeof(t->verdict)) == 0) {
-		t->run = strbuf_detach(&run);
-		t->value = value_of(b, t->run);
-	}
-	if (status == CHILD_TIMED_OUT)
-		snprintf(t->verdict, sizeof(t->verdict), "HANG");
-	else if (!t->verdict[0])
-		snprintf(t->verdict, sizeof(t->verdict), "ERROR");
-	if (!t->run)
-		t->run = xstrdup("");
 	b->nr_boots++;
-	progress_item_done(&x->pr, t->seconds);
-	if (!isfinite(t->value)) {
-		progress_break(&x->pr);
-		warning("boot of %.12s ended %s without a value of %s:%s; its log: %s", b->commits[c].sha,
-			t->verdict, b->metric_case, b->metric_name, log);
-	}
-	save(x);
-	free(root);
-	free(log);
+	x->nr_pend++;
+	if (x->nr_pend >= x->guests.n)
+		flush(x);
 	strbuf_release(&err);
 	strbuf_release(&featbuf);
 	strbuf_release(&detail);
@@ -416,6 +476,9 @@ static void endpoints(struct run_ctx *x)
 		size_t vb = bisect_values(b, last, 0, d, BISECT_MAX_BOOTS);
 		enum seq_endpoints e = SEQ_ENDS_SAME;
 
+		/* boots begun beside others: the test looks when they are over */
+		if (x->nr_pend)
+			goto choose;
 		/* one look per complete pair: max-runs - 1 looks at most, as the
 		 * Bonferroni split assumes */
 		if (vg == vb)
@@ -462,6 +525,14 @@ static void endpoints(struct run_ctx *x)
 			     "%.4g, p %.3g): nothing to bisect", vg, b->endpoint_ratio, b->endpoint_p);
 			break;
 		}
+choose:
+		/* counting the boots begun as values to come */
+		vg += pending_of(x, 0, 0);
+		vb += pending_of(x, last, 0);
+		if (vg >= b->max_runs && vb >= b->max_runs) {
+			flush(x);
+			continue;
+		}
 		/* A B B A ...: the side with fewer values next, good first on a
 		 * tie in even rounds, bad first in odd ones; by values, not boots:
 		 * a boot without a value is taken again, and the test looks only
@@ -492,6 +563,13 @@ static void step(struct run_ctx *x, size_t c)
 		size_t nb = bisect_ref_values(b, last, d, BISECT_MAX_BOOTS);
 		size_t nc = bisect_values(b, c, s, v, BISECT_MAX_BOOTS), fc, fg, fb, kc, kg, kb, n;
 
+		if (x->nr_pend) {
+			/* boots begun beside others: the test looks when they are over */
+			kc = boots_of(b, c, s, &fc);
+			kg = boots_of(b, 0, s, &fg);
+			kb = boots_of(b, last, s, &fb);
+			goto choose;
+		}
 		seq_decide(g, ng, d, nb, v, nc, &p, &st.res);
 		st.res.n = nc;
 		if (st.res.decision != SEQ_UNDECIDED) {
@@ -525,6 +603,15 @@ static void step(struct run_ctx *x, size_t c)
 			stop(x, "the %s endpoint stopped giving values (%zu failed boots in a row in step %u)",
 			     fg >= MAX_FAILED_BOOTS ? "good" : "bad", fg >= MAX_FAILED_BOOTS ? fg : fb, s);
 			goto out;
+		}
+choose:
+		/* counting the boots begun as values to come */
+		nc += pending_of(x, c, s);
+		ng += pending_of(x, 0, s);
+		nb += pending_of(x, last, s);
+		if (nc >= b->max_runs) {
+			flush(x);
+			continue;
 		}
 		/* C G B while there are fewer than two references a side, then
 		 * C G C B: the candidate and both references interleaved */
@@ -655,7 +742,7 @@ static int finish(struct run_ctx *x, size_t lo, int json)
 	return b->phase == BISECT_DONE ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
 }
 
-static int run_bisect(struct bisect *b, const char *dir, unsigned jobs, int json)
+static int run_bisect(struct bisect *b, const char *dir, unsigned jobs, unsigned guests, int json)
 {
 	struct run_ctx x = { .b = b, .dir = dir, .jobs = jobs, .t0_ns = now_ns(),
 			     .wall_before = b->wall_seconds };
@@ -665,12 +752,24 @@ static int run_bisect(struct bisect *b, const char *dir, unsigned jobs, int json
 	x.fake_kernel = getenv(FAKE_KERNEL_ENV);
 	if (x.fake_kernel && !*x.fake_kernel)
 		x.fake_kernel = NULL;
-	if (lab_run_deadline_s(b->topo, b->scenario ? b->scenario : b->suite, &x.deadline_s, &err) < 0)
+	if (lab_run_deadline_s(b->topo, b->scenario ? b->scenario : b->suite, &x.deadline_s, &err) < 0 ||
+	    jobs_plan(b->topo, b->clock && !strcmp(b->clock, "virtual"), guests, &x.guests, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	{
+		struct strbuf note = STRBUF_INIT;
+		int warn;
+
+		jobs_note(&x.guests, &note, &warn);
+		if (warn)
+			warning("%s", note.buf);
+		else
+			info("%s", note.buf);
+		strbuf_release(&note);
+	}
 	/* about log2(commits) steps of about 6 boots, and the endpoints' */
 	for (left = b->nr_commits, next = 0; left > 1; left /= 2)
 		next++;
-	progress_init(&x.pr, "bisect", (unsigned)(4 + 6 * next), 1);
+	progress_init(&x.pr, "bisect", (unsigned)(4 + 6 * next), x.guests.n);
 	if (b->phase == BISECT_ENDPOINTS)
 		endpoints(&x);
 	while (b->phase == BISECT_STEPPING) {
@@ -708,7 +807,7 @@ int cmd_bisect(int argc, const char **argv)
 	const char *ksrc = NULL, *topo = NULL, *scenario = NULL, *suite = NULL, *clock = NULL;
 	struct strvec configs = STRVEC_INIT, patches = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, d = STRBUF_INIT;
-	unsigned max_runs = 10, jobs = 0;
+	unsigned max_runs = 10, jobs = 0, guests = 0;
 	int json = 0, nr_pos, ret;
 	struct bisect b;
 	const struct lab_option opts[] = {
@@ -726,7 +825,9 @@ int cmd_bisect(int argc, const char **argv)
 			 "boots of a commit per step, and of each endpoint, before giving up (default 10)"),
 		OPT_STRING("clock", &clock, "wall (default) or virtual: every boot in QEMU icount time (docs/tcg.md)"),
 		OPT_STRING("dir", &dir, "the bisection's directory; alone: resume it"),
-		OPT_UINT("jobs", &jobs, 1, 1024, "make -j for the builds (default: online CPUs)"),
+		OPT_UINT("jobs", &guests, 1, JOBS_MAX, "guests at a time (default: the host's CPUs over the threads "
+			 "a guest keeps busy: one under the virtual clock, one per vCPU on the wall clock)"),
+		OPT_UINT("make-jobs", &jobs, 1, 1024, "make -j for the builds (default: online CPUs)"),
 		OPT_BOOL("json", &json, "print bisect.json instead of the text"),
 		OPT_END(),
 	};
@@ -746,7 +847,7 @@ int cmd_bisect(int argc, const char **argv)
 			info("resuming the bisection in %s (%s; %zu boot%s and %zu step%s so far)", dir,
 			     b.phase == BISECT_ENDPOINTS ? "measuring the endpoints" : "stepping",
 			     b.nr_boots, b.nr_boots == 1 ? "" : "s", b.nr_steps, b.nr_steps == 1 ? "" : "s");
-		ret = run_bisect(&b, dir, jobs, json);
+		ret = run_bisect(&b, dir, jobs, guests, json);
 		bisect_release(&b);
 		return ret;
 	}
@@ -810,7 +911,7 @@ int cmd_bisect(int argc, const char **argv)
 	       b.nr_commits - 1, b.commits[0].sha, b.commits[b.nr_commits - 1].sha, b.metric_case,
 	       b.metric_name, b.topo, d.buf);
 	fflush(stdout);
-	ret = run_bisect(&b, d.buf, jobs, json);
+	ret = run_bisect(&b, d.buf, jobs, guests, json);
 	bisect_release(&b);
 	strvec_clear(&configs);
 	strvec_clear(&patches);

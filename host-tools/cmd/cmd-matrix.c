@@ -2,6 +2,7 @@
  * jobs with bounded parallelism and a deadline each, resumable from DIR. */
 #define _GNU_SOURCE
 #include "backend/backend.h"
+#include "run/jobs.h"
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
 #include "run/labrun.h"
@@ -27,7 +28,7 @@ static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--variant KEY=VALUE...] [--arch A] [--jobs N] [--dir DIR] "
 	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] [--trace] (or only --dir DIR: resume a stopped matrix)";
 
-#define MX_MAX_PARALLEL 16
+#define MX_MAX_PARALLEL JOBS_MAX
 #define POLL_MS 250
 
 /* A hypervisor the jobs go to: one per --uri, or one for lab run's default. */
@@ -44,6 +45,7 @@ struct mx_run {
 	const char *backend;		/* passed to every lab run */
 	int warm;			/* lab run --warm */
 	unsigned parallel;		/* per host */
+	struct jobs_plan jobs;		/* one local host: how parallel was chosen */
 	unsigned max_total;		/* over all hosts; 0: no bound */
 	unsigned running;
 	unsigned *deadline_s;		/* per job */
@@ -598,6 +600,33 @@ static void choose_hosts(struct mx_run *r, struct strvec *uris)
 }
 
 /*
+ * Guests at a time on one host: --jobs, or the default for the topology
+ * that keeps the most host threads busy (jobs.h); several URIs take
+ * --jobs each, 1 by default, since their CPUs are not known here.
+ */
+static void choose_jobs(struct mx_run *r)
+{
+	int virt = !strcmp(r->m.clock, "virtual");
+	struct strbuf err = STRBUF_INIT;
+
+	if (r->nr_hosts > 1) {
+		if (!r->parallel)
+			r->parallel = 1;
+		return;
+	}
+	for (size_t i = 0; i < r->m.topos.nr; i++) {
+		struct jobs_plan p;
+
+		if (jobs_plan(r->m.topos.v[i], virt, r->parallel, &p, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		if (!i || p.n < r->jobs.n)
+			r->jobs = p;
+	}
+	r->parallel = r->jobs.n ? r->jobs.n : 1;
+	strbuf_release(&err);
+}
+
+/*
  * The clock and the warm start every job boots with are the matrix's own:
  * kept in its state, so a resumed matrix boots as it began.  A resume that
  * asks for another one is refused in one line; a state from before they
@@ -629,7 +658,7 @@ static void keep_boot_mode(struct mx_run *r, const char *dir, const char *clock,
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
-	struct mx_run r = { .m = MATRIX_INIT, .parallel = 1 };
+	struct mx_run r = { .m = MATRIX_INIT, .parallel = 0 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT, variants = STRVEC_INIT;
 	struct strbuf err = STRBUF_INIT, newdir = STRBUF_INIT;
@@ -645,7 +674,8 @@ int cmd_matrix(int argc, const char **argv)
 			   "for more columns"),
 		OPT_STRING("arch", &arch, "guest architecture of every topology: x86_64 (default), arm64 or ppc64le"),
 		OPT_UINT("jobs", &r.parallel, 1, MX_MAX_PARALLEL,
-			 "guests at a time on each URI (default 1)"),
+			 "guests at a time on each URI (default on this host: its CPUs over the threads a guest "
+			 "keeps busy, one under the virtual clock; 1 on each of several URIs)"),
 		OPT_UINT("max-jobs", &r.max_total, 1, MX_MAX_PARALLEL * MX_MAX_ITEMS,
 			 "guests at a time over all URIs (default: no bound but --jobs)"),
 		OPT_STRING("dir", &dir, "the matrix directory; an existing one is resumed"),
@@ -720,6 +750,7 @@ int cmd_matrix(int argc, const char **argv)
 	keep_boot_mode(&r, dir, resume ? clock : NULL, cold);
 	mx_validate(&r);
 	choose_hosts(&r, &uris);
+	choose_jobs(&r);
 
 	if (!dir) {
 		if (results_create_run(results_root(), "matrix", &newdir) < 0)
@@ -744,6 +775,14 @@ int cmd_matrix(int argc, const char **argv)
 	if (r.nr_hosts > 1 && r.max_total)
 		printf(" (at most %u in all)", r.max_total);
 	printf(", in %s\n", dir);
+	if (r.nr_hosts == 1) {
+		struct strbuf j = STRBUF_INIT;
+		int warn;
+
+		jobs_note(&r.jobs, &j, &warn);
+		printf("matrix: %s%s\n", warn ? "warning: " : "", j.buf);
+		strbuf_release(&j);
+	}
 	fflush(stdout);
 
 	run_jobs(&r);

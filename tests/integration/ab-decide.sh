@@ -44,6 +44,8 @@ grep -q '^ab: 1s2c, suite .ab-decide., until decided: budget 10m00s, at most 2 r
 grep -q '^ab: clock virtual (the default of --until-decided), start warm (the default of --until-decided)$' "$TMP/out" ||
 	fail "the header does not say the clock and the start are the defaults"
 grep -q '^ab: expect decide-hackbench:time <= +25%$' "$TMP/out" || fail "the scenario's expect key is not listed"
+grep -Eq '^ab: [0-9]+ guests? at a time \(the default: [0-9]+ host CPUs?, one TCG thread a guest under icount' "$TMP/out" ||
+	fail "the header does not say how many guests at a time and why"
 grep -q '^expect decide-hackbench:time >= +30%: violated$' "$TMP/out" || fail "the expectation is not violated"
 grep -q '^ab: round 1 of at most 2: [01] of 1 rows decided, [0-2] of 2 expectations, [0-9ms]* of the budget left$' "$TMP/err" ||
 	fail "no progress line after round 1"
@@ -86,7 +88,7 @@ rc=0
 cat "$TMP/out"
 sed 's/^/stderr: /' "$TMP/err"
 [ "$rc" -eq 3 ] || fail "an undecided expectation at the end of the budget exited $rc, not 3"
-grep -q "^ab: boot 2 was cut short; its remains are in $dir/aside/boot-02-test-" "$TMP/err" ||
+grep -q "^ab: boot 2 was cut short, booting it again; its remains are in $dir/aside/boot-02-test-" "$TMP/err" ||
 	fail "the cut-short boot was not set aside"
 grep -q '^ab: clock virtual (as the ab began), start warm (as the ab began)$' "$TMP/out" || fail "the resume did not keep clock and start"
 [ "$(json "$dir/ab.json" 'len(d["boots"])')" -eq 4 ] || fail "the resumed ab did not end with 4 boots"
@@ -100,9 +102,19 @@ grep -q '^ab: the budget ended after 1 round ([0-9ms]* of 20s)' "$TMP/out" || fa
 echo "run 2: $((SECONDS - t0)) s"
 
 t0=$SECONDS
-echo "3. 1s1c, one fixed round: both gates hold, exit 0"
-run --topo 1s1c --rounds 1 --warm --clock virtual --expect 'decide-hackbench:time <= +60%'
+echo "3. 1s1c, one fixed round, two guests at a time: both gates hold, exit 0"
+run --topo 1s1c --rounds 1 --warm --clock virtual --jobs 2 --expect 'decide-hackbench:time <= +60%'
 [ "$rc" -eq 0 ] || fail "expectations that hold exited $rc, not 0"
 [ "$(grep -c '^expect .*: holds$' "$TMP/out")" -eq 2 ] || fail "not both expectations hold"
+grep -q '^ab: 2 guests at a time (--jobs): virtual-time results are those of one at a time' "$TMP/out" ||
+	fail "the header does not say two guests at a time"
+python3 - "$dir/ab.json" <<'PY' || fail "the boots did not run two at a time"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["jobs"] == 2, d["jobs"]
+assert [b["verdict"] for b in d["boots"]] == ["PASS"] * 4, d["boots"]
+# four boots two at a time: the wall time is well under their sum
+assert d["wall_s"] < 0.8 * d["spent_s"], (d["wall_s"], d["spent_s"])
+PY
 echo "run 3: $((SECONDS - t0)) s"
 echo "PASS: exit 2, 1, 3 and 0; until decided, resumed, JUnit"
