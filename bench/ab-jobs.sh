@@ -25,6 +25,12 @@ tmp=$(mktemp -d /tmp/schedlab-abjobs.XXXXXX)
 export LAB_RESULTS=$tmp/results
 LAB=${LAB:-./lab}
 
+# a warm start needs its saved guest: made here, not in the first measured ab
+for k in "$BASE" "$TEST"; do
+	"$LAB" run --topo "$TOPO" --kernel "$k" --suite "$SUITE" --clock virtual --warm >"$tmp/prewarm.log" 2>&1 ||
+		{ tail -5 "$tmp/prewarm.log"; echo "ab-jobs: the warm-up run of $k failed" >&2; exit 1; }
+done
+
 for j in $JOBS; do
 	t0=$(date +%s.%N)
 	rc=0

@@ -1,0 +1,38 @@
+/* fuzz-lava-reply.c - libFuzzer target for the readers of a LAVA server's
+ * replies (host-tools/lava/client.c): a job, a submit reply, an error body. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lava/client.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct strbuf err = STRBUF_INIT, msg = STRBUF_INIT;
+	struct lava_job job;
+	long id = 0;
+
+	if (lava_parse_job((const char *)data, size, &job, &err) == 0) {
+		if (!memchr(job.state, '\0', sizeof(job.state)) || !memchr(job.health, '\0', sizeof(job.health)) ||
+		    !memchr(job.device, '\0', sizeof(job.device)) ||
+		    !memchr(job.failure_comment, '\0', sizeof(job.failure_comment)))
+			abort();
+	} else if (!err.len || memchr(err.buf, '\n', err.len)) {
+		abort();
+	}
+	strbuf_reset(&err);
+	if (lava_parse_submit((const char *)data, size, &id, &err) == 0 ? id <= 0 : !err.len)
+		abort();
+	lava_error_message((const char *)data, size, &msg);
+	/* one printable line of at most 300 bytes */
+	if (!msg.len || msg.len > 300)
+		abort();
+	for (size_t i = 0; i < msg.len; i++)
+		if ((unsigned char)msg.buf[i] < 0x20 || msg.buf[i] == 0x7f)
+			abort();
+	strbuf_release(&err);
+	strbuf_release(&msg);
+	return 0;
+}
