@@ -2,9 +2,9 @@
 # one job on qemu-01 that boots the lab's kernel and initrd on 1s2c (2 vCPUs,
 # the lab's own QEMU topology arguments) under TCG, its state, health, console
 # lines and monitor result through the REST API, then down and no LAVA or
-# PostgreSQL process left.  Slow lane: about 2 min with the packages
-# installed (up about 40-70 s, the job 25-45 s, down about 10 s), 3-4 min
-# from scratch (apt-get install about 95 s).  A farm already running is
+# PostgreSQL process left.  Slow lane: 51-95 s with the packages installed
+# (up 21-67 s, the job 12-66 s, down 8-14 s: all with the host's load),
+# about 6 min from scratch (up with apt-get update and install: 307 s).  A farm already running is
 # somebody's: the test uses it and leaves it up.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: lava-local installs packages and starts system daemons"
@@ -17,7 +17,7 @@ if ! dpkg-query -W -f='${db:Status-Status}' lava-server 2>/dev/null | grep -qx i
 	skip "lava-server 2023.x is neither installed nor installable (apt-get update?)"
 fi
 
-ours= pg_before=
+ours='' pg_before=''
 if ! $LL status >/dev/null 2>&1; then
 	ours=1
 fi
