@@ -4,8 +4,8 @@
 # lines and monitor result through the REST API, then down and no LAVA or
 # PostgreSQL process left.  Slow lane: 51-95 s with the packages installed
 # (up 21-67 s, the job 12-66 s, down 8-14 s: all with the host's load),
-# about 6 min from scratch (up with apt-get update and install: 307 s).  A farm already running is
-# somebody's: the test uses it and leaves it up.
+# about 6 min from scratch (up with apt-get update and install: 307 s).
+# A farm already running is somebody's: the test uses it and leaves it up.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: lava-local installs packages and starts system daemons"
 LL=host-tools/lava/lava-local
