@@ -11,6 +11,9 @@
 #                                         3 rounds, effect 2%), warm start
 #   TOPO=1s4c BASE=debian TEST=debian MAXR=2 bench/ab-jobs.sh
 #   JOBS="1 2 3" ...                      more settings, each against the first
+#   START=cold TOPO=1s1c ...              cold boots: on one vCPU (no host-time
+#                                         kicks) every boot is the same, so the
+#                                         values must be identical at any --jobs
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,13 +23,14 @@ TEST=${TEST:-debian:7.2}
 SUITE=${SUITE:-ab-decide}
 MAXR=${MAXR:-3}
 JOBS=${JOBS:-1 2}
+START=${START:-warm}
 tmp=$(mktemp -d /tmp/schedlab-abjobs.XXXXXX)
 [ -n "${KEEP:-}" ] || trap 'rm -rf "$tmp"' EXIT
 export LAB_RESULTS=$tmp/results
 LAB=${LAB:-./lab}
 
 # a warm start needs its saved guest: made here, not in the first measured ab
-for k in "$BASE" "$TEST"; do
+[ "$START" = warm ] && for k in "$BASE" "$TEST"; do
 	"$LAB" run --topo "$TOPO" --kernel "$k" --suite "$SUITE" --clock virtual --warm >"$tmp/prewarm.log" 2>&1 ||
 		{ tail -5 "$tmp/prewarm.log"; echo "ab-jobs: the warm-up run of $k failed" >&2; exit 1; }
 done
@@ -34,7 +38,7 @@ done
 for j in $JOBS; do
 	t0=$(date +%s.%N)
 	rc=0
-	"$LAB" ab --topo "$TOPO" --base "$BASE" --test "$TEST" --suite "$SUITE" --clock virtual --warm \
+	"$LAB" ab --topo "$TOPO" --base "$BASE" --test "$TEST" --suite "$SUITE" --clock virtual "--$START" \
 		--until-decided --max-rounds "$MAXR" --budget 2h --jobs "$j" >"$tmp/out-$j" 2>"$tmp/err-$j" || rc=$?
 	t1=$(date +%s.%N)
 	dir=$(sed -n 's/^ab: directory //p' "$tmp/out-$j")
@@ -87,4 +91,28 @@ for jobs, d, rc, wall, load in runs[1:]:
         [x[:4] for x in decisions(ref_dir)] == [x[:4] for x in decisions(d)]
     print(f"  decisions {'the same' if same else 'DIFFER'} (state and round)")
 print(f"largest difference of a boot's value: {worst:.3f}%")
+# boot by boot is chaos plus the clock's noise; what must agree is each
+# side's distribution: mean and between-boot CV, and Welch's t of the means
+import math
+def side_values(d):
+    out = {}
+    for side, rnd, verdict, vals in boots(d)[1]:
+        for k, v in vals.items():
+            out.setdefault((side, k), []).append(v)
+    return out
+def mcv(x):
+    m = sum(x) / len(x)
+    sd = math.sqrt(sum((v - m) ** 2 for v in x) / (len(x) - 1)) if len(x) > 1 else 0.0
+    return m, sd
+ref_sv = side_values(ref_dir)
+for jobs, d, rc, wall, load in runs[1:]:
+    sv = side_values(d)
+    for key in sorted(set(ref_sv) & set(sv)):
+        a, b = ref_sv[key], sv[key]
+        (ma, sa), (mb, sb) = mcv(a), mcv(b)
+        se = math.sqrt(sa * sa / len(a) + sb * sb / len(b)) if len(a) > 1 and len(b) > 1 else float("nan")
+        t = (mb - ma) / se if se and se == se else float("nan")
+        print(f"  {key[0]:4s} {key[1][0]}:{key[1][1]}: --jobs {ref_jobs} mean {ma:.6g} (CV {100 * sa / ma:.2f}%, "
+              f"{len(a)} boots), --jobs {jobs} mean {mb:.6g} (CV {100 * sb / mb:.2f}%, {len(b)} boots): "
+              f"{100 * (mb - ma) / ma:+.2f}%, Welch t {t:.2f}")
 PY

@@ -109,7 +109,11 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 		/* the same guest inputs every boot: RDRAND/RNDR and virtio-rng
 		 * from one seed, and an RTC that starts at one date and runs
 		 * on the virtual clock (the host's date seeds the kernel's RNG) */
-		strvec_pushl(argv, "-seed", LAB_ICOUNT_SEED, NULL);
+		strvec_push(argv, "-seed");
+		if (conf->seed)
+			strvec_pushf(argv, "%u", conf->seed);
+		else
+			strvec_push(argv, LAB_ICOUNT_SEED);
 		strvec_pushl(argv, "-rtc", "base=" LAB_ICOUNT_RTC_BASE ",clock=vm", NULL);
 	}
 	if (conf->kernel)

@@ -20,6 +20,7 @@ struct backend_conf {
 	int tcg_single;        /* TCG: one host thread runs every vCPU */
 	int icount;            /* virtual clock: -icount shift=icount_shift,sleep=off */
 	unsigned icount_shift; /* guest ns per instruction = 2^shift */
+	unsigned seed;         /* with icount: -seed; 0: LAB_ICOUNT_SEED */
 	const char *kernel;    /* image QEMU loads (vmlinux for PVH, or bzImage) */
 	const char *initrd;
 	const char *cmdline;

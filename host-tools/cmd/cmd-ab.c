@@ -64,6 +64,7 @@ struct ab_boot {
 	char verdict[16];
 	double seconds;
 	int status;
+	unsigned seed;		/* lab run --seed, 0: none */
 	struct lab_child_run j;	/* while it runs */
 	char *root, *log;
 };
@@ -250,6 +251,8 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(x, "run", b->run ? json_object_new_string(b->run) : NULL);
 		json_object_object_add(x, "verdict", json_object_new_string(b->verdict));
 		json_object_object_add(x, "seconds", json_object_new_double(b->seconds));
+		if (b->seed)
+			json_object_object_add(x, "seed", json_object_new_int((int)b->seed));
 		json_object_array_add(boots, x);
 	}
 	json_object_object_add(o, "order", order);
@@ -301,6 +304,7 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.uri = ab->uri;
 	b->j.warm = ab->warm;
 	b->j.trace = ab->trace;
+	b->j.seed = b->seed;
 	b->j.results_root = b->root;
 	b->j.log_path = b->log;
 	b->j.deadline_s = ab->deadline_s;
@@ -618,8 +622,9 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 			printf(" %s", ab->sides[ab->boots[i].side].label);
 		printf("\n");
 	}
-	printf("ab: clock %s%s, start %s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
-	       ab->start_note ? ab->start_note : "");
+	printf("ab: clock %s%s, start %s%s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
+	       ab->start_note ? ab->start_note : "",
+	       ab->planned && ab->boots[0].seed ? "; boot k of each side with --seed k" : "");
 	{
 		struct strbuf j = STRBUF_INIT;
 		int warn;
@@ -917,9 +922,18 @@ int cmd_ab(int argc, const char **argv)
 		order = xcalloc(max, sizeof(*order));
 		ab.planned = ab_order(ab.nr_sides, rounds, order, max);
 		ab.boots = xcalloc(ab.planned, sizeof(*ab.boots));
+		unsigned nth[AB_MAX_SIDES] = { 0 };
+
 		for (size_t i = 0; i < ab.planned; i++) {
 			ab.boots[i].side = order[i];
 			ab.boots[i].round = (unsigned)(i / (2 * ab.nr_sides)) + 1;
+			/* cold boots on the virtual clock: the k-th of each side gets
+			 * seed k, so boots differ as the kernel's own randomness
+			 * makes them and the same ab gives the same numbers at any
+			 * --jobs (a warm start restores the saved guest's) */
+			nth[order[i]]++;
+			if (!ab.warm && !strcmp(ab.clock, "virtual"))
+				ab.boots[i].seed = nth[order[i]];
 		}
 		free(order);
 	}

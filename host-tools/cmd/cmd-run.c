@@ -98,6 +98,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("tcg-threads", &r.tcg_threads, "auto (default: single when the plan has faults or a profile, multi when it hot-removes vCPUs), single or multi"),
 			OPT_OPTARG("pin", &r.pin_opt, "bind each vCPU thread to a host CPU (SMT siblings on one host core, each LLC in one host LLC); =strict refuses a guest that does not fit, =no overrides a scenario"),
 			OPT_STRING("clock", &r.clock, "wall (default) or virtual: guest time counts instructions (QEMU icount), not the host's clock ($CLOCK)"),
+			OPT_UINT("seed", &r.seed, 1, 2147483647, "with --clock virtual: the seed of the guest's random numbers (RDRAND, virtio-rng; KASLR and hash seeds follow), default one for every boot: the same kernel and plan give the same numbers"),
 			OPT_STRING("backend", &r.backend, "qemu (default) or libvirt ($BACKEND)"),
 			OPT_STRING("uri", &r.uri, "libvirt URI ($LIBVIRT_URI, default qemu:///system)"),
 			OPT_UINT("timeout", &r.timeout_s, 1, 604800, "seconds for the whole run (default: boot + case deadlines)"),

@@ -399,8 +399,14 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addf(err, "unknown clock '%s' (wall or virtual)", r->clock);
 		return -1;
 	}
-	if (!v)
+	if (!v) {
+		if (r->seed) {
+			strbuf_addstr(err, "--seed goes with --clock virtual: it seeds the guest's random "
+				      "numbers under icount, where every boot is otherwise the same");
+			return -1;
+		}
 		return 0;
+	}
 	if (r->accel_kind != ACCEL_TCG) {
 		strbuf_addstr(err, "--clock virtual needs TCG (icount counts TCG's instructions): "
 			      "use --accel tcg, or --clock wall under KVM");
@@ -1058,6 +1064,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
 	if (r->clock_virtual) {
 		json_object_object_add(run, "icount_shift", json_object_new_int((int)r->icount_shift));
+		json_object_object_add(run, "seed", json_object_new_int64(r->seed ? r->seed :
+									  strtoll(LAB_ICOUNT_SEED, NULL, 10)));
 		if (r->kick_ms) {
 			json_object_object_add(run, "icount_kick_ms", json_object_new_int(r->kick_ms));
 			results_add_str(run, "icount_kick", r->kick_always ? "always" : "boot");
@@ -1114,6 +1122,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	conf.tcg_single = r->tcg_single;
 	conf.icount = r->clock_virtual;
 	conf.icount_shift = r->icount_shift;
+	conf.seed = r->seed;
 	/* The ELF vmlinux boots through PVH: no decompression, no real mode. */
 	conf.kernel = r->kp.vmlinux[0] ? r->kp.vmlinux : r->kp.bzimage;
 	conf.initrd = r->initrd;

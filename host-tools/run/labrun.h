@@ -90,6 +90,7 @@ struct lab_run {
 	int kick_ms;              /* with clock_virtual and SMP, else 0 */
 	int kick_always;          /* with kick_ms: through the run, not until ready */
 	unsigned icount_shift;    /* with clock_virtual */
+	unsigned seed;            /* --seed: QEMU's -seed under icount; 0: LAB_ICOUNT_SEED */
 	struct kernel_paths kp;
 	char *initrd;             /* base initrd (+ extra), owned */
 	int initrd_is_temp;       /* initrd is ours to delete */

@@ -554,6 +554,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_push(&j->cp.args, "--warm");
 	if (j->trace)
 		strvec_push(&j->cp.args, "--trace");
+	if (j->seed)
+		strvec_pushf(&j->cp.args, "--seed=%u", j->seed);
 	if (j->variant)
 		variant_run_args(&v, &j->cp.args);
 	if (j->backend)

@@ -105,6 +105,7 @@ struct lab_child_run {
 	const char *backend, *uri;	/* NULL: lab run's default ($BACKEND, $LIBVIRT_URI) */
 	int warm;			/* lab run --warm */
 	int trace;			/* lab run --trace */
+	unsigned seed;			/* lab run --seed (virtual clock), 0: none */
 	const char *variant;		/* "KEY=VALUE" (run/variant.h) to boot with, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */
