@@ -19,5 +19,9 @@ int cmd_scenarios(int argc, const char **argv);
 int cmd_bare(int argc, const char **argv);
 int cmd_cache(int argc, const char **argv);
 int cmd_doctor(int argc, const char **argv);
+/* lab lava submit, follow and run (cmd-lava-farm.c), dispatched by cmd_lava */
+int cmd_lava_submit(int argc, const char **argv);
+int cmd_lava_follow(int argc, const char **argv);
+int cmd_lava_run(int argc, const char **argv);
 
 #endif

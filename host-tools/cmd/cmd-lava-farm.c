@@ -1,0 +1,283 @@
+/* cmd-lava-farm.c - `lab lava submit`, `lab lava follow` and `lab lava
+ * run`: the lab's side of a LAVA server (docs/lava.md).  export and import
+ * (cmd-lava.c) work on files; these talk to the server through
+ * lava/client.c, with the token from $LAVA_TOKEN or --token-file only. */
+#define _GNU_SOURCE
+#include "cmd/lab.h"
+#include "cmd/options.h"
+#include "lava/client.h"
+#include "lib/child.h"
+#include "lib/json.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define FOLLOW_POLL_S 2
+#define FOLLOW_DEFAULT_TIMEOUT_S (6 * 3600)
+
+static const char submit_usage[] =
+	"lab lava submit --server URL [--token-file F] JOB (a job definition, as lab lava export writes it)";
+static const char follow_usage[] =
+	"lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID";
+static const char run_usage[] =
+	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC "
+	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--results ROOT]";
+
+static void server_or_die(struct lava_server *s, const char *url, const char *token_file)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (!url)
+		die(LAB_EXIT_USAGE, "--server URL is needed (the LAVA server, http://host:port)");
+	if (lava_server_init(s, url, token_file, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	strbuf_release(&err);
+}
+
+/* Submits the definition in path: the job's id, or exit 2 with LAVA's words. */
+static long submit_file(const struct lava_server *s, const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	size_t len = 0;
+	char *def = read_file(path, &len);
+	long id = 0;
+
+	if (!def)
+		die(LAB_EXIT_USAGE, "cannot read the job definition '%s': %s", path, strerror(errno));
+	if (!s->token[0])
+		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
+	if (memchr(def, '\0', len))
+		die(LAB_EXIT_USAGE, "'%s' is not a text file", path);
+	if (lava_submit(s, def, &id, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	free(def);
+	strbuf_release(&err);
+	return id;
+}
+
+int cmd_lava_submit(int argc, const char **argv)
+{
+	const char *url = NULL, *token_file = NULL, *pos[1];
+	const struct lab_option opts[] = {
+		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
+		OPT_STRING("token-file", &token_file, "a file (mode 600) holding the API token ($LAVA_TOKEN wins)"),
+		OPT_END(),
+	};
+	struct lava_server s;
+	int nr_pos, r;
+
+	r = parse_options(argc, argv, opts, submit_usage, pos, 1, &nr_pos);
+	if (r)
+		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (nr_pos != 1)
+		die(LAB_EXIT_USAGE, "one job definition is needed (usage: %s)", submit_usage);
+	server_or_die(&s, url, token_file);
+	printf("%ld\n", submit_file(&s, pos[0]));
+	memset(&s, 0, sizeof(s));
+	return LAB_EXIT_PASS;
+}
+
+/*
+ * Follows job id until it is Finished (or timeout_s), one line on stderr
+ * at each change of state or device, then writes DIR/lava-job.json (the
+ * metadata lab lava import reads, without the job's own secrets) and
+ * DIR/lava-log.yaml.  Returns the job's health: 1 Complete, 0 otherwise;
+ * exits 2 on a bad server, token or job, 1 when it does not finish.
+ */
+static int follow(const struct lava_server *s, long id, unsigned timeout_s, const char *dir,
+		  struct lava_job *j)
+{
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
+	char last[200] = "", now_state[200], *path;
+	time_t t0 = time(NULL);
+	struct json_object *o;
+
+	for (;;) {
+		if (lava_job_get(s, id, j, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		snprintf(now_state, sizeof(now_state), "%s%s%s", j->state, j->device[0] ? " on " : "",
+			 j->device);
+		if (strcmp(now_state, last)) {
+			fprintf(stderr, "lava: job %ld %s (%lds)\n", id, now_state, (long)(time(NULL) - t0));
+			snprintf(last, sizeof(last), "%s", now_state);
+		}
+		if (lava_job_finished(j))
+			break;
+		if (timeout_s && time(NULL) - t0 > (time_t)timeout_s) {
+			strbuf_reset(&err);
+			if (lava_job_cancel(s, id, &err) < 0)
+				warning("%s", err.buf);
+			die(LAB_EXIT_FAIL, "job %ld did not finish in %u s (state %s): canceled", id, timeout_s,
+			    j->state);
+		}
+		sleep(FOLLOW_POLL_S);
+	}
+	if (lava_job_log(s, id, &log, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (mkdir_p(dir, 0755) < 0)
+		die(LAB_EXIT_FAIL, "cannot create '%s': %s", dir, strerror(errno));
+	path = xasprintf("%s/lava-log.yaml", dir);
+	if (write_file_atomic(path, log.buf, log.len) < 0)
+		die(LAB_EXIT_FAIL, "cannot write '%s'", path);
+	free(path);
+	o = json_object_new_object();
+	json_object_object_add(o, "server", json_object_new_string(s->url));
+	{
+		char idtext[24];
+
+		snprintf(idtext, sizeof(idtext), "%ld", id);
+		json_object_object_add(o, "job_id", json_object_new_string(idtext));
+	}
+	json_object_object_add(o, "device", json_object_new_string(j->device));
+	json_object_object_add(o, "device_type", json_object_new_string(j->device_type));
+	json_object_object_add(o, "state", json_object_new_string(j->state));
+	json_object_object_add(o, "health", json_object_new_string(j->health));
+	if (j->failure_comment[0])
+		json_object_object_add(o, "failure_comment", json_object_new_string(j->failure_comment));
+	json_object_object_add(o, "submit_time", json_object_new_string(j->submit_time));
+	json_object_object_add(o, "start_time", json_object_new_string(j->start_time));
+	json_object_object_add(o, "end_time", json_object_new_string(j->end_time));
+	path = xasprintf("%s/lava-job.json", dir);
+	{
+		const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+
+		if (write_file_atomic(path, text, strlen(text)) < 0)
+			die(LAB_EXIT_FAIL, "cannot write '%s'", path);
+	}
+	free(path);
+	json_object_put(o);
+	fprintf(stderr, "lava: job %ld %s, %s on %s; log and metadata in %s\n", id, j->state, j->health,
+		j->device[0] ? j->device : "no device", dir);
+	strbuf_release(&err);
+	strbuf_release(&log);
+	return !strcmp(j->health, "Complete");
+}
+
+int cmd_lava_follow(int argc, const char **argv)
+{
+	const char *url = NULL, *token_file = NULL, *out = NULL, *pos[1];
+	unsigned timeout_s = FOLLOW_DEFAULT_TIMEOUT_S;
+	const struct lab_option opts[] = {
+		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
+		OPT_STRING("token-file", &token_file, "a file (mode 600) holding the API token ($LAVA_TOKEN wins)"),
+		OPT_UINT("timeout", &timeout_s, 1, 7 * 86400, "seconds to wait for the job, queue included "
+			 "(default 6 h); then it is canceled"),
+		OPT_STRING("out", &out, "where lava-job.json and lava-log.yaml go"),
+		OPT_END(),
+	};
+	struct lava_server s;
+	struct lava_job j;
+	char *end;
+	long id;
+	int nr_pos, r;
+
+	r = parse_options(argc, argv, opts, follow_usage, pos, 1, &nr_pos);
+	if (r)
+		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (nr_pos != 1 || !out)
+		die(LAB_EXIT_USAGE, "a job id and --out are needed (usage: %s)", follow_usage);
+	id = strtol(pos[0], &end, 10);
+	if (*end || id <= 0)
+		die(LAB_EXIT_USAGE, "'%s' is not a LAVA job id", pos[0]);
+	server_or_die(&s, url, token_file);
+	r = follow(&s, id, timeout_s, out, &j);
+	memset(&s, 0, sizeof(s));
+	return r ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
+}
+
+/* Runs `<this lab> ARGS...`: its exit code; bad input (2) ends this one too. */
+static int run_self(const char *what, struct strvec *args)
+{
+	struct child_process cp;
+	int st;
+
+	child_process_init(&cp);
+	strvec_push(&cp.args, "/proc/self/exe");
+	for (size_t i = 0; i < args->nr; i++)
+		strvec_push(&cp.args, args->v[i]);
+	cp.in = CHILD_DEVNULL;
+	st = start_command(&cp) < 0 ? -1 : finish_command(&cp);
+	child_process_clear(&cp);
+	if (st == LAB_EXIT_USAGE)
+		die(LAB_EXIT_USAGE, "%s refused its input", what);
+	strvec_clear(args);
+	return st;
+}
+
+int cmd_lava_run(int argc, const char **argv)
+{
+	const char *url = NULL, *token_file = NULL, *artifacts = NULL, *dir = NULL, *topo = NULL;
+	const char *suite = NULL, *scenario = NULL, *kernel = NULL, *accel = NULL, *results = NULL;
+	unsigned timeout_s = FOLLOW_DEFAULT_TIMEOUT_S;
+	const struct lab_option opts[] = {
+		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
+		OPT_STRING("token-file", &token_file, "a file (mode 600) holding the API token ($LAVA_TOKEN wins)"),
+		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR/job's files from "
+			   "(file://DIR/job for a LAVA on this host)"),
+		OPT_STRING("dir", &dir, "a new directory: the exported job (DIR/job), LAVA's log and metadata"),
+		OPT_STRING("topo", &topo, "topology spec or preset"),
+		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
+		OPT_STRING("scenario", &scenario, "a scenario file"),
+		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
+		OPT_STRING("accel", &accel, "tcg (default) or kvm"),
+		OPT_STRING("results", &results, "results root for the imported run (default results/)"),
+		OPT_UINT("timeout", &timeout_s, 1, 7 * 86400, "seconds to wait for the job, queue included"),
+		OPT_END(),
+	};
+	struct strvec a = STRVEC_INIT;
+	struct lava_server s;
+	struct lava_job j;
+	struct stat st;
+	char *job_dir, *def, *log, *meta, *plan;
+	long id;
+	int nr_pos, r, ok;
+
+	r = parse_options(argc, argv, opts, run_usage, NULL, 0, &nr_pos);
+	if (r)
+		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (!dir || !artifacts || !topo || !suite == !scenario)
+		die(LAB_EXIT_USAGE, "--dir, --artifacts, --topo and one of --suite or --scenario are needed "
+		    "(usage: %s)", run_usage);
+	if (stat(dir, &st) == 0)
+		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
+	server_or_die(&s, url, token_file);
+	if (!s.token[0])
+		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
+	if (mkdir_p(dir, 0755) < 0)
+		die(LAB_EXIT_FAIL, "cannot create '%s': %s", dir, strerror(errno));
+	job_dir = xasprintf("%s/job", dir);
+	strvec_pushl(&a, "lava", "export", "--topo", topo, suite ? "--suite" : "--scenario",
+		     suite ? suite : scenario, "--artifacts", artifacts, "--out", job_dir, NULL);
+	if (kernel)
+		strvec_pushl(&a, "--kernel", kernel, NULL);
+	if (accel)
+		strvec_pushl(&a, "--accel", accel, NULL);
+	if (run_self("lab lava export", &a))
+		die(LAB_EXIT_FAIL, "lab lava export failed");
+	def = xasprintf("%s/job.json", job_dir);
+	id = submit_file(&s, def);
+	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
+	ok = follow(&s, id, timeout_s, dir, &j);
+	memset(&s, 0, sizeof(s));
+	log = xasprintf("%s/lava-log.yaml", dir);
+	meta = xasprintf("%s/lava-job.json", dir);
+	plan = xasprintf("%s/plan.txt", job_dir);
+	strvec_pushl(&a, "lava", "import", "--job", meta, "--plan", plan, NULL);
+	if (results)
+		strvec_pushl(&a, "--results", results, NULL);
+	strvec_push(&a, log);
+	r = run_self("lab lava import", &a);
+	free(job_dir);
+	free(def);
+	free(log);
+	free(meta);
+	free(plan);
+	return ok && !r ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
+}
