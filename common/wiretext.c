@@ -133,7 +133,8 @@ static int is_hex(char c)
 /*
  * Reads a field of 1..max characters accepted by ok() up to the separator
  * sep (0: exactly max characters, no separator).  Returns 1 and moves *at
- * past it, 0 when the text ends first, -1 when it is malformed.
+ * past it, 0 when the text ends first, -1 when it is malformed (*at is
+ * then the offending character).
  */
 static int field(const char *s, size_t n, size_t *at, int (*ok)(char), size_t max,
 		 char sep, size_t *start, size_t *flen)
@@ -149,10 +150,12 @@ static int field(const char *s, size_t n, size_t *at, int (*ok)(char), size_t ma
 			*at = i;
 			return 1;
 		}
+		*at = i;
 		return i == n ? 0 : -1;
 	}
 	if (i == n)
 		return 0;
+	*at = i;
 	if (!*flen || s[i] != sep)
 		return -1;
 	*at = i + 1;
@@ -186,37 +189,45 @@ static uint32_t num(const char *s, size_t len, int base)
 /*
  * Parses one record at s (which starts with the prefix, or a piece of it).
  * Returns its length when intact, 0 when the text ends before it does,
- * -1 when it is malformed or its crc does not match.
+ * -1 when it is malformed or its crc does not match.  On -1, *cut is where
+ * the text stopped looking like a record (n when all of it did and only
+ * the crc or a value is wrong): the kernel may print a line of its own
+ * in the middle of one of ours, and the rest of ours follows later.
  */
-static long parse_record(const char *s, size_t n, struct chunk *c)
+static long parse_record(const char *s, size_t n, struct chunk *c, size_t *cut)
 {
 	const size_t plen = strlen(WIRETEXT_PREFIX);
 	size_t at = plen, st, fl, b64_at, b64_len;
 	long got;
 	int r;
 
-	if (memcmp(s, WIRETEXT_PREFIX, n < plen ? n : plen))
-		return -1;
-	if (n < plen)
-		return 0;
+	*cut = n;
+	for (size_t i = 0; i < plen; i++) {
+		if (i == n)
+			return 0;
+		if (s[i] != WIRETEXT_PREFIX[i]) {
+			*cut = i;
+			return -1;
+		}
+	}
 	if ((r = field(s, n, &at, ok_hex, 8, ' ', &st, &fl)) <= 0)
-		return r;
+		goto field_end;
 	if (fl != 8)
 		return -1;
 	c->stream = num(s + st, fl, 16);
 	if ((r = field(s, n, &at, ok_hex, 8, ' ', &st, &fl)) <= 0)
-		return r;
+		goto field_end;
 	c->seq = num(s + st, fl, 16);
 	if ((r = field(s, n, &at, ok_dec, 5, '/', &st, &fl)) <= 0)
-		return r;
+		goto field_end;
 	c->index = num(s + st, fl, 10);
 	if ((r = field(s, n, &at, ok_dec, 5, ' ', &st, &fl)) <= 0)
-		return r;
+		goto field_end;
 	c->count = num(s + st, fl, 10);
 	if ((r = field(s, n, &at, ok_b64, (WIRETEXT_CHUNK + 2) / 3 * 4, ' ', &b64_at, &b64_len)) <= 0)
-		return r;
+		goto field_end;
 	if ((r = field(s, n, &at, ok_hex, 8, 0, &st, &fl)) <= 0)
-		return r;
+		goto field_end;
 	if (num(s + st, fl, 16) != wire_crc32(0, s, st - 1))
 		return -1;
 	if (!c->count || c->count > WIRETEXT_MAX_CHUNKS || c->index >= c->count)
@@ -229,6 +240,10 @@ static long parse_record(const char *s, size_t n, struct chunk *c)
 	if (c->index + 1 < c->count && c->len != WIRETEXT_CHUNK)
 		return -1;
 	return (long)at;
+field_end:
+	if (r < 0)
+		*cut = at;
+	return r;
 }
 
 static void lose(struct wiretext_decoder *d, uint32_t seq)
@@ -294,42 +309,89 @@ static void take(struct wiretext_decoder *d, const struct chunk *c,
 	}
 }
 
+/* A record cut short: its start waits for the rest, at most this many
+ * lines later (the kernel may print a few lines in between). */
+#define PENDING_LINES 16
+
 static void keep_pending(struct wiretext_decoder *d, const char *s, size_t n)
 {
 	if (n >= sizeof(d->pending)) {
 		d->bad_lines++;
 		return;
 	}
-	memcpy(d->pending, s, n);
+	memmove(d->pending, s, n);
 	d->pending_len = n;
+	d->pending_age = 0;
+}
+
+/* Counted bad only when it had the whole prefix: an 'S' at the end of a
+ * kernel line is not a record. */
+static void drop_pending(struct wiretext_decoder *d)
+{
+	if (d->pending_len >= strlen(WIRETEXT_PREFIX))
+		d->bad_lines++;
+	d->pending_len = 0;
+}
+
+/* Parses a record at s; an intact one is taken.  Returns the length
+ * consumed, 0 when a start was kept as pending (the rest of the line, from
+ * the cut on, is then at *cut), -1 when nothing could be made of it. */
+static long one_record(struct wiretext_decoder *d, const char *s, size_t n, size_t *cut,
+		       wiretext_frame_fn fn, void *ctx)
+{
+	struct chunk c;
+	long r = parse_record(s, n, &c, cut);
+
+	size_t dummy;
+
+	if (r > 0) {
+		take(d, &c, fn, ctx);
+		return r;
+	}
+	if (r == 0) {
+		*cut = n;
+		keep_pending(d, s, n);
+		return 0;
+	}
+	if (*cut < n && *cut > 0 && parse_record(s, *cut, &c, &dummy) == 0) {
+		keep_pending(d, s, *cut);
+		return 0;
+	}
+	return -1;
 }
 
 static void process_line(struct wiretext_decoder *d, const char *s, size_t n,
 			 wiretext_frame_fn fn, void *ctx)
 {
 	const size_t plen = strlen(WIRETEXT_PREFIX);
-	struct chunk c;
-	size_t pos = 0;
+	size_t pos = 0, cut;
 	long r;
 
 	while (n && (s[n - 1] == '\r' || s[n - 1] == '\n'))
 		n--;
 	if (d->pending_len) {
-		/* a logger cut the record in two: try it whole with this line */
+		/* the rest of a record cut short, maybe with a kernel line in it */
 		char joined[2 * WIRETEXT_LINE_MAX];
 		size_t take_n = n < WIRETEXT_LINE_MAX ? n : WIRETEXT_LINE_MAX;
-		size_t jl = d->pending_len + take_n;
+		size_t plen_was = d->pending_len;
+		unsigned age = d->pending_age;
 
-		memcpy(joined, d->pending, d->pending_len);
-		memcpy(joined + d->pending_len, s, take_n);
-		r = parse_record(joined, jl, &c);
-		if (r > (long)d->pending_len) {
-			pos = (size_t)r - d->pending_len;
-			take(d, &c, fn, ctx);
-		} else {
-			d->bad_lines++;
-		}
+		memcpy(joined, d->pending, plen_was);
+		memcpy(joined + plen_was, s, take_n);
 		d->pending_len = 0;
+		r = one_record(d, joined, plen_was + take_n, &cut, fn, ctx);
+		if (r > (long)plen_was) {
+			pos = (size_t)r - plen_was;
+		} else if (r == 0 && cut > plen_was) {
+			pos = cut - plen_was;
+		} else {
+			/* not its rest: wait a few lines unless a new record began */
+			memcpy(d->pending, joined, plen_was);
+			d->pending_len = plen_was;
+			d->pending_age = age;
+			if (memmem(s, n, WIRETEXT_PREFIX, plen) || ++d->pending_age > PENDING_LINES)
+				drop_pending(d);
+		}
 	}
 	while (pos < n) {
 		const char *p = memmem(s + pos, n - pos, WIRETEXT_PREFIX, plen);
@@ -338,17 +400,26 @@ static void process_line(struct wiretext_decoder *d, const char *s, size_t n,
 		if (!p)
 			break;
 		at = (size_t)(p - s);
-		r = parse_record(p, n - at, &c);
-		if (r > 0) {
-			take(d, &c, fn, ctx);
+		drop_pending(d);
+		r = one_record(d, p, n - at, &cut, fn, ctx);
+		if (r > 0)
 			pos = at + (size_t)r;
-		} else if (r == 0) {
-			keep_pending(d, p, n - at);
-			break;
-		} else {
+		else if (r == 0)
+			pos = at + cut;
+		else {
 			d->bad_lines++;
 			pos = at + 1;
 		}
+	}
+	/* the prefix itself cut: by the end of the line, or by a kernel line
+	 * (its printk timestamp) */
+	for (size_t i = pos; i < n && !d->pending_len; i++) {
+		size_t m = 0;
+
+		while (m + 1 < plen && i + m < n && s[i + m] == WIRETEXT_PREFIX[m])
+			m++;
+		if (m && (i + m == n || s[i + m] == '['))
+			keep_pending(d, s + i, m);
 	}
 }
 
@@ -402,9 +473,7 @@ void wiretext_decoder_finish(struct wiretext_decoder *d, wiretext_frame_fn fn, v
 	if (d->line_len)
 		process_line(d, d->line, d->line_len, fn, ctx);
 	d->line_len = 0;
-	if (d->pending_len)
-		d->bad_lines++;
-	d->pending_len = 0;
+	drop_pending(d);
 	if (d->count && d->next < d->count)
 		lose(d, d->seq);
 	d->count = d->next = 0;

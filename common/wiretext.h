@@ -56,6 +56,7 @@ struct wiretext_decoder {
 	size_t line_len, line_alloc;
 	char pending[WIRETEXT_LINE_MAX]; /* a record cut at the end of a line */
 	size_t pending_len;
+	unsigned pending_age;    /* lines since it was cut */
 	uint32_t stream;
 	int have_stream;
 	uint8_t *frame;          /* the frame being reassembled */

@@ -200,6 +200,44 @@ static int ignore_record(const struct wire_record *rec, void *ctx)
 	return 0;
 }
 
+/* The kernel printed its own lines in the middle of ours, as the serial
+ * console does with printk: the record's start, the kernel's lines, then
+ * the record's rest on a line of its own. */
+static void test_kernel_lines_inside_a_record(void **state)
+{
+	static const size_t cuts[] = { 3, 14, 20, 40, 90 };
+	struct buf text = { 0 }, bin = { 0 }, log = { 0 }, out = { 0 };
+	struct wiretext_decoder d;
+	char *line, *save = NULL;
+	int i = 0;
+
+	make_stream(3, 200, &bin, &text);
+	for (line = strtok_r(text.p, "\n", &save); line; line = strtok_r(NULL, "\n", &save), i++) {
+		size_t cut = cuts[i % 5] < strlen(line) ? cuts[i % 5] : strlen(line) - 2;
+
+		if (i % 2) {
+			buf_adds(&log, line);
+			buf_adds(&log, "\r\n");
+			continue;
+		}
+		buf_add(&log, line, cut);
+		buf_adds(&log, "[   17.583051] schedlab: case smoke-exec end\r\n");
+		if (i % 4 == 0)
+			buf_adds(&log, "[   17.585610] schedlab: case smoke-x start\r\n");
+		buf_adds(&log, line + cut);
+		buf_adds(&log, "\r\n");
+	}
+	decode(log.p, log.len, 11, &d, &out);
+	assert_int_equal(d.bad_lines, 0);
+	assert_int_equal(out.len, bin.len);
+	assert_memory_equal(out.p, bin.p, bin.len);
+	wiretext_decoder_release(&d);
+	free(text.p);
+	free(bin.p);
+	free(log.p);
+	free(out.p);
+}
+
 /* One mangled character loses its frame, and only that one; the wire
  * decoder then counts it missing against the END record. */
 static void test_mangled_line_loses_one_frame(void **state)
@@ -290,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_round_trip_any_chunking),
 		cmocka_unit_test(test_noisy_console),
 		cmocka_unit_test(test_split_and_merged_lines),
+		cmocka_unit_test(test_kernel_lines_inside_a_record),
 		cmocka_unit_test(test_mangled_line_loses_one_frame),
 		cmocka_unit_test(test_other_stream_and_duplicates),
 		cmocka_unit_test(test_hostile_fields_rejected),
