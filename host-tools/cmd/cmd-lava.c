@@ -1,5 +1,5 @@
 /* cmd-lava.c - `lab lava import`: a LAVA job's log and metadata into a normal
- * results directory, so lab compare, report and trace read it as any run. */
+ * results directory; `lab lava export`: a LAVA qemu job and its artifacts. */
 #define _GNU_SOURCE
 #include "cmd/lab.h"
 #include "cmd/options.h"
@@ -11,6 +11,11 @@
 #include "results/runfiles.h"
 #include "results/runreport.h"
 #include "run/session.h"
+#include "common/plan.h"
+#include "kernel/initrd.h"
+#include "kernel/kernel.h"
+#include "run/lavajob.h"
+#include "scenario/scenario.h"
 #include "topo/guestview.h"
 #include "topo/topo.h"
 #include "topo/verify.h"
@@ -23,7 +28,12 @@
 #include <unistd.h>
 
 static const char lava_usage[] =
-	"lab lava import --job JOB.json --plan PLAN [--results DIR] LOG.yaml";
+	"lab lava import --job JOB.json --plan PLAN [--results DIR] LOG.yaml\n"
+	"   or: lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K]\n"
+	"                       [--accel tcg|kvm] --artifacts URL --out DIR";
+static const char export_usage[] =
+	"lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K] "
+	"[--accel tcg|kvm] --artifacts URL --out DIR";
 
 /* What the job's metadata file says (strings owned by its JSON object). */
 struct lava_job {
@@ -350,13 +360,142 @@ static int lava_import(int argc, const char **argv)
 	return verdict_exit_code(verdict);
 }
 
+/* The kernel command line of an exported job: what lab run gives a QEMU
+ * guest that holds on any host, and the console transport. */
+static const char export_cmdline[] =
+	"console=ttyS0,115200 loglevel=5 panic=-1 sched_verbose schedstats=enable "
+	"lab.mode=run lab.records=console";
+
+static void copy_or_die(const char *from, const char *dir, const char *name, const char *tmp)
+{
+	size_t len;
+	char *data = read_file(from, &len);
+
+	if (!data) {
+		remove_tree(tmp);
+		die(LAB_EXIT_FAIL, "cannot read '%s': %s", from, strerror(errno));
+	}
+	write_or_die(dir, name, data, len, tmp);
+	free(data);
+}
+
+static int lava_export(int argc, const char **argv)
+{
+	const char *spec = NULL, *suite = NULL, *scenario = NULL, *kernel = "debian";
+	const char *accel = "tcg", *artifacts = NULL, *out = NULL, *pos[1];
+	const struct lab_option opts[] = {
+		OPT_STRING("topo", &spec, "topology spec or preset (required)"),
+		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
+		OPT_STRING("scenario", &scenario, "a scenario file"),
+		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
+		OPT_STRING("accel", &accel, "tcg (default: LAVA's no_kvm) or kvm (LAVA's -enable-kvm)"),
+		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR's files from "
+			   "(http://, https:// or file:// for a local LAVA)"),
+		OPT_STRING("out", &out, "a new directory: job.json, the kernel, initrd.cpio, plan.txt"),
+		OPT_END(),
+	};
+	struct strbuf err = STRBUF_INIT, plan = STRBUF_INIT, initrd = STRBUF_INIT;
+	struct cpio cpio = CPIO_INIT;
+	struct kernel_paths kp;
+	struct plan parsed;
+	struct topo t;
+	struct lava_job_in in = { 0 };
+	struct json_object *job;
+	const char *base, *kimage, *kname;
+	char perr[256], *tmp, *name, *data;
+	size_t len;
+	int nr_pos, r;
+
+	r = parse_options(argc, argv, opts, export_usage, pos, 0, &nr_pos);
+	if (r)
+		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
+	if (!spec || !artifacts || !out || !suite == !scenario)
+		die(LAB_EXIT_USAGE, "--topo, one of --suite and --scenario, --artifacts and --out "
+		    "are needed (usage: %s)", export_usage);
+	if (strncmp(artifacts, "http://", 7) && strncmp(artifacts, "https://", 8) &&
+	    strncmp(artifacts, "file://", 7))
+		die(LAB_EXIT_USAGE, "--artifacts '%s': an http://, https:// or file:// URL", artifacts);
+	if (strcmp(accel, "tcg") && strcmp(accel, "kvm"))
+		die(LAB_EXIT_USAGE, "--accel '%s': tcg or kvm", accel);
+	if (topo_parse(spec, &t, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (t.arch != TOPO_ARCH_X86_64)
+		die(LAB_EXIT_USAGE, "'%s': lab lava export writes x86_64 qemu jobs only for now", spec);
+	if (access(out, F_OK) == 0)
+		die(LAB_EXIT_USAGE, "'%s' exists: --out names a new directory", out);
+	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0 ||
+	    plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) < 0)
+		die(LAB_EXIT_USAGE, "compiled plan: %s", perr);
+	if (kernel_resolve_arch(kernel, t.arch, &kp, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (!(base = initrd_cached_arch(t.arch, &err)))
+		die(LAB_EXIT_FAIL, "%s", err.buf);
+	kimage = *kp.bzimage ? kp.bzimage : kp.vmlinux;
+	kname = *kp.bzimage ? "bzImage" : "vmlinux";
+
+	/* built aside, renamed at the end: never a half-written export */
+	tmp = xasprintf("%s.tmp-XXXXXX", out);
+	if (!mkdtemp(tmp))
+		die(LAB_EXIT_FAIL, "cannot create '%s': %s", tmp, strerror(errno));
+	copy_or_die(kimage, tmp, kname, tmp);
+	data = read_file(base, &len);
+	if (!data) {
+		remove_tree(tmp);
+		die(LAB_EXIT_FAIL, "cannot read '%s': %s", base, strerror(errno));
+	}
+	strbuf_add(&initrd, data, len);
+	free(data);
+	/* the plan as lab run packs it: a cpio appended to the base initrd */
+	cpio_add_file(&cpio, "plan", 0644, plan.buf, plan.len);
+	cpio_finish(&cpio);
+	strbuf_add(&initrd, cpio.buf.buf, cpio.buf.len);
+	cpio_release(&cpio);
+	write_or_die(tmp, "initrd.cpio", initrd.buf, initrd.len, tmp);
+	write_or_die(tmp, "plan.txt", plan.buf, plan.len, tmp);
+
+	name = xasprintf("schedlab %s %s %s", t.spec, suite ? suite : scenario, kp.release);
+	in.topo = &t;
+	in.accel = strcmp(accel, "kvm") ? ACCEL_TCG : ACCEL_KVM;
+	in.name = name;
+	in.artifacts = artifacts;
+	in.kernel = kname;
+	in.initrd = "initrd.cpio";
+	in.cmdline = export_cmdline;
+	in.boot_s = 60 + topo_nr_cpus(&t) / 2;
+	in.run_s = plan_deadline_s(&parsed);
+	job = lava_job_definition(&in);
+	data = xasprintf("%s\n", json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |
+								 JSON_C_TO_STRING_NOSLASHESCAPE));
+	write_or_die(tmp, "job.json", data, strlen(data), tmp);
+	free(data);
+	json_object_put(job);
+	if (rename(tmp, out) < 0) {
+		int e = errno;
+
+		remove_tree(tmp);
+		die(LAB_EXIT_FAIL, "cannot rename '%s' to '%s': %s", tmp, out, strerror(e));
+	}
+	printf("%s/job.json\n", out);
+	free(name);
+	free(tmp);
+	plan_release(&parsed);
+	strbuf_release(&plan);
+	strbuf_release(&initrd);
+	strbuf_release(&err);
+	return LAB_EXIT_PASS;
+}
+
 int cmd_lava(int argc, const char **argv)
 {
 	if (argc >= 2 && !strcmp(argv[1], "import"))
 		return lava_import(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "export"))
+		return lava_export(argc - 1, argv + 1);
 	if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
 		printf("usage: %s\n", lava_usage);
 		return LAB_EXIT_PASS;
 	}
-	die(LAB_EXIT_USAGE, "lava needs a subcommand: import (usage: %s)", lava_usage);
+	die(LAB_EXIT_USAGE, "lava needs a subcommand: import or export (see lab lava --help)");
 }

@@ -69,6 +69,14 @@ cat "$TMP/out"
 [ "$rc" -eq 1 ] || fail "an incomplete job imported with exit $rc"
 grep -q '^verdict: HANG: LAVA job incomplete: lava-test-monitor timed out' "$TMP/out" ||
 	fail "an incomplete job is not a HANG with LAVA's message"
+"$LAB" lava export --topo 1s2c2t --suite smoke --artifacts "file://$TMP/export" \
+	--out "$TMP/export" >/dev/null || fail "lab lava export"
+for f in job.json bzImage initrd.cpio plan.txt; do
+	[ -s "$TMP/export/$f" ] || fail "lab lava export wrote no $f"
+done
+cmp -s "$TMP/export/plan.txt" "$cons/plan.txt" || fail "the exported plan is not lab run's"
+python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); assert j["device_type"] == "qemu"' \
+	"$TMP/export/job.json" || fail "job.json"
 n=$(ls -a "$LAB_RESULTS" | grep -c '^\.lava-import' || true)
 [ "$n" -eq 0 ] || fail "a temporary import directory was left"
 echo ok
