@@ -55,6 +55,16 @@ int bootopt_value(const char *key, char *buf, size_t size, const char **val, siz
 	return 0;
 }
 
+int bootopt_records_console(void)
+{
+	char buf[BOOTOPT_CMDLINE_MAX];
+	const char *val;
+	size_t len;
+
+	return bootopt_value("lab.records=", buf, sizeof(buf), &val, &len) == 1 &&
+	       len == 7 && !memcmp(val, "console", 7);
+}
+
 void bootopt_debugfs(void)
 {
 	struct stat st;

@@ -16,6 +16,10 @@
  */
 int bootopt_value(const char *key, char *buf, size_t size, const char **val, size_t *len);
 
+/* 1 when the kernel command line says lab.records=console: records go
+ * as text lines on the console (common/wiretext.h), not to --out. */
+int bootopt_records_console(void);
+
 /* One line on the console (the runner's stderr) and as a LOG record in
  * the results: why the variant asked for cannot be set. */
 void bootopt_refuse(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -4,6 +4,7 @@
 #include "out.h"
 #include "common/io.h"
 #include "common/wire.h"
+#include "common/wiretext.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <termios.h>
 #include <unistd.h>
 
@@ -75,6 +78,67 @@ int out_open_duplex(struct out *o, const char *path)
 	return 0;
 }
 
+int out_open_console(struct out *o)
+{
+	struct timespec ts;
+
+	memset(o, 0, sizeof(*o));
+	o->name = "/dev/console";
+	o->fd = open(o->name, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (o->fd < 0) {
+		runner_error("cannot open '%s': %s", o->name, strerror(errno));
+		return -1;
+	}
+	o->owned = 1;
+	o->is_tty = isatty(o->fd);
+	o->text = 1;
+	/* early in boot the pool may not be ready: the clock is enough to
+	 * tell two runner starts in one console apart */
+	if (getrandom(&o->stream, sizeof(o->stream), GRND_NONBLOCK) != sizeof(o->stream)) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		o->stream = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec ^ (uint32_t)getpid() << 16;
+	}
+	return 0;
+}
+
+/* Lines are batched so one write() carries many: a tty write is not
+ * interleaved with another process's, only the kernel's printk can cut in. */
+struct text_batch {
+	struct out *o;
+	size_t len;
+	char buf[2048];
+};
+
+static int text_flush(struct text_batch *b)
+{
+	if (b->len && write_in_full(b->o->fd, b->buf, b->len) < 0)
+		return -1;
+	b->len = 0;
+	return 0;
+}
+
+static int text_line(const char *line, size_t len, void *ctx)
+{
+	struct text_batch *b = ctx;
+
+	if (b->len + len > sizeof(b->buf) && text_flush(b) < 0)
+		return -1;
+	memcpy(b->buf + b->len, line, len);
+	b->len += len;
+	return 0;
+}
+
+static int write_frame(struct out *o, const uint8_t *frame, size_t flen)
+{
+	struct text_batch b = { .o = o };
+
+	if (!o->text)
+		return write_in_full(o->fd, frame, flen) < 0 ? -1 : 0;
+	if (wiretext_encode(o->stream, o->seq, frame, flen, text_line, &b) < 0)
+		return -1;
+	return text_flush(&b);
+}
+
 int out_record(struct out *o, uint16_t type, const void *payload, size_t len)
 {
 	size_t flen;
@@ -91,7 +155,7 @@ int out_record(struct out *o, uint16_t type, const void *payload, size_t len)
 		return -1;
 	}
 	flen = wire_encode(o->seq, type, payload, (uint32_t)len, frame, WIRE_HDR_LEN + len);
-	if (!flen || write_in_full(o->fd, frame, flen) < 0) {
+	if (!flen || write_frame(o, frame, flen) < 0) {
 		runner_error("cannot write to '%s': %s", o->name, strerror(errno));
 		ret = -1;
 	} else {

@@ -11,6 +11,8 @@ struct out {
 	int owned;         /* opened by out_open(), so out_close() closes it */
 	int is_tty;
 	uint32_t seq;      /* sequence number of the next record */
+	int text;          /* frames go out as wiretext lines (lab.records=console) */
+	uint32_t stream;   /* text: this runner start's stream id */
 	const char *name;  /* for messages; not owned */
 };
 
@@ -19,6 +21,9 @@ int out_open(struct out *o, const char *path);
 /* The same for a channel the host also writes to (a parked runner reads
  * its plan there): opened read-write, and it must be a tty. */
 int out_open_duplex(struct out *o, const char *path);
+/* The console transport (common/wiretext.h): every frame as SLRT text
+ * lines on /dev/console, which stays cooked for the kernel's own lines. */
+int out_open_console(struct out *o);
 /* Frames and writes one record; -1 with a message on stderr on failure. */
 int out_record(struct out *o, uint16_t type, const void *payload, size_t len);
 /* Sends WIRE_END with the count of records so far. */

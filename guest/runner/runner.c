@@ -7,6 +7,7 @@
 #include "park.h"
 #include "plan-run.h"
 #include "probe.h"
+#include "bootopt.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,8 @@ static const char usage_text[] =
 	"                    run-only, description (tab-separated); options below\n"
 	"  --list-invariants invariant kinds: name, description; options below\n"
 	"  --out <path>      where records go: a serial port (made raw), a file,\n"
-	"                    or - for stdout\n";
+	"                    or - for stdout; lab.records=console on the kernel\n"
+	"                    command line sends them as text lines on /dev/console\n";
 
 int main(int argc, char **argv)
 {
@@ -82,7 +84,15 @@ int main(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
-	if ((park ? out_open_duplex(&o, out_path) : out_open(&o, out_path)) < 0)
+	/* lab.records=console: one serial console only (a LAVA device); a
+	 * parked runner still needs its duplex channel */
+	if (park)
+		ret = out_open_duplex(&o, out_path);
+	else if (bootopt_records_console())
+		ret = out_open_console(&o);
+	else
+		ret = out_open(&o, out_path);
+	if (ret < 0)
 		return 1;
 	ret = park ? run_parked(&o) : plan ? run_plan(&o, plan, snapshot) : probe_topology(&o);
 	if (out_close(&o) < 0)

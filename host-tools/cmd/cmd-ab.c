@@ -72,6 +72,7 @@ struct ab_boot {
 struct ab {
 	const char *topo, *suite;
 	const char *backend, *uri;	/* passed to every lab run */
+	const char *lava, *lava_token_file;	/* --lava: every boot a LAVA job (lab lava run) */
 	int warm;			/* lab run --warm: restored guests (docs/warm-start.md) */
 	int trace;			/* lab run --trace: decision rows in every boot */
 	unsigned rounds, nr_sides;
@@ -209,6 +210,11 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(o, "backend", json_object_new_string(ab->backend));
 	if (ab->uri)
 		json_object_object_add(o, "uri", json_object_new_string(ab->uri));
+	if (ab->lava)
+		json_object_object_add(o, "lava", json_object_new_string(ab->lava));
+	/* where the token is, never the token */
+	if (ab->lava_token_file)
+		json_object_object_add(o, "lava_token_file", json_object_new_string(ab->lava_token_file));
 	json_object_object_add(o, "until_decided", json_object_new_boolean(ab->until));
 	if (ab->until) {
 		json_object_object_add(o, "budget_s", json_object_new_int((int)ab->budget_s));
@@ -305,6 +311,8 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.warm = ab->warm;
 	b->j.trace = ab->trace;
 	b->j.seed = b->seed;
+	b->j.lava_server = ab->lava;
+	b->j.lava_token_file = ab->lava_token_file;
 	b->j.results_root = b->root;
 	b->j.log_path = b->log;
 	b->j.deadline_s = ab->deadline_s;
@@ -508,6 +516,8 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 	ab->clock = json_get_str(o, "clock");
 	ab->backend = json_get_str(o, "backend");
 	ab->uri = json_get_str(o, "uri");
+	ab->lava = json_get_str(o, "lava");
+	ab->lava_token_file = json_get_str(o, "lava_token_file");
 	if (!ab->topo || !ab->suite || !ab->clock || !json_object_object_get_ex(o, "sides", &sides) ||
 	    !json_object_is_type(sides, json_type_array) || json_object_array_length(sides) != 2 ||
 	    !json_object_object_get_ex(o, "boots", &boots) || !json_object_is_type(boots, json_type_array))
@@ -629,8 +639,13 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 		struct strbuf j = STRBUF_INIT;
 		int warn;
 
-		jobs_note(&ab->jobs, &j, &warn);
-		printf("ab: %s%s\n", warn ? "warning: " : "", j.buf);
+		if (ab->lava) {
+			printf("ab: on LAVA at %s: %u jobs at a time, submitted in ABBA order; the farm "
+			       "schedules them\n", ab->lava, ab->jobs.n);
+		} else {
+			jobs_note(&ab->jobs, &j, &warn);
+			printf("ab: %s%s\n", warn ? "warning: " : "", j.buf);
+		}
 		strbuf_release(&j);
 	}
 	for (size_t e = 0; e < a->nr_expects; e++)
@@ -828,6 +843,10 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRING("junit", &junit, "write the expectations as JUnit XML (one test each) to this file"),
 		OPT_UINT("jobs", &jobs, 1, JOBS_MAX, "guests at a time (default: the host's CPUs over the "
 			 "threads a guest keeps busy: one under the virtual clock, one per vCPU on the wall clock)"),
+		OPT_STRING("lava", &ab.lava, "a LAVA server (http://host:port): every boot is a job there "
+			   "(lab lava run), submitted in ABBA order, --jobs at a time (default: a round); "
+			   "the token in $LAVA_TOKEN or --lava-token-file"),
+		OPT_STRING("lava-token-file", &ab.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
 		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
@@ -840,7 +859,7 @@ int cmd_ab(int argc, const char **argv)
 	if (resume) {
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
-		    ab.expect_texts.nr || ab.backend || ab.uri)
+		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file)
 			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
 			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
@@ -871,6 +890,14 @@ int cmd_ab(int argc, const char **argv)
 		}
 		if ((ab.until || ab.expect_texts.nr) && variant)
 			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
+		if (ab.lava && (variant || ab.warm || ab.trace || ab.backend || ab.uri ||
+				(clock && lab_clock_parse(clock) > 0)))
+			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job of its qemu device type: "
+			    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+		if (ab.lava && !clock)
+			clock = "wall";
+		if (ab.lava)
+			cold = 1;
 		lab_clock_export(clock);
 		clock = clock ? clock : getenv("CLOCK");
 		if (ab.until && !clock) {
@@ -895,6 +922,8 @@ int cmd_ab(int argc, const char **argv)
 	ab_validate(&ab, variant, lbase, ltest);
 	if (jobs_plan(ab.topo, lab_clock_parse(ab.clock) > 0, jobs, &ab.jobs, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (ab.lava && !jobs)
+		ab.jobs.n = 2 * ab.nr_sides;	/* a round at a time: the farm schedules them */
 	if (!resume && ab.until && !ab.warm && !cold) {
 		struct topo t;
 

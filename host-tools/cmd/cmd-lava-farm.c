@@ -268,6 +268,23 @@ int cmd_lava_run(int argc, const char **argv)
 	memset(&s, 0, sizeof(s));
 	log = xasprintf("%s/lava-log.yaml", dir);
 	meta = xasprintf("%s/lava-job.json", dir);
+	{
+		/* what was asked, so the import verifies the guest's topology */
+		struct strbuf err = STRBUF_INIT;
+		struct json_object *o = json_read_file(meta, NULL, 1u << 20, NULL, &err);
+		const char *text;
+
+		if (!o)
+			die(LAB_EXIT_FAIL, "%s", err.buf);
+		json_object_object_add(o, "spec", json_object_new_string(topo));
+		json_object_object_add(o, suite ? "suite" : "scenario", json_object_new_string(suite ? suite : scenario));
+		json_object_object_add(o, "kernel", json_object_new_string(kernel ? kernel : "debian"));
+		text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+		if (write_file_atomic(meta, text, strlen(text)) < 0)
+			die(LAB_EXIT_FAIL, "cannot write '%s'", meta);
+		json_object_put(o);
+		strbuf_release(&err);
+	}
 	plan = xasprintf("%s/plan.txt", job_dir);
 	strvec_pushl(&a, "lava", "import", "--job", meta, "--plan", plan, NULL);
 	if (results)

@@ -46,6 +46,7 @@ struct mx_run {
 	int warm;			/* lab run --warm */
 	unsigned parallel;		/* per host */
 	struct jobs_plan jobs;		/* one local host: how parallel was chosen */
+	const char *lava_token_file;	/* --lava-token-file */
 	unsigned max_total;		/* over all hosts; 0: no bound */
 	unsigned running;
 	unsigned *deadline_s;		/* per job */
@@ -345,6 +346,8 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	c->warm = r->warm;
 	c->trace = r->m.trace;
 	c->uri = r->host[h].uri;
+	c->lava_server = r->m.lava[0] ? r->m.lava : NULL;
+	c->lava_token_file = r->lava_token_file;
 	r->job_host[i] = h;
 	free(j->uri);
 	j->uri = xstrdup(c->uri ? c->uri : "");
@@ -609,9 +612,10 @@ static void choose_jobs(struct mx_run *r)
 	int virt = !strcmp(r->m.clock, "virtual");
 	struct strbuf err = STRBUF_INIT;
 
-	if (r->nr_hosts > 1) {
+	if (r->nr_hosts > 1 || r->m.lava[0]) {
+		/* the farm's CPUs are not known here: it queues what it gets */
 		if (!r->parallel)
-			r->parallel = 1;
+			r->parallel = r->m.lava[0] ? 4 : 1;
 		return;
 	}
 	for (size_t i = 0; i < r->m.topos.nr; i++) {
@@ -658,6 +662,7 @@ static void keep_boot_mode(struct mx_run *r, const char *dir, const char *clock,
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
+	const char *lava = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 0 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT, variants = STRVEC_INIT;
@@ -684,6 +689,10 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_BOOL("warm", &r.warm, "every lab run restores a saved guest of its kernel and topology"),
 		OPT_BOOL("trace", &trace, "every lab run with the flight recorder (lab run --trace): decision and preemption rows"),
 		OPT_BOOL("cold", &cold, "every lab run boots its guest (the default)"),
+		OPT_STRING("lava", &lava, "a LAVA server (http://host:port): every job is a LAVA job there "
+			   "(lab lava run), --jobs submitted at a time (default 4); the token in $LAVA_TOKEN or "
+			   "--lava-token-file"),
+		OPT_STRING("lava-token-file", &r.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
@@ -740,6 +749,16 @@ int cmd_matrix(int argc, const char **argv)
 		r.m.suites = given.suites;
 		r.m.variants = given.variants;
 		r.m.trace = trace;
+		if (lava) {
+			if (given.variants.nr || r.warm || trace || r.backend || uris.nr ||
+			    (clock && lab_clock_parse(clock) > 0))
+				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job of its qemu device type: "
+				    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+			if ((strncmp(lava, "http://", 7) && strncmp(lava, "https://", 8)) ||
+			    strlen(lava) >= sizeof(r.m.lava))
+				die(LAB_EXIT_USAGE, "--lava '%s': an http:// or https:// URL", lava);
+			snprintf(r.m.lava, sizeof(r.m.lava), "%s", lava);
+		}
 		given.kernels = given.topos = given.suites = given.variants = (struct strvec)STRVEC_INIT;
 		/* the variants parse before they name jobs */
 		mx_validate_variants_topo(&r);
@@ -775,7 +794,10 @@ int cmd_matrix(int argc, const char **argv)
 	if (r.nr_hosts > 1 && r.max_total)
 		printf(" (at most %u in all)", r.max_total);
 	printf(", in %s\n", dir);
-	if (r.nr_hosts == 1) {
+	if (r.m.lava[0]) {
+		printf("matrix: on LAVA at %s: %u jobs submitted at a time; the farm schedules them\n",
+		       r.m.lava, r.parallel);
+	} else if (r.nr_hosts == 1) {
 		struct strbuf j = STRBUF_INIT;
 		int warn;
 

@@ -27,6 +27,7 @@ static const struct cmd commands[] = {
 	{ "kernel", cmd_kernel, "fetch (or locate) a kernel and print its path" },
 	{ "scx", cmd_scx, "build a kernel tree's sched_ext BPF schedulers and selftests for the guest" },
 	{ "initrd", cmd_initrd, "build the guest initrd and print its path" },
+	{ "lava", cmd_lava, "LAVA farms: export a qemu job and its artifacts, import a job's log as a run" },
 	{ "bare", cmd_bare, "run a suite or scenario on this host itself (bare-metal mode)" },
 	{ "doctor", cmd_doctor, "what the lab found on this host: accelerator and why, QEMU, cached kernels" },
 	{ "cache", cmd_cache, "list the cache (kernels, initrds, images, snapshots) or prune it" },

@@ -10,6 +10,7 @@ int cmd_scx(int argc, const char **argv);
 int cmd_initrd(int argc, const char **argv);
 int cmd_run(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_lava(int argc, const char **argv);
 int cmd_trace(int argc, const char **argv);
 int cmd_compare(int argc, const char **argv);
 int cmd_ab(int argc, const char **argv);

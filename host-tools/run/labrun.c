@@ -693,6 +693,21 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		if (image_probe(&r->image, err) < 0)
 			return -1;
 	}
+	if (getenv("LAB_RECORDS") && *getenv("LAB_RECORDS")) {
+		/* undocumented for users: how the lab tests what a LAVA
+		 * device does with one console (docs/lava.md) */
+		if (strcmp(getenv("LAB_RECORDS"), "console")) {
+			strbuf_addf(err, "LAB_RECORDS='%s': the only other transport is 'console'",
+				    getenv("LAB_RECORDS"));
+			return -1;
+		}
+		if (r->warm || r->image_path || r->ops != &backend_qemu) {
+			strbuf_addstr(err, "LAB_RECORDS=console: a cold QEMU boot of the lab's "
+				      "initrd only (no --warm, --image or libvirt)");
+			return -1;
+		}
+		r->records_console = 1;
+	}
 	if (r->warm && (r->image_path || !r->plan_text)) {
 		strbuf_addstr(err, r->image_path ? "--warm cannot restore a guest with a disk image (--image)" :
 			      "--warm needs a plan to send: lab run");
@@ -817,6 +832,8 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	schedtrace_cmdline(r);
 	strbuf_addf(&r->cmdline, " lab.mode=%s", r->mode ? r->mode : "probe");
+	if (r->records_console)
+		strbuf_addstr(&r->cmdline, " lab.records=console");
 	if (kernel_is_image(r->kernel_spec) && *r->image.uuid)
 		/* the image's initramfs finds its root as the distro's boot would */
 		strbuf_addf(&r->cmdline, " root=UUID=%s rw init=/schedlab/init", r->image.uuid);
@@ -1136,6 +1153,8 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	json_object_object_add(run, "start", json_object_new_string(r->warm_state.restoring ? "warm" : "cold"));
 	if (r->warm)
 		results_add_str(run, "snapshot", r->warm_state.key);
+	if (r->records_console)
+		results_add_str(run, "records", "console");
 	run_json_write(part, run);
 	free(qver);
 
@@ -1157,6 +1176,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			r->attempts++;
 		r->s.ops = r->ops;
 		r->s.pin = r->pin.cpu ? &r->pin : NULL;
+		r->s.records_console = r->records_console;
 		r->s.conf = &conf;
 		r->s.plan = r->plan;
 		r->s.watch = r->watch;

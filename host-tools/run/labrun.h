@@ -74,6 +74,9 @@ struct lab_run {
 	const struct session_watch *watch; /* progress, or NULL */
 	const volatile sig_atomic_t *stop; /* set by a signal handler: the run ends STOPPED */
 	int quiet;                /* nothing on stderr but errors */
+	int records_console;      /* LAB_RECORDS=console (a lab self-test of the
+				   * LAVA transport): records as SLRT lines on
+				   * the console, records.bin rebuilt from them */
 	int warm;                 /* --warm: restore a saved guest, or boot,
 				   * park and save one (run/warm.h) */
 	const char *pin_opt;      /* --pin: "" (yes), "strict" or "no"; NULL:

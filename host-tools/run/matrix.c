@@ -240,6 +240,8 @@ struct json_object *matrix_state_json(const struct matrix *m)
 		json_object_object_add(o, "warm", json_object_new_boolean(m->warm));
 	if (m->trace)
 		json_object_object_add(o, "trace", json_object_new_boolean(1));
+	if (m->lava[0])
+		json_object_object_add(o, "lava", json_object_new_string(m->lava));
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -412,6 +414,15 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 		}
 		m->warm = json_object_get_boolean(v);
 	}
+	if (json_object_object_get_ex(o, "lava", &v)) {
+		const char *l = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+
+		if ((strncmp(l, "http://", 7) && strncmp(l, "https://", 8)) || strlen(l) >= sizeof(m->lava)) {
+			strbuf_addstr(err, "matrix.json: lava is not an http(s) URL");
+			goto out;
+		}
+		snprintf(m->lava, sizeof(m->lava), "%s", l);
+	}
 	if (json_object_object_get_ex(o, "trace", &v)) {
 		if (!json_object_is_type(v, json_type_boolean)) {
 			strbuf_addstr(err, "matrix.json: trace is not true or false");
@@ -545,6 +556,30 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		return -1;
 	}
 	child_process_init(&j->cp);
+	if (j->lava_server) {
+		char *dir = xasprintf("%s/lava", j->results_root);
+		char *url = xasprintf("file://%s/job", dir);
+
+		if (*dir != '/') {
+			char cwd[PATH_MAX];
+
+			free(url);
+			url = xasprintf("file://%s/%s/job", getcwd(cwd, sizeof(cwd)) ? cwd : ".", dir);
+		}
+		strvec_pushl(&j->cp.args, self, "lava", "run", "--server", j->lava_server, "--topo", j->topo,
+			     j->scenario ? "--scenario" : "--suite", j->scenario ? j->scenario : j->suite,
+			     "--kernel", j->kernel, "--results", j->results_root, "--dir", dir,
+			     "--artifacts", url, NULL);
+		/* the farm's queue comes first: four times the boot's own
+		 * deadline and ten minutes, and the job is canceled after it */
+		strvec_pushf(&j->cp.args, "--timeout=%u", j->deadline_s * 4 + 600);
+		j->deadline_s = j->deadline_s * 4 + 720;
+		if (j->lava_token_file)
+			strvec_pushl(&j->cp.args, "--token-file", j->lava_token_file, NULL);
+		free(dir);
+		free(url);
+		goto start;
+	}
 	strvec_pushl(&j->cp.args, self, "run", "--topo", j->topo,
 		     j->scenario ? "--scenario" : "--suite", j->scenario ? j->scenario : j->suite,
 		     "--kernel", j->kernel, "--results", j->results_root, NULL);
@@ -562,6 +597,7 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushl(&j->cp.args, "--backend", j->backend, NULL);
 	if (j->uri)
 		strvec_pushl(&j->cp.args, "--uri", j->uri, NULL);
+start:
 	j->cp.in = CHILD_DEVNULL;
 	j->cp.out = fd;
 	j->cp.err = fd;

@@ -41,6 +41,7 @@ void session_init(struct session *s)
 	s->hello.buf = s->sysfs.buf = s->results.buf = strbuf_empty;
 	console_watch_init(&s->console);
 	wire_decoder_init(&s->wire);
+	wiretext_decoder_init(&s->text);
 }
 
 void session_release(struct session *s)
@@ -49,6 +50,7 @@ void session_release(struct session *s)
 	strbuf_release(&s->sysfs);
 	strbuf_release(&s->results);
 	wire_decoder_release(&s->wire);
+	wiretext_decoder_release(&s->text);
 }
 
 static int on_record(const struct wire_record *rec, void *ctx)
@@ -110,6 +112,30 @@ static void append_raw(int fd, const char *buf, size_t len)
 {
 	if (fd >= 0 && write_in_full(fd, buf, len) < 0)
 		error("cannot append raw run data: %s", strerror(errno));
+}
+
+/* A frame rebuilt from the console's SLRT lines goes where the record
+ * port's bytes would: records.bin and the wire decoder. */
+struct text_sink {
+	struct session *s;
+	int rec_raw;
+};
+
+static void on_text_frame(const void *frame, size_t len, void *ctx)
+{
+	struct text_sink *t = ctx;
+
+	append_raw(t->rec_raw, frame, len);
+	wire_decoder_feed(&t->s->wire, frame, len, on_record, t->s);
+}
+
+/* Console bytes: watched for failures, and with records_console decoded. */
+static enum console_class feed_console(struct session *s, struct text_sink *t,
+				       const char *buf, size_t len)
+{
+	if (s->records_console)
+		wiretext_decoder_feed(&s->text, buf, len, on_text_frame, t);
+	return console_watch_feed(&s->console, buf, len);
 }
 
 /* Reads what is there; returns 0 at EOF, 1 otherwise. */
@@ -244,10 +270,12 @@ int session_run(struct session *s, struct strbuf *err)
 	uint64_t deadline, crash_at = 0, hang_at = 0, end_at = 0, next_kick = 0, next_state = 0;
 	char buf[65536];
 	int saw_userspace = 0, pin_failed = 0;
+	struct text_sink sink = { .s = s };
 
 	s->t_start_ns = now_ns();
 	con_raw = open_raw(s->conf->run_dir, "console.log");
 	rec_raw = open_raw(s->conf->run_dir, "records.bin");
+	sink.rec_raw = rec_raw;
 	if (s->ops->start(&b, s->conf, err) < 0) {
 		if (con_raw >= 0)
 			close(con_raw);
@@ -369,7 +397,7 @@ int session_run(struct session *s, struct strbuf *err)
 				close(b.console_fd);
 				b.console_fd = -1;
 			} else if (got) {
-				enum console_class c = console_watch_feed(&s->console, buf, got);
+				enum console_class c = feed_console(s, &sink, buf, got);
 
 				if (!saw_userspace && s->console.init_line) {
 					saw_userspace = 1;
@@ -380,6 +408,10 @@ int session_run(struct session *s, struct strbuf *err)
 					crash_at = now_ns();
 					progress(s, "kernel failure", s->console.first);
 				}
+				if (s->records_console && s->wire.ended && !s->end_grace_ms)
+					break;
+				if (s->records_console && s->wire.ended && !end_at)
+					end_at = now_ns();
 			}
 		}
 		if (pfd[1].revents) {
@@ -415,9 +447,11 @@ int session_run(struct session *s, struct strbuf *err)
 			if (i)
 				wire_decoder_feed(&s->wire, buf, got, on_record, s);
 			else
-				console_watch_feed(&s->console, buf, got);
+				feed_console(s, &sink, buf, got);
 		}
 	}
+	if (s->records_console)
+		wiretext_decoder_finish(&s->text, on_text_frame, &sink);
 	console_watch_finish(&s->console);
 	s->t_crash_ns = crash_at;
 	s->t_deadline_ns = hang_at;
@@ -461,7 +495,8 @@ int session_run(struct session *s, struct strbuf *err)
 		snprintf(s->reason, sizeof(s->reason),
 			 "record stream incomplete: %llu received, %llu missing, %llu corrupt, end %s",
 			 (unsigned long long)s->wire.records, (unsigned long long)s->wire.missing,
-			 (unsigned long long)(s->wire.bad_crc + s->wire.bad_header),
+			 (unsigned long long)(s->wire.bad_crc + s->wire.bad_header +
+					      s->text.bad_lines),
 			 s->wire.ended ? "seen" : "never seen");
 	} else if (s->console.worst == CON_SPLAT) {
 		s->verdict = VERDICT_FAIL;

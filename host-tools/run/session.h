@@ -10,6 +10,7 @@
 #include "results/console.h"
 #include "fault/hostfault.h"
 #include "common/wire.h"
+#include "common/wiretext.h"
 #include "run/vcpupin.h"
 
 enum verdict {
@@ -66,12 +67,16 @@ struct session {
 	const struct session_warm *warm;   /* may be NULL */
 	struct vcpu_pin *pin;    /* --pin: bound after the start, checked at the
 				  * end (run/vcpupin.h); may be NULL */
+	int records_console;     /* lab.records=console: the records arrive as
+				  * SLRT lines on the console (common/wiretext.h);
+				  * records.bin is rebuilt from them as they come */
 
 	/* out; session_release() frees */
 	enum verdict verdict;
 	char reason[512];        /* one line: why the verdict is what it is */
 	struct console_watch console;
 	struct wire_decoder wire;
+	struct wiretext_decoder text; /* records_console: the console's SLRT lines */
 	int wire_complete;       /* END seen and nothing missing */
 	struct strbuf hello;     /* WIRE_HELLO payload */
 	struct strbuf sysfs;     /* WIRE_SYSFS payloads, concatenated */

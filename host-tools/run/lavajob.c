@@ -1,0 +1,145 @@
+/* lavajob.c - LAVA job definitions (LAVA 2023.01, qemu device type): deploy to
+ * tmpfs, boot method qemu, a monitors test that needs no shell in the initrd. */
+#include "run/lavajob.h"
+#include "lib/util.h"
+
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+static struct json_object *minutes(unsigned s)
+{
+	struct json_object *t = json_object_new_object();
+
+	json_object_object_add(t, "minutes", json_object_new_int((int)((s + 59) / 60)));
+	return t;
+}
+
+static struct json_object *str(const char *s)
+{
+	return json_object_new_string(s);
+}
+
+/* image_arg: how LAVA's qemu boot puts the file on QEMU's command line,
+ * {kernel} and {ramdisk} standing for the downloaded paths */
+static struct json_object *image(const char *root, const char *file, const char *arg)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "image_arg", json_object_new_string(arg));
+	char *url = xasprintf("%s%s%s", root, root[0] && root[strlen(root) - 1] == '/' ? "" : "/",
+			      file);
+
+	json_object_object_add(o, "url", str(url));
+	free(url);
+	return o;
+}
+
+/*
+ * LAVA's qemu.jinja2 (lava-server 2023.01) builds the command line from
+ * the context: qemu-system-x86_64 for arch amd64, "-cpu host -enable-kvm"
+ * unless no_kvm, -m <memory>, then extra_options as they are.  QEMU keeps
+ * the last -cpu, so the topology's CPU model wins over "host"; -m is the
+ * template's, from the topology's memory.
+ */
+static struct json_object *context(const struct lava_job_in *in)
+{
+	struct json_object *ctx = json_object_new_object(), *extra = json_object_new_array();
+	struct strvec argv = STRVEC_INIT;
+
+	/* the machine lab run boots (q35); the template sets none for amd64 */
+	strvec_pushl(&argv, "-machine", topo_arch_info(in->topo->arch)->machine, NULL);
+	topo_qemu_argv(in->topo, in->accel, 0, &argv);
+	for (size_t i = 0; i < argv.nr; i++) {
+		const char *a = argv.v[i];
+		const char *val = i + 1 < argv.nr && argv.v[i + 1][0] != '-' ? argv.v[i + 1] : NULL;
+
+		/* -m is the template's (memory), and so is KVM (-enable-kvm) */
+		if (!strcmp(a, "-m") || (!strcmp(a, "-accel") && in->accel == ACCEL_KVM)) {
+			i += !!val;
+			continue;
+		}
+		if (val) {
+			char *pair = xasprintf("%s %s", a, val);
+
+			json_object_array_add(extra, str(pair));
+			free(pair);
+			i++;
+		} else {
+			json_object_array_add(extra, str(a));
+		}
+	}
+	strvec_clear(&argv);
+	json_object_object_add(ctx, "arch", str("amd64"));
+	json_object_object_add(ctx, "memory", json_object_new_int64((int64_t)topo_total_mem_mib(in->topo)));
+	json_object_object_add(ctx, "no_kvm", json_object_new_boolean(in->accel != ACCEL_KVM));
+	json_object_object_add(ctx, "extra_options", extra);
+	return ctx;
+}
+
+struct json_object *lava_job_definition(const struct lava_job_in *in)
+{
+	struct json_object *job = json_object_new_object(), *timeouts = json_object_new_object();
+	struct json_object *actions = json_object_new_array(), *a, *d, *imgs, *prompts, *mon, *m, *fix;
+	unsigned total = in->boot_s + in->run_s + 300;
+
+	json_object_object_add(job, "device_type", str("qemu"));
+	json_object_object_add(job, "job_name", str(in->name));
+	json_object_object_add(timeouts, "job", minutes(total));
+	json_object_object_add(timeouts, "action", minutes(in->boot_s + in->run_s));
+	json_object_object_add(timeouts, "connection", minutes(120));
+	json_object_object_add(job, "timeouts", timeouts);
+	json_object_object_add(job, "priority", str("medium"));
+	json_object_object_add(job, "visibility", str("public"));
+	json_object_object_add(job, "context", context(in));
+
+	d = json_object_new_object();
+	imgs = json_object_new_object();
+	{
+		char *karg = xasprintf("-kernel {kernel} -append \"%s\"", in->cmdline);
+
+		json_object_object_add(imgs, "kernel", image(in->artifacts, in->kernel, karg));
+		free(karg);
+	}
+	json_object_object_add(imgs, "ramdisk", image(in->artifacts, in->initrd, "-initrd {ramdisk}"));
+	json_object_object_add(d, "to", str("tmpfs"));
+	json_object_object_add(d, "timeout", minutes(300));
+	json_object_object_add(d, "images", imgs);
+	a = json_object_new_object();
+	json_object_object_add(a, "deploy", d);
+	json_object_array_add(actions, a);
+
+	/* the kernel's own lines stay below loglevel 5: /init's first line is the prompt */
+	d = json_object_new_object();
+	prompts = json_object_new_array();
+	json_object_array_add(prompts, str("schedlab: init start"));
+	json_object_object_add(d, "method", str("qemu"));
+	json_object_object_add(d, "media", str("tmpfs"));
+	json_object_object_add(d, "timeout", minutes(in->boot_s));
+	json_object_object_add(d, "prompts", prompts);
+	a = json_object_new_object();
+	json_object_object_add(a, "boot", d);
+	json_object_array_add(actions, a);
+
+	/* monitors: LAVA matches console lines, no shell in the guest; the
+	 * results that count are the records, imported with lab lava import */
+	m = json_object_new_object();
+	fix = json_object_new_object();
+	json_object_object_add(fix, "end", str("pass"));
+	json_object_object_add(m, "name", str("schedlab"));
+	json_object_object_add(m, "start", str("SLRT "));
+	json_object_object_add(m, "end", str("schedlab: runner exit"));
+	json_object_object_add(m, "pattern",
+			       str("schedlab: case (?P<test_case_id>\\S+) (?P<result>end)"));
+	json_object_object_add(m, "fixupdict", fix);
+	mon = json_object_new_array();
+	json_object_array_add(mon, m);
+	d = json_object_new_object();
+	json_object_object_add(d, "timeout", minutes(in->run_s + 60));
+	json_object_object_add(d, "monitors", mon);
+	a = json_object_new_object();
+	json_object_object_add(a, "test", d);
+	json_object_array_add(actions, a);
+	json_object_object_add(job, "actions", actions);
+	return job;
+}

@@ -1,0 +1,119 @@
+/* test-lavajob.c - the LAVA job definition of lab lava export (run/lavajob.c):
+ * its shape as LAVA 2023.01's qemu device type and job schema want it. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/lavajob.h"
+
+static struct json_object *get(struct json_object *o, const char *path)
+{
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k; k = strtok_r(NULL, ".", &save)) {
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, (size_t)atoi(k));
+		else
+			o = json_object_object_get(o, k);
+		assert_non_null(o);
+	}
+	return o;
+}
+
+static const char *gets(struct json_object *o, const char *path)
+{
+	return json_object_get_string(get(o, path));
+}
+
+static struct json_object *make(const char *spec, enum lab_accel accel, struct topo *t)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct lava_job_in in = {
+		.topo = t, .accel = accel, .name = "schedlab test",
+		.artifacts = "file:///srv/art", .kernel = "bzImage", .initrd = "initrd.cpio",
+		.cmdline = "console=ttyS0,115200 lab.mode=run lab.records=console",
+		.boot_s = 62, .run_s = 600,
+	};
+
+	assert_int_equal(topo_parse(spec, t, &err), 0);
+	strbuf_release(&err);
+	return lava_job_definition(&in);
+}
+
+static int has_option(struct json_object *extra, const char *prefix)
+{
+	for (size_t i = 0; i < json_object_array_length(extra); i++)
+		if (!strncmp(json_object_get_string(json_object_array_get_idx(extra, i)),
+			     prefix, strlen(prefix)))
+			return 1;
+	return 0;
+}
+
+static void test_shape(void **state)
+{
+	struct topo t;
+	struct json_object *job = make("2s4c2t,llc=2,nps=2", ACCEL_TCG, &t), *extra;
+
+	assert_string_equal(gets(job, "device_type"), "qemu");
+	assert_string_equal(gets(job, "job_name"), "schedlab test");
+	/* the plan's deadline and the boot's, in whole minutes, and a margin */
+	assert_int_equal(json_object_get_int(get(job, "timeouts.action.minutes")), 12);
+	assert_int_equal(json_object_get_int(get(job, "timeouts.job.minutes")), 17);
+	assert_string_equal(gets(job, "context.arch"), "amd64");
+	assert_int_equal(json_object_get_int(get(job, "context.memory")), 2048);
+	assert_true(json_object_get_boolean(get(job, "context.no_kvm")));
+	extra = get(job, "context.extra_options");
+	assert_true(has_option(extra, "-machine q35"));
+	assert_true(has_option(extra, "-smp 16,sockets=2,dies=2,cores=2,threads=2"));
+	assert_true(has_option(extra, "-numa node,nodeid=3,memdev=mem3"));
+	assert_true(has_option(extra, "-accel tcg"));
+	assert_false(has_option(extra, "-m "));
+	assert_false(has_option(extra, "qemu-system"));
+
+	assert_int_equal(json_object_array_length(get(job, "actions")), 3);
+	assert_string_equal(gets(job, "actions.0.deploy.to"), "tmpfs");
+	assert_string_equal(gets(job, "actions.0.deploy.images.kernel.url"), "file:///srv/art/bzImage");
+	assert_string_equal(gets(job, "actions.0.deploy.images.ramdisk.url"),
+			    "file:///srv/art/initrd.cpio");
+	assert_non_null(strstr(gets(job, "actions.0.deploy.images.kernel.image_arg"),
+			       "-kernel {kernel} -append \"console=ttyS0,115200 lab.mode=run lab.records=console\""));
+	assert_string_equal(gets(job, "actions.0.deploy.images.ramdisk.image_arg"), "-initrd {ramdisk}");
+	assert_string_equal(gets(job, "actions.1.boot.method"), "qemu");
+	assert_string_equal(gets(job, "actions.1.boot.media"), "tmpfs");
+	assert_string_equal(gets(job, "actions.1.boot.prompts.0"), "schedlab: init start");
+	assert_string_equal(gets(job, "actions.2.test.monitors.0.start"), "SLRT ");
+	assert_string_equal(gets(job, "actions.2.test.monitors.0.end"), "schedlab: runner exit");
+	assert_non_null(strstr(gets(job, "actions.2.test.monitors.0.pattern"), "(?P<test_case_id>"));
+	assert_non_null(strstr(gets(job, "actions.2.test.monitors.0.pattern"), "(?P<result>"));
+	json_object_put(job);
+}
+
+/* KVM is the template's own (-enable-kvm -cpu host): no -accel of ours */
+static void test_kvm(void **state)
+{
+	struct topo t;
+	struct json_object *job = make("1s2c2t", ACCEL_KVM, &t);
+
+	assert_false(json_object_get_boolean(get(job, "context.no_kvm")));
+	assert_false(has_option(get(job, "context.extra_options"), "-accel"));
+	assert_int_equal(json_object_get_int(get(job, "context.memory")), 512);
+	json_object_put(job);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_shape),
+		cmocka_unit_test(test_kvm),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
