@@ -6,7 +6,9 @@
 # (a) CPU hogs, twice as many as CPUs (sysbench cpu, 3 runs of 3 s after a
 #     warmup, --trace), on each topology of TOPOS under each setup of
 #     SETUPS: preemption interval of the hogs (CPUs / preemptions per
-#     second, from the trace), involuntary switches a run, events/s.
+#     second, from the trace), involuntary switches a run, events/s, and
+#     the range over CPUs of each CPU's median hog slice (kept traces): at
+#     HZ=250 a slice ends on a tick, so uneven ticks show as uneven slices.
 # (b) scenarios/bench/vclock-hackbench.ini on DRIFT_TOPO, virtual clock:
 #     the 5 runs of one boot, their CV and the first-to-last change.
 # (c) 8 hogs on 1s4c, virtual clock, on each kernel of KERNELS: events/s
@@ -84,10 +86,21 @@ if part == "a":
     inv = [r["tasks"]["nr_involuntary_switches"] for r in rows
            if not r.get("warmup") and r.get("tasks")]
     ev = vals("events_s")
-    print("%-32s %-7s %-5s %10s %10s %10s" % (label, qemu, kick,
+    # per CPU, the median length of a hog's slice (>= 1 ms) in the kept
+    # traces: the ticks a CPU took before it preempted; the range over CPUs
+    import glob
+    meds = []
+    for f in glob.glob(d + "/trace/*/run*/trace.json"):
+        per = {}
+        for e in json.load(open(f))["traceEvents"]:
+            if e.get("ph") == "X" and e.get("cat") == "sysbench-cpu" and e["dur"] >= 1000:
+                per.setdefault(e["tid"], []).append(e["dur"] / 1000)
+        meds += [statistics.median(v) for v in per.values()]
+    print("%-32s %-7s %-5s %10s %10s %10s %13s" % (label, qemu, kick,
           "%.1f" % (cpus * 1000 / statistics.mean(pps)) if pps else "-",
           "%.0f" % statistics.mean(inv) if inv else "-",
-          "%.1f" % statistics.mean(ev) if ev else "-"))
+          "%.1f" % statistics.mean(ev) if ev else "-",
+          "%.1f-%.1f" % (min(meds), max(meds)) if meds else "-"))
 elif part == "b":
     t = vals("time")
     cv = 100 * statistics.stdev(t) / statistics.mean(t) if len(t) > 1 else float("nan")
@@ -108,8 +121,8 @@ for part in $PARTS; do
 	case $part in
 	a)
 		echo "== (a) hogs, 2 per CPU, 3 runs of 3 s, --trace, debian:6.1"
-		printf '%-32s %-7s %-5s %10s %10s %10s\n' "topology / setup" qemu kick \
-			"preempt ms" "invol/run" "events/s"
+		printf '%-32s %-7s %-5s %10s %10s %10s %13s\n' "topology / setup" qemu kick \
+			"preempt ms" "invol/run" "events/s" "cpu slice ms"
 		for topo in $TOPOS; do
 			n=$(cpus_of "$topo")
 			[ -n "$n" ] || die "lab topo $topo: no CPU count"
@@ -118,6 +131,7 @@ for part in $PARTS; do
 				l0=$(load)
 				d=$(boot "a-$topo-$setup" "$setup" --topo "$topo" --kernel debian:6.1 \
 					--scenario "$ini" --trace)
+				[ -n "$d" ] && "$LAB" trace "$d" >/dev/null 2>&1
 				report a "$n" "$topo $setup" "$d"
 				[ "${setup%@*}" = wall ] && echo "    (host load before the boot: $l0)"
 			done
