@@ -50,7 +50,7 @@ cpus_of() { "$LAB" topo "$1" 2>/dev/null | sed -n 's/.* \([0-9]*\) CPUs.*/\1/p' 
 # boot NAME SETUP [lab run options...]: one run into $TMP/NAME; prints the
 # run directory
 boot() {
-	local name=$1 setup=$2 clock qemu
+	local name=${1//\//_} setup=$2 clock qemu
 	shift 2
 	clock=${setup%@*}
 	qemu=host

@@ -821,7 +821,9 @@ int debarchive_fetch_qemu(const char *version, struct strbuf *root, struct strbu
 	}
 	if (debarchive_update(0, err) < 0)
 		goto out;
-	strbuf_addf(&work, "%s.tmp.%ld", dir.buf, (long)getpid());
+	/* a dot: lab cache neither lists nor prunes it while it is written */
+	strbuf_addf(&work, "%s/qemu/.tmp-%s.%ld", lab_cache_dir(), version_dir(version),
+		    (long)getpid());
 	remove_tree(work.buf);
 	if (mkdir_p(work.buf, 0755) < 0) {
 		kernel_error(err, "cannot create directory '%s': %s", work.buf, strerror(errno));

@@ -401,9 +401,9 @@ static int kick_resolve(struct lab_run *r, struct strbuf *err)
  * x86-64 the lab's own (LAB_VIRTUAL_QEMU_VERSION, fetched once into the
  * cache: it splits the round robin's budget among the vCPUs, labrun.h),
  * unless $LAB_VIRTUAL_QEMU=host asks for the host's; the host's for the
- * other arches.  A wall-clock run uses the host's.
+ * other arches.  A wall-clock run uses the host's (clock_resolve()).
  */
-static int virtual_qemu_resolve(struct lab_run *r, int virt, struct strbuf *err)
+static int virtual_qemu_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *want = getenv("LAB_VIRTUAL_QEMU");
 	const char *env = getenv("LAB_QEMU");
@@ -411,7 +411,7 @@ static int virtual_qemu_resolve(struct lab_run *r, int virt, struct strbuf *err)
 	char *bin;
 
 	qemu_use_binary(r->topo.arch, NULL);
-	if (!virt || (env && *env) || r->topo.arch != TOPO_ARCH_X86_64 ||
+	if ((env && *env) || r->topo.arch != TOPO_ARCH_X86_64 ||
 	    (want && !strcmp(want, "host")))
 		return 0;
 	if (!want || !*want)
@@ -468,7 +468,7 @@ static int clock_resolve(struct lab_run *r, struct strbuf *err)
 			      "time, which the guest's clock no longer follows (use --clock wall)");
 		return -1;
 	}
-	if (virtual_qemu_resolve(r, 1, err) < 0)
+	if (virtual_qemu_resolve(r, err) < 0)
 		return -1;
 	r->clock_virtual = 1;
 	r->icount_shift = LAB_ICOUNT_SHIFT;
