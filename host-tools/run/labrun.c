@@ -46,9 +46,9 @@
  * CONFIG_SCHEDSTATS hands the unknown option to /init, which ignores it;
  * the sysctl stays in /init, a no-op once the key is on.
  *
- * cryptomgr.notests: from 6.12 on (Debian's 6.12 and 7.2) the crypto
- * self-tests run in cryptomgr_test kernel threads after boot, not during
- * it, and compete with the first cases: in a 7.2 guest under the virtual
+ * cryptomgr.notests: in Debian's 6.12 and 7.2 the crypto self-tests run
+ * in cryptomgr_test kernel threads after boot and compete with the first
+ * cases: in a 7.2 guest under the virtual
  * clock they took 21 % of 4 CPUs during the first measured 3 s run of 8
  * hogs and 2 % in the third (docs/tcg.md). */
 static const char base_cmdline[] =
