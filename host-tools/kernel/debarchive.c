@@ -867,6 +867,25 @@ int debarchive_fetch_qemu(const char *version, struct strbuf *root, struct strbu
 		kernel_error(err, "qemu-system-x86 %s has no usr/bin/qemu-system-x86_64", version);
 		goto out;
 	}
+	{
+		/* a library the host lacks (libaio1: install-deps) fails here,
+		 * once, rather than at every boot */
+		const char *argv[] = { bin.buf, "--version", NULL };
+		struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
+		char *nl;
+		int bad = run_command_capture(argv, 10000, &o, &e) != 0;
+
+		nl = strchr(e.buf, '\n');
+		if (nl)
+			*nl = '\0';
+		if (bad)
+			kernel_error(err, "QEMU %s does not run on this host: %s", version,
+				     e.len ? e.buf : "no output");
+		strbuf_release(&o);
+		strbuf_release(&e);
+		if (bad)
+			goto out;
+	}
 	/* another lab may have won the race: its copy is as good */
 	if (mkdir_p(dir.buf, 0755) < 0 && errno != EEXIST) {
 		kernel_error(err, "cannot create directory '%s': %s", dir.buf, strerror(errno));
