@@ -29,12 +29,33 @@ struct qemu_priv {
 	int lab_paused;   /* the lab's own QMP stop, not cont'ed yet */
 };
 
-/* LAB_QEMU, else the arch's qemu-system-* */
+static char *qemu_chosen[TOPO_ARCH_NR];
+
+void qemu_use_binary(enum topo_arch arch, const char *path)
+{
+	free(qemu_chosen[arch]);
+	qemu_chosen[arch] = path ? xstrdup(path) : NULL;
+}
+
+/* LAB_QEMU, else the run's choice (qemu_use_binary()), else the arch's
+ * qemu-system-* */
 const char *qemu_binary_for(enum topo_arch arch)
 {
 	const char *env = getenv("LAB_QEMU");
 
-	return env && *env ? env : topo_arch_info(arch)->qemu;
+	if (env && *env)
+		return env;
+	return qemu_chosen[arch] ? qemu_chosen[arch] : topo_arch_info(arch)->qemu;
+}
+
+unsigned qemu_version_number(const char *line)
+{
+	const char *p = line ? strstr(line, "version ") : NULL;
+	unsigned a = 0, b = 0, c = 0;
+
+	if (!p || sscanf(p + 8, "%u.%u.%u", &a, &b, &c) < 2 || a > 99 || b > 99 || c > 99)
+		return 0;
+	return a * 10000 + b * 100 + c;
 }
 
 static const char *qemu_binary(void)
@@ -61,6 +82,38 @@ char *qemu_version_string(enum topo_arch arch)
 }
 
 /*
+ * The firmware directory of a QEMU that is not the host's: a binary at
+ * <root>/usr/bin/qemu-system-* unpacked from a .deb (the lab's QEMU cache,
+ * or $LAB_QEMU) finds its ROMs in <root>/usr/share/qemu only when told
+ * with -L, since it was built for /usr/share/qemu.  NULL for the host's.
+ */
+const char *qemu_data_dir_for(enum topo_arch arch)
+{
+	static char *dir;
+	static char *for_bin;
+	const char *bin = qemu_binary_for(arch);
+	const char *slash = strrchr(bin, '/');
+	char *d;
+
+	if (!slash || !strncmp(bin, "/usr/bin/", 9))
+		return NULL;
+	if (for_bin && !strcmp(for_bin, bin))
+		return dir;
+	free(for_bin);
+	free(dir);
+	for_bin = xstrdup(bin);
+	/* <prefix>/bin/qemu-system-* -> <prefix>/share/qemu */
+	if (slash - bin >= 4 && !strncmp(slash - 4, "/bin", 4))
+		d = xasprintf("%.*s/share/qemu", (int)(slash - 4 - bin), bin);
+	else
+		d = xasprintf("%.*s/../share/qemu", (int)(slash - bin), bin);
+	dir = access(d, R_OK | X_OK) ? NULL : d;
+	if (!dir)
+		free(d);
+	return dir;
+}
+
+/*
  * SeaBIOS, QEMU's default, spends most of a second under TCG before the
  * kernel's first instruction on a 128-vCPU machine (POST, and every AP
  * woken to be counted); the kernel then enumerates CPUs from ACPI anyway.
@@ -70,12 +123,21 @@ char *qemu_version_string(enum topo_arch arch)
  */
 const char *qemu_firmware(void)
 {
-	static const char qboot[] = "/usr/share/qemu/qboot.rom";
+	static const char host_qboot[] = "/usr/share/qemu/qboot.rom";
+	static char *own;
 	const char *env = getenv("LAB_FIRMWARE");
+	const char *data = qemu_data_dir_for(TOPO_ARCH_X86_64);
 
 	if (env && *env)
 		return strcmp(env, "seabios") ? env : NULL;
-	return access(qboot, R_OK) ? NULL : qboot;
+	if (data) {
+		/* the QEMU's own qboot, from the same release */
+		free(own);
+		own = xasprintf("%s/qboot.rom", data);
+		if (!access(own, R_OK))
+			return own;
+	}
+	return access(host_qboot, R_OK) ? NULL : host_qboot;
 }
 
 void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
@@ -86,6 +148,8 @@ void qemu_build_argv(const struct backend_conf *conf, int con_fd, int rec_fd,
 	const char *bios = conf->topo->arch == TOPO_ARCH_X86_64 ? qemu_firmware() : NULL;
 
 	strvec_push(argv, qemu_binary_for(conf->topo->arch));
+	if (qemu_data_dir_for(conf->topo->arch))
+		strvec_pushl(argv, "-L", qemu_data_dir_for(conf->topo->arch), NULL);
 	/* -nodefaults: no VGA, NIC, floppy or CD probing, each of which costs
 	 * boot time under TCG and none of which the scheduler cares about. */
 	strvec_pushl(argv, "-nodefaults", "-no-user-config", "-display", "none", NULL);

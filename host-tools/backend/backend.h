@@ -184,8 +184,22 @@ int qemu_kvm_query(struct strbuf *why);
  * set), or "unknown"; caller frees. */
 char *qemu_version_string(enum topo_arch arch);
 
-/* The QEMU binary for arch: $LAB_QEMU, else the arch's qemu-system-*. */
+/* The QEMU binary for arch: $LAB_QEMU, else the one qemu_use_binary()
+ * chose, else the arch's qemu-system-* from PATH. */
 const char *qemu_binary_for(enum topo_arch arch);
+/* The binary this process's runs of arch use unless $LAB_QEMU names one
+ * (NULL: the host's); the virtual clock's QEMU (run/labrun.c). */
+void qemu_use_binary(enum topo_arch arch, const char *path);
+/* "QEMU emulator version 10.0.2 (Debian ...)" -> 100002; 0 when the line
+ * has no version. */
+unsigned qemu_version_number(const char *version_line);
+/* QEMU 8.1 splits a round robin's icount budget among the vCPUs
+ * (icount_percpu_budget()); before it the first vCPU of a pass could take
+ * the whole budget to the next timer, and x86 APs starved at boot. */
+#define QEMU_ICOUNT_SPLIT_BUDGET 80100
+/* <root>/usr/share/qemu for a QEMU unpacked at <root>/usr/bin (passed as
+ * -L), NULL for the host's own under /usr/bin. */
+const char *qemu_data_dir_for(enum topo_arch arch);
 int host_cpu_is_amd(void);
 
 /* The host's TSC rate in Hz, measured against CLOCK_MONOTONIC_RAW over

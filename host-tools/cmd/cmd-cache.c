@@ -1,5 +1,5 @@
 /* cmd-cache.c - `lab cache [--json]` lists what the cache holds (kernels,
- * initrds, images, snapshots); `lab cache prune [--max-size S]` trims it. */
+ * initrds, images, snapshots, the virtual clock's QEMU); `lab cache prune [--max-size S]` trims it. */
 #define _GNU_SOURCE
 #include "cmd/lab.h"
 #include "cmd/options.h"

@@ -795,3 +795,122 @@ out:
 	strvec_clear(&one);
 	return ret;
 }
+
+/* The directory name of a Debian version: its epoch ("1:") dropped. */
+static const char *version_dir(const char *version)
+{
+	const char *colon = strchr(version, ':');
+
+	return colon ? colon + 1 : version;
+}
+
+int debarchive_fetch_qemu(const char *version, struct strbuf *root, struct strbuf *err)
+{
+	static const char *const pkgs[] = { "qemu-system-x86", "qemu-system-common",
+					    "qemu-system-data" };
+	struct strbuf dir = STRBUF_INIT, work = STRBUF_INIT, bin = STRBUF_INIT;
+	struct strvec want = STRVEC_INIT;
+	int ret = -1;
+
+	strbuf_addf(&dir, "%s/qemu/%s", lab_cache_dir(), version_dir(version));
+	strbuf_addf(&bin, "%s/root/usr/bin/qemu-system-x86_64", dir.buf);
+	if (!access(bin.buf, X_OK)) {
+		strbuf_addf(root, "%s/root", dir.buf);
+		ret = 0;
+		goto out;
+	}
+	if (debarchive_update(0, err) < 0)
+		goto out;
+	/* a dot: lab cache neither lists nor prunes it while it is written */
+	strbuf_addf(&work, "%s/qemu/.tmp-%s.%ld", lab_cache_dir(), version_dir(version),
+		    (long)getpid());
+	remove_tree(work.buf);
+	if (mkdir_p(work.buf, 0755) < 0) {
+		kernel_error(err, "cannot create directory '%s': %s", work.buf, strerror(errno));
+		goto out;
+	}
+	if (isatty(STDERR_FILENO))
+		info("fetching QEMU %s from the Debian archive", version);
+	for (size_t i = 0; i < ARRAY_SIZE(pkgs); i++)
+		strvec_pushf(&want, "%s=%s", pkgs[i], version);
+	if (debarchive_download(work.buf, &want, err) < 0)
+		goto out;
+	for (size_t i = 0; i < ARRAY_SIZE(pkgs); i++) {
+		const char *argv[] = { "dpkg-deb", "-x", NULL, NULL, NULL };
+		struct strbuf deb = STRBUF_INIT, x = STRBUF_INIT;
+		char *name = xasprintf("%s_", pkgs[i]);
+		int bad;
+
+		strbuf_addf(&x, "%s/root", work.buf);
+		bad = kernel_find_one(work.buf, name, ".deb", &deb) < 0;
+		if (bad)
+			kernel_error(err, "'apt-get download %s' left no single .deb in '%s'",
+				     pkgs[i], work.buf);
+		if (!bad) {
+			argv[2] = deb.buf;
+			argv[3] = x.buf;
+			bad = run_command_capture(argv, 10 * 60 * 1000, NULL, NULL) != 0;
+			if (bad)
+				kernel_error(err, "'dpkg-deb -x %s' failed", deb.buf);
+			else
+				unlink(deb.buf);
+		}
+		free(name);
+		strbuf_release(&deb);
+		strbuf_release(&x);
+		if (bad)
+			goto out;
+	}
+	strbuf_reset(&bin);
+	strbuf_addf(&bin, "%s/root/usr/bin/qemu-system-x86_64", work.buf);
+	if (access(bin.buf, X_OK)) {
+		kernel_error(err, "qemu-system-x86 %s has no usr/bin/qemu-system-x86_64", version);
+		goto out;
+	}
+	{
+		/* a library the host lacks (libaio1: install-deps) fails here,
+		 * once, rather than at every boot */
+		const char *argv[] = { bin.buf, "--version", NULL };
+		struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
+		char *nl;
+		int bad = run_command_capture(argv, 10000, &o, &e) != 0;
+
+		nl = strchr(e.buf, '\n');
+		if (nl)
+			*nl = '\0';
+		if (bad)
+			kernel_error(err, "QEMU %s does not run on this host: %s", version,
+				     e.len ? e.buf : "no output");
+		strbuf_release(&o);
+		strbuf_release(&e);
+		if (bad)
+			goto out;
+	}
+	/* another lab may have won the race: its copy is as good */
+	if (mkdir_p(dir.buf, 0755) < 0 && errno != EEXIST) {
+		kernel_error(err, "cannot create directory '%s': %s", dir.buf, strerror(errno));
+		goto out;
+	}
+	{
+		char *from = xasprintf("%s/root", work.buf), *to = xasprintf("%s/root", dir.buf);
+
+		if (rename(from, to) < 0 && access(to, F_OK)) {
+			kernel_error(err, "cannot rename '%s' to '%s': %s", from, to, strerror(errno));
+			free(from);
+			free(to);
+			goto out;
+		}
+		free(from);
+		free(to);
+	}
+	strbuf_addf(root, "%s/root", dir.buf);
+	ret = 0;
+out:
+	if (work.len)
+		remove_tree(work.buf);
+	strbuf_release(&dir);
+	strbuf_release(&work);
+	strbuf_release(&bin);
+	strvec_clear(&want);
+	return ret;
+}

@@ -112,4 +112,13 @@ int debarchive_download(const char *dir, const struct strvec *pkgs, struct strbu
  */
 int debarchive_fetch_source(const char *spec, struct strbuf *tarball, struct strbuf *err);
 
+/*
+ * QEMU VERSION (a Debian version, "1:10.0.2+ds-2+deb13u1~bpo12+1") for
+ * x86-64 guests: qemu-system-x86, -common and -data unpacked once (dpkg-deb
+ * -x, never installed) into <cache>/qemu/VERSION-without-epoch/root, whose
+ * path goes into root; the binary is root/usr/bin/qemu-system-x86_64 and
+ * its firmware root/usr/share/qemu.  0, or -1 with one line in err.
+ */
+int debarchive_fetch_qemu(const char *version, struct strbuf *root, struct strbuf *err);
+
 #endif

@@ -105,6 +105,17 @@ static void run_from_info(struct cmp_run *run, const struct run_info *info)
 	/* runs from before the virtual clock existed ran on the wall clock */
 	s = json_get_str(o, "clock");
 	run->clock = xstrdup(s && !strcmp(s, "virtual") ? "virtual" : "wall");
+	/* "QEMU emulator version 10.0.2 (Debian ...)": its major.minor */
+	s = json_get_str(o, "qemu");
+	{
+		unsigned maj, min;
+		const char *v = s ? strstr(s, "version ") : NULL;
+
+		if (v && sscanf(v + 8, "%u.%u", &maj, &min) == 2)
+			run->qemu_series = xasprintf("%u.%u", maj, min);
+		else
+			run->qemu_series = xstrdup("");
+	}
 	/* a label recorded at run time (lab ab) beats the kernel release,
 	 * which names what a run booted with (SMT off, features, knobs, the
 	 * preemption mode, as lab ab's variants do): one kernel, two columns */
@@ -642,6 +653,7 @@ void cmp_run_release(struct cmp_run *run)
 	free(run->sched_knob);
 	free(run->arch);
 	free(run->clock);
+	free(run->qemu_series);
 	memset(run, 0, sizeof(*run));
 }
 
@@ -705,6 +717,18 @@ int cmp_runs_check(const struct cmp_run *runs, size_t nr, struct strbuf *err)
 			strbuf_addf(err, "cannot compare or pool runs on different clocks: %s ran in %s "
 				    "time, %s in %s time (repeat one with --clock %s)", b->name,
 				    b->clock, t->name, t->clock, b->clock);
+			ret = -1;
+			break;
+		}
+		/* virtual time counts instructions as a QEMU hands them out:
+		 * 7.2's round robin and 10.0's give SMP guests other times */
+		if (!strcmp(b->clock ? b->clock : "", "virtual") &&
+		    !strcmp(t->clock ? t->clock : "", "virtual") && b->qemu_series &&
+		    t->qemu_series && *b->qemu_series && *t->qemu_series &&
+		    strcmp(b->qemu_series, t->qemu_series)) {
+			strbuf_addf(err, "cannot compare or pool virtual-time runs of different QEMUs: %s "
+				    "ran on QEMU %s, %s on %s (LAB_VIRTUAL_QEMU, docs/tcg.md)", b->name,
+				    b->qemu_series, t->name, t->qemu_series);
 			ret = -1;
 			break;
 		}

@@ -186,6 +186,7 @@ int cmp_run_pool(struct cmp_run *dst, const struct cmp_run *runs, size_t nr, str
 	dst->sched_knob = xstrdup(runs[0].sched_knob ? runs[0].sched_knob : "");
 	dst->arch = xstrdup(runs[0].arch ? runs[0].arch : "x86_64");
 	dst->clock = xstrdup(runs[0].clock ? runs[0].clock : "wall");
+	dst->qemu_series = xstrdup(runs[0].qemu_series ? runs[0].qemu_series : "");
 	dst->features = xstrdup(runs[0].features ? runs[0].features : "");
 	dst->nr_pooled = nr;
 	for (size_t i = 0; i < runs[0].nr_domain_names; i++)

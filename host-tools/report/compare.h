@@ -70,6 +70,7 @@ struct cmp_run {
 				 * "base_slice_ns=3000000,preempt=full"; "" without */
 	char *arch;		/* the guest's: "x86_64" when run.json has none */
 	char *clock;		/* run.json's "clock": "virtual" or "wall" (also when absent) */
+	char *qemu_series;	/* "7.2", "10.0" from run.json's "qemu"; "" unknown */
 	size_t nr_pooled;	/* runs pooled into this one (cmp_run_pool), else 0 */
 	char *features;		/* the kernel's scheduler features (sched-features.json), space-separated; "" unknown */
 	char *domain_names[CMP_MAX_DOMAINS]; /* per level, from guest-topology.json */

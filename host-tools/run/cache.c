@@ -20,6 +20,7 @@ static const struct {
 	{ "initrd", "initrd" },
 	{ "image", "images" },
 	{ "snapshot", "snapshots" },
+	{ "qemu", "qemu" },	/* the virtual clock's QEMU (kernel/debarchive.h) */
 };
 
 static time_t newest(const struct stat *st)

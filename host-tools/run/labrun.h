@@ -26,6 +26,14 @@ struct json_object;
  * online starves like an AP at boot).  $LAB_ICOUNT_KICK=always keeps them
  * for every plan, =boot is the default. */
 #define LAB_ICOUNT_KICK "boot"
+/* The QEMU of --clock virtual on x86-64 (Debian's bookworm-backports),
+ * fetched into <cache>/qemu/: from 8.1 on, QEMU's round robin gives each
+ * vCPU its share of the instructions to the next timer, so SMP guests
+ * boot without kicks (LAB_ICOUNT_KICK then defaults to never and a run
+ * depends on instructions alone) and busy vCPUs take their ticks evenly.
+ * $LAB_VIRTUAL_QEMU=VERSION picks another, =host the host's 7.2;
+ * $LAB_QEMU overrides both. */
+#define LAB_VIRTUAL_QEMU_VERSION "1:10.0.2+ds-2+deb13u1~bpo12+1"
 /* Virtual time passes slower than the host's when several vCPUs are busy
  * (they share one instruction count): deadlines in host time stretch. */
 #define LAB_VIRTUAL_TIMEOUT_FACTOR 3

@@ -289,6 +289,25 @@ static void test_clock_refused(void **state)
 	assert_int_equal(cmp_run_pool(&p, runs + 1, 2, &err), 0);
 	assert_string_equal(p.clock, "virtual");
 	cmp_run_release(&p);
+	/* ... unless their QEMUs hand out instructions differently */
+	assert_int_equal(cmp_run_json_parse(&r, "{\"qemu\": \"QEMU emulator version 10.0.2 (Debian "
+					    "1:10.0.2+ds-2+deb13u1~bpo12+1)\"}", 79, &err), 0);
+	assert_string_equal(r.qemu_series, "10.0");
+	cmp_run_release(&r);
+	free(runs[1].qemu_series);
+	runs[1].qemu_series = xstrdup("7.2");
+	free(runs[2].qemu_series);
+	runs[2].qemu_series = xstrdup("10.0");
+	assert_int_equal(cmp_run_pool(&p, runs + 1, 2, &err), -1);
+	assert_string_equal(err.buf, "cannot compare or pool virtual-time runs of different QEMUs: v1 "
+			    "ran on QEMU 7.2, v2 on 10.0 (LAB_VIRTUAL_QEMU, docs/tcg.md)");
+	cmp_run_release(&p);
+	strbuf_reset(&err);
+	/* a run from before run.json named its QEMU pools with either */
+	free(runs[1].qemu_series);
+	runs[1].qemu_series = xstrdup("");
+	assert_int_equal(cmp_run_pool(&p, runs + 1, 2, &err), 0);
+	cmp_run_release(&p);
 	for (int i = 0; i < 3; i++)
 		cmp_run_release(&runs[i]);
 	strbuf_release(&err);

@@ -7,7 +7,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "backend/backend.h"
 #include "topo/topo.h"
@@ -66,9 +70,81 @@ static void test_wall_clock_host_inputs(void **state)
 	strvec_clear(&argv);
 }
 
+static void test_version_number(void **state)
+{
+	(void)state;
+	assert_int_equal(qemu_version_number("QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)"),
+			 70222);
+	assert_int_equal(qemu_version_number("QEMU emulator version 10.0.2 (Debian 1:10.0.2+ds-2+deb13u1~bpo12+1)"),
+			 100002);
+	assert_int_equal(qemu_version_number("QEMU emulator version 8.1"), 80100);
+	assert_int_equal(qemu_version_number("unknown"), 0);
+	assert_int_equal(qemu_version_number(NULL), 0);
+	assert_true(qemu_version_number("QEMU emulator version 8.0.5") < QEMU_ICOUNT_SPLIT_BUDGET);
+	assert_true(qemu_version_number("QEMU emulator version 10.0.2") >= QEMU_ICOUNT_SPLIT_BUDGET);
+}
+
+/* A QEMU unpacked from a .deb (<root>/usr/bin) gets -L <root>/usr/share/qemu
+ * and its own qboot; the host's and a bare name get neither. */
+static void test_unpacked_qemu_data_dir(void **state)
+{
+	char root[] = "/tmp/test-qemu-argv.XXXXXX", path[256];
+	struct strvec argv = STRVEC_INIT;
+
+	(void)state;
+	assert_non_null(mkdtemp(root));
+	snprintf(path, sizeof(path), "%s/usr", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/usr/share", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/usr/share/qemu", root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/usr/share/qemu/qboot.rom", root);
+	fclose(fopen(path, "w"));
+
+	unsetenv("LAB_QEMU");
+	unsetenv("LAB_FIRMWARE");
+	assert_null(qemu_data_dir_for(TOPO_ARCH_X86_64));
+	build("1s2c", 1, &argv);
+	assert_null(option_value(&argv, "-L"));
+	strvec_clear(&argv);
+
+	snprintf(path, sizeof(path), "%s/usr/bin/qemu-system-x86_64", root);
+	qemu_use_binary(TOPO_ARCH_X86_64, path);
+	assert_string_equal(qemu_binary_for(TOPO_ARCH_X86_64), path);
+	build("1s2c", 1, &argv);
+	assert_string_equal(argv.v[0], path);
+	snprintf(path, sizeof(path), "%s/usr/share/qemu", root);
+	assert_non_null(option_value(&argv, "-L"));
+	assert_string_equal(option_value(&argv, "-L"), path);
+	snprintf(path, sizeof(path), "%s/usr/share/qemu/qboot.rom", root);
+	assert_string_equal(option_value(&argv, "-bios"), path);
+	strvec_clear(&argv);
+
+	/* $LAB_QEMU wins over the run's choice */
+	setenv("LAB_QEMU", "/usr/bin/qemu-system-x86_64", 1);
+	assert_string_equal(qemu_binary_for(TOPO_ARCH_X86_64), "/usr/bin/qemu-system-x86_64");
+	assert_null(qemu_data_dir_for(TOPO_ARCH_X86_64));
+	unsetenv("LAB_QEMU");
+	qemu_use_binary(TOPO_ARCH_X86_64, NULL);
+	assert_string_equal(qemu_binary_for(TOPO_ARCH_X86_64), "qemu-system-x86_64");
+
+	snprintf(path, sizeof(path), "%s/usr/share/qemu/qboot.rom", root);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/usr/share/qemu", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/usr/share", root);
+	rmdir(path);
+	snprintf(path, sizeof(path), "%s/usr", root);
+	rmdir(path);
+	rmdir(root);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_version_number),
+		cmocka_unit_test(test_unpacked_qemu_data_dir),
 		cmocka_unit_test(test_virtual_clock_same_inputs),
 		cmocka_unit_test(test_wall_clock_host_inputs),
 	};
