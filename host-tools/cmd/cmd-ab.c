@@ -905,7 +905,9 @@ int cmd_ab(int argc, const char **argv)
 			 * percent or less, so rows decide in fewer rounds */
 			clock = "virtual";
 			setenv("CLOCK", clock, 1);
-			clock_note = " (the default of --until-decided)";
+			clock_note = " (the default of --until-decided: instruction-counted time, the same at any "
+				     "host load, with ticks where the kernel's arithmetic puts them; --clock wall "
+				     "for the host's, docs/tcg.md)";
 		}
 		ab.clock = clock ? clock : "wall";
 		if (!ab.rounds)

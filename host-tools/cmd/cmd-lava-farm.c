@@ -41,8 +41,9 @@ static void server_or_die(struct lava_server *s, const char *url, const char *to
 	strbuf_release(&err);
 }
 
-/* Submits the definition in path: the job's id, or exit 2 with LAVA's words. */
-static long submit_file(const struct lava_server *s, const char *path)
+/* Submits the definition in path: the job's id, or exit 2 with LAVA's
+ * words (removing `made` first: a directory of ours nothing is in yet). */
+static long submit_file(const struct lava_server *s, const char *path, const char *made)
 {
 	struct strbuf err = STRBUF_INIT;
 	size_t len = 0;
@@ -55,8 +56,11 @@ static long submit_file(const struct lava_server *s, const char *path)
 		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
 	if (memchr(def, '\0', len))
 		die(LAB_EXIT_USAGE, "'%s' is not a text file", path);
-	if (lava_submit(s, def, &id, &err) < 0)
+	if (lava_submit(s, def, &id, &err) < 0) {
+		if (made)
+			remove_tree(made);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
 	free(def);
 	strbuf_release(&err);
 	return id;
@@ -79,7 +83,7 @@ int cmd_lava_submit(int argc, const char **argv)
 	if (nr_pos != 1)
 		die(LAB_EXIT_USAGE, "one job definition is needed (usage: %s)", submit_usage);
 	server_or_die(&s, url, token_file);
-	printf("%ld\n", submit_file(&s, pos[0]));
+	printf("%ld\n", submit_file(&s, pos[0], NULL));
 	memset(&s, 0, sizeof(s));
 	return LAB_EXIT_PASS;
 }
@@ -259,10 +263,12 @@ int cmd_lava_run(int argc, const char **argv)
 		strvec_pushl(&a, "--kernel", kernel, NULL);
 	if (accel)
 		strvec_pushl(&a, "--accel", accel, NULL);
-	if (run_self("lab lava export", &a))
+	if (run_self("lab lava export", &a)) {
+		remove_tree(dir);
 		die(LAB_EXIT_FAIL, "lab lava export failed");
+	}
 	def = xasprintf("%s/job.json", job_dir);
-	id = submit_file(&s, def);
+	id = submit_file(&s, def, dir);
 	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
 	ok = follow(&s, id, timeout_s, dir, &j);
 	memset(&s, 0, sizeof(s));

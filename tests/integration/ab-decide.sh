@@ -41,7 +41,7 @@ run --topo 1s2c --until-decided --max-rounds 2 --budget 10m \
 [ "$rc" -eq 1 ] || fail "a violated expectation exited $rc, not 1"
 grep -q '^ab: 1s2c, suite .ab-decide., until decided: budget 10m00s, at most 2 rounds of ABBA, effect +-2%' "$TMP/out" ||
 	fail "the header does not state the budget, rounds and effect"
-grep -q '^ab: clock virtual (the default of --until-decided), start warm (the default of --until-decided)$' "$TMP/out" ||
+grep -q '^ab: clock virtual (the default of --until-decided: instruction-counted time, the same at any host load, with ticks where the kernel.s arithmetic puts them; --clock wall for the host.s, docs/tcg.md), start warm (the default of --until-decided)$' "$TMP/out" ||
 	fail "the header does not say the clock and the start are the defaults"
 grep -q '^ab: expect decide-hackbench:time <= +25%$' "$TMP/out" || fail "the scenario's expect key is not listed"
 grep -Eq '^ab: [0-9]+ guests? at a time \(the default: [0-9]+ host CPUs?, one TCG thread a guest under icount' "$TMP/out" ||

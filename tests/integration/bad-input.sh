@@ -72,4 +72,15 @@ check_bad scx build --kernel debian              # 6.1: no sched_ext
 check_bad scx --no-such-option
 printf '[scenario]\nname = s\nworkload = exec\nscheduler = scx_nope\n' >"$TMP/badscx.ini"
 check_bad scenarios --plan "$TMP/badscx.ini"
+# guests at a time, seeds and LAVA
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --jobs 0
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --jobs 17
+check_bad run --topo 1s2c --suite smoke --clock wall --seed 3
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant smt=off
+check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava ftp://x
+check_bad lava
+check_bad lava submit --server http://127.0.0.1:9 /nonexistent/job.json
+check_bad lava follow --server http://127.0.0.1:9 --out "$TMP/f" 12
+check_bad lava follow --server http://127.0.0.1:9 --out "$TMP/f" twelve
+check_bad lava run --server gopher://x --artifacts file:///x --dir "$TMP/lr" --topo 1s2c --suite smoke
 echo ok

@@ -1,10 +1,11 @@
-# lava - a real LAVA 2023.01 on this host (host-tools/lava/lava-local): up,
-# one job on qemu-01 that boots the lab's kernel and initrd on 1s2c (2 vCPUs,
-# the lab's own QEMU topology arguments) under TCG, its state, health, console
-# lines and monitor result through the REST API, then down and no LAVA or
-# PostgreSQL process left.  Slow lane: 51-95 s with the packages installed
-# (up 21-67 s, the job 12-66 s, down 8-14 s: all with the host's load),
-# about 6 min from scratch (up with apt-get update and install: 307 s).
+# lava - a real LAVA 2023.01 on this host (host-tools/lava/lava-local): up;
+# the smoke suite as LAVA jobs on qemu-01 (TCG) through lab lava run, on
+# 1s2c2t and 2s2c, imported as run directories with the files, case ids and
+# topology verdict of a local lab run, and compared with one; a bad token,
+# an unreachable server and an unknown device type are one line and exit 2;
+# lab ab --lava, one round of four jobs; then down and no LAVA or PostgreSQL
+# process left.  Slow lane: about 5 min with the packages installed, about
+# 10 from scratch (up with apt-get update and install: 307 s).
 # A farm already running is somebody's: the test uses it and leaves it up.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: lava-local installs packages and starts system daemons"
@@ -49,91 +50,90 @@ tokfile=$($LL token)
 [ "$(stat -c %a "$tokfile")" = 600 ] || fail "token file $tokfile is not mode 0600"
 tok=$(cat "$tokfile")
 
-# the lab's kernel and initrd, as file:// URLs the worker reads
-kernel=$("$LAB" kernel debian --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["bzimage"])') ||
-	fail "lab kernel debian"
-mkdir -p "$TMP/lava"
-chmod 755 "$TMP"
-cp "$kernel" "$TMP/lava/vmlinuz"
-"$LAB" initrd --out "$TMP/lava/initrd.cpio" >/dev/null || fail "lab initrd"
-"$LAB" topo --qemu "$TOPO" >"$TMP/lava/qemu-args" || fail "lab topo --qemu $TOPO"
+SERVER=http://127.0.0.1:8000
+export LAB_RESULTS=$TMP/results
+chmod 755 "$TMP"	# the worker reads the artifacts through file:// URLs
 
-# The job: the lab's QEMU arguments for the topology (-m becomes the
-# device's memory), the console on ttyS0 and the record channel (ttyS1)
-# to nothing; the monitor turns "schedlab: runner exit N" into a result.
-python3 - "$TMP/lava" "$TOPO" >"$TMP/lava/job.yaml" <<'EOF'
-import sys, yaml
-d, topo = sys.argv[1], sys.argv[2]
-args = open(d + "/qemu-args").read().split("\n")[1:]
-args = [a for a in args if a]
-opts, mem = [], "512"
-for k, v in zip(args[0::2], args[1::2]):
-    if k == "-m":
-        mem = v
-    else:
-        opts.append(f"{k} {v}")
-opts += ["-serial stdio", "-serial null"]
-job = {
-    "device_type": "qemu",
-    "job_name": f"schedlab {topo} probe",
-    "priority": "medium",
-    "visibility": "public",
-    "timeouts": {"job": {"minutes": 8}, "action": {"minutes": 5},
-                 "connection": {"minutes": 2}},
-    "context": {"arch": "amd64", "no_kvm": True, "memory": mem,
-                "extra_options": opts},
-    "actions": [
-        {"deploy": {"to": "tmpfs", "timeout": {"minutes": 2}, "images": {
-            "kernel": {"image_arg": '-kernel {kernel} -append "console=ttyS0 loglevel=5 panic=-1 lab.mode=probe"',
-                       "url": f"file://{d}/vmlinuz"},
-            "ramdisk": {"image_arg": "-initrd {ramdisk}",
-                        "url": f"file://{d}/initrd.cpio"}}}},
-        {"boot": {"method": "qemu", "media": "tmpfs", "timeout": {"minutes": 3}}},
-        {"test": {"timeout": {"minutes": 4}, "monitors": [{
-            "name": "schedlab",
-            "start": "schedlab: init start",
-            "end": "reboot: Power down",
-            "pattern": r"schedlab: (?P<test_case_id>runner) exit (?P<result>\d+)",
-            "fixupdict": {"0": "pass", "1": "fail", "2": "fail"}}]}},
-    ],
-}
-print(yaml.safe_dump(job, sort_keys=False))
-EOF
-cat "$TMP/lava/job.yaml"
+echo "bad input: one line, exit 2"
+printf 'not-the-token\n' >"$TMP/badtok" && chmod 600 "$TMP/badtok"
+expect_bad "a wrong token" "$LAB" lava run --server $SERVER --token-file "$TMP/badtok" \
+	--artifacts "file://$TMP/bad1/job" --dir "$TMP/bad1" --topo 1s2c --suite ab-tiny
+grep -q "refused the token (HTTP 403): Invalid token." "$TMP/err" || fail "the error does not say the token was refused"
+grep -q "not-the-token" "$TMP/err" "$TMP/out" && fail "the token was printed"
+[ ! -e "$TMP/bad1" ] || fail "a refused lab lava run left its directory"
+mkdir -p "$TMP/bad1"
+"$LAB" lava export --topo 1s2c --suite ab-tiny --artifacts "file://$TMP/bad1/job" --out "$TMP/bad1/job" >/dev/null ||
+	fail "lab lava export"
+expect_bad "an unreachable server" "$LAB" lava submit --server http://127.0.0.1:9 --token-file "$tokfile" \
+	"$TMP/bad1/job/job.json"
+grep -q "cannot reach LAVA at http://127.0.0.1:9" "$TMP/err" || fail "the error does not say the server is unreachable"
+python3 - "$TMP/bad1/job/job.json" "$TMP/nosuchtype.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["device_type"] = "nosuchtype"
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_bad "an unknown device type" "$LAB" lava submit --server $SERVER --token-file "$tokfile" "$TMP/nosuchtype.json"
+grep -q "rejected the job definition: Devices unavailable: Device type 'nosuchtype' is unavailable." "$TMP/err" ||
+	fail "the error does not carry LAVA's words"
 
-api() { curl -sf -H "Authorization: Token $tok" "$URL/$1"; }
-jget() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1], {"d": d}))' "$1"; }
-
-t1=$SECONDS
-python3 -c 'import json,sys; print(json.dumps({"definition": open(sys.argv[1]).read()}))' "$TMP/lava/job.yaml" >"$TMP/lava/body.json"
-code=$(curl -s -o "$TMP/lava/submit.json" -w '%{http_code}' -H "Authorization: Token $tok" \
-	-H 'Content-Type: application/json' -X POST --data @"$TMP/lava/body.json" "$URL/jobs/")
-[ "$code" = 201 ] || fail "submit: HTTP $code: $(cat "$TMP/lava/submit.json")"
-id=$(jget 'd["job_ids"][0]' <"$TMP/lava/submit.json")
-echo "job $id submitted"
-
-state=
-for _ in $(seq 300); do
-	state=$(api "jobs/$id/" | jget 'd["state"] + " " + d["health"]') || state=
-	case $state in Finished*) break ;; esac
-	sleep 1
-done
-echo "job $id: $state after $((SECONDS - t1)) s"
-api "jobs/$id/logs/" >"$TMP/lava/log.yaml" || fail "no log for job $id"
-[ "$state" = "Finished Complete" ] || {
-	grep -E '"lvl": "(error|exception)"|"case": "job"' "$TMP/lava/log.yaml" >&2
-	fail "job $id: '$state', expected 'Finished Complete'"
+# lava_run TOPO: lab lava run of the smoke suite; its run directory in $run
+lava_run() {
+	local t=$SECONDS
+	rm -rf "$TMP/results-$1"
+	"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts "file://$TMP/lava-$1/job" \
+		--dir "$TMP/lava-$1" --topo "$1" --suite smoke --results "$TMP/results-$1" \
+		>"$TMP/out" 2>"$TMP/err" || { cat "$TMP/out" "$TMP/err"; fail "lab lava run on $1 exited non-zero"; }
+	cat "$TMP/err"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+	[ -f "$run/run.json" ] || fail "lab lava run on $1 made no run directory"
+	grep -q '^verdict: PASS' "$TMP/out" || { cat "$TMP/out"; fail "the $1 job's run is not PASS"; }
+	grep -q '^topology: PASS' "$TMP/out" || fail "the $1 job's topology is not verified"
+	[ "$(json "$run/run.json" 'd["lava"]["server"]')" = "$SERVER" ] || fail "run.json does not name the server"
+	[ "$(json "$run/run.json" 'd["lava"]["device"]')" = qemu-01 ] || fail "run.json does not name the device"
+	json "$run/run.json" 'd["lava"]["job_id"]' >/dev/null || fail "run.json has no job id"
+	grep -rq -- "$(cat "$tokfile")" "$run" "$TMP/lava-$1" && fail "the token is in the results"
+	echo "lab lava run $1: $((SECONDS - t)) s"
 }
 
-# the console: the log's "target" lines
-grep '"lvl": "target"' "$TMP/lava/log.yaml" | grep -q '"msg": "schedlab: init start"' ||
-	fail "console: no 'schedlab: init start'"
-grep '"lvl": "target"' "$TMP/lava/log.yaml" | grep -q '"msg": "schedlab: runner exit 0"' ||
-	fail "console: no 'schedlab: runner exit 0'"
-grep -q -- '-smp 2,sockets=1,dies=1,cores=2,threads=1' "$TMP/lava/log.yaml" ||
-	fail "the boot command lacks the topology's -smp"
-grep -q -- '-enable-kvm' "$TMP/lava/log.yaml" && fail "the boot command has -enable-kvm"
-res=$(api "jobs/$id/tests/?suite__name=schedlab" | jget '" ".join(r["name"] + "=" + r["result"] for r in d["results"])')
-[ "$res" = "runner=pass" ] || fail "schedlab suite: '$res', expected runner=pass"
-echo "console and results: ok"
+lava_run 2s2c
+lava_run 1s2c2t
+lrun=$run
+t=$SECONDS
+"$LAB" run --topo 1s2c2t --suite smoke --results "$TMP/local" >"$TMP/out" 2>&1 || { cat "$TMP/out"; fail "local lab run"; }
+local=$(sed -n 's/^results: //p' "$TMP/out")
+echo "lab run 1s2c2t: $((SECONDS - t)) s"
+python3 - "$local" "$lrun" <<'PY' || fail "the imported run differs in structure from the local one"
+import json, os, sys
+a, b = sys.argv[1:]
+fa, fb = sorted(os.listdir(a)), sorted(os.listdir(b))
+# LAVA ran its own QEMU; the scheduler feature and knob reports are not
+# written by the import (docs/lava.md)
+missing = [f for f in fa if f not in fb and f not in ("qemu.log", "sched-features.json", "sched-knobs.json")]
+assert not missing, ("files of a local run missing", missing)
+ca = [(c["case"], c["verdict"]) for c in json.load(open(os.path.join(a, "cases.json")))["cases"]]
+cb = [(c["case"], c["verdict"]) for c in json.load(open(os.path.join(b, "cases.json")))["cases"]]
+assert ca == cb, (ca, cb)
+va, vb = json.load(open(os.path.join(a, "verdict.json"))), json.load(open(os.path.join(b, "verdict.json")))
+assert va["verdict"] == vb["verdict"] == "PASS", (va["verdict"], vb["verdict"])
+assert va.get("topology") and vb.get("topology"), "no topology verdict"
+print("same case ids and verdicts:", len(ca), "cases; files", len(fa), "and", len(fb))
+PY
+# exit 1 is a row worse: two boots on two different QEMUs differ, that is not the point here
+rc=0
+"$LAB" compare "$local" "$lrun" >"$TMP/cmp" 2>&1 || rc=$?
+[ "$rc" -le 1 ] || { cat "$TMP/cmp"; fail "lab compare of the local and the LAVA run exited $rc"; }
+grep -q '^Case:' "$TMP/cmp" || fail "lab compare printed no table"
+"$LAB" report "$lrun" >/dev/null 2>&1 || fail "lab report of the imported run"
+
+t=$SECONDS
+rc=0
+"$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny --lava $SERVER --lava-token-file "$tokfile" \
+	>"$TMP/out" 2>"$TMP/err" || rc=$?
+cat "$TMP/out"
+[ "$rc" = 0 ] || { cat "$TMP/err"; fail "lab ab --lava exited $rc"; }
+grep -q "^ab: on LAVA at $SERVER: 4 jobs at a time, submitted in ABBA order" "$TMP/out" || fail "no LAVA line in the header"
+dir=$(sed -n 's/^ab: directory //p' "$TMP/out")
+[ "$(json "$dir/ab.json" '",".join(b["verdict"] for b in d["boots"])')" = PASS,PASS,PASS,PASS ] ||
+	fail "the ab's LAVA jobs did not all pass"
+echo "lab ab --lava, 4 jobs: $((SECONDS - t)) s"
 echo ok
