@@ -15,6 +15,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +458,37 @@ out:
 	return ret;
 }
 
+/*
+ * One apt at a time on the lab's configuration: labs run side by side
+ * (lab ab --jobs), and apt refuses a second one with "Unable to lock
+ * directory".  Held for the whole call, nested calls of one process
+ * share it.
+ */
+static int apt_lock_fd = -1, apt_lock_depth;
+
+static void apt_lock(void)
+{
+	char *p;
+
+	if (apt_lock_depth++)
+		return;
+	p = xasprintf("%s/lab.lock", debarchive_dir());
+	apt_lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	free(p);
+	if (apt_lock_fd >= 0)
+		while (flock(apt_lock_fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+}
+
+static void apt_unlock(void)
+{
+	if (--apt_lock_depth)
+		return;
+	if (apt_lock_fd >= 0)
+		close(apt_lock_fd);
+	apt_lock_fd = -1;
+}
+
 /* Runs an apt tool on the lab's configuration; stdout into out. */
 static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct strbuf *err,
 		   const char *tool, const struct strvec *more)
@@ -472,7 +505,9 @@ static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct s
 	cp.new_pgrp = 1;
 	cp.die_with_parent = 1;
 	cp.errbuf = err;
+	apt_lock();
 	code = child_capture(&cp, timeout_ms, out ? out : &o, &e);
+	apt_unlock();
 	if (code == CHILD_TIMED_OUT) {
 		kernel_error(err, "'%s %s' did not finish in %d s", tool, more->v[0], timeout_ms / 1000);
 	} else if (code > 0) {
@@ -517,16 +552,23 @@ int debarchive_update(int force, struct strbuf *err)
 		return -1;
 	if (!force && lists_fresh())
 		return 0;
+	apt_lock();
+	/* another lab may have refreshed them while we waited */
+	if (!force && lists_fresh()) {
+		apt_unlock();
+		return 0;
+	}
 	if (isatty(STDERR_FILENO))
 		info("refreshing the lab's Debian package lists (%s)", debarchive_dir());
 	strvec_pushl(&a, "update", "-q", (const char *)NULL);
 	ret = run_apt(NULL, APT_UPDATE_TIMEOUT_MS, NULL, err, "apt-get", &a);
 	strvec_clear(&a);
-	if (ret < 0)
-		return -1;
-	stamp = xasprintf("%s/lists/stamp", debarchive_dir());
-	ret = write_file_atomic_err(stamp, "", 0, err);
-	free(stamp);
+	if (ret == 0) {
+		stamp = xasprintf("%s/lists/stamp", debarchive_dir());
+		ret = write_file_atomic_err(stamp, "", 0, err);
+		free(stamp);
+	}
+	apt_unlock();
 	return ret;
 }
 
