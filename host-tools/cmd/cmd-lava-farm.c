@@ -8,6 +8,7 @@
 #include "lava/client.h"
 #include "lib/child.h"
 #include "lib/json.h"
+#include "results/results.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -148,14 +149,8 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 	json_object_object_add(o, "submit_time", json_object_new_string(j->submit_time));
 	json_object_object_add(o, "start_time", json_object_new_string(j->start_time));
 	json_object_object_add(o, "end_time", json_object_new_string(j->end_time));
-	path = xasprintf("%s/lava-job.json", dir);
-	{
-		const char *text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-
-		if (write_file_atomic(path, text, strlen(text)) < 0)
-			die(LAB_EXIT_FAIL, "cannot write '%s'", path);
-	}
-	free(path);
+	if (results_write_json(dir, "lava-job.json", o) < 0)
+		die(LAB_EXIT_FAIL, "cannot write '%s/lava-job.json'", dir);
 	json_object_put(o);
 	fprintf(stderr, "lava: job %ld %s, %s on %s; log and metadata in %s\n", id, j->state, j->health,
 		j->device[0] ? j->device : "no device", dir);
@@ -278,15 +273,13 @@ int cmd_lava_run(int argc, const char **argv)
 		/* what was asked, so the import verifies the guest's topology */
 		struct strbuf err = STRBUF_INIT;
 		struct json_object *o = json_read_file(meta, NULL, 1u << 20, NULL, &err);
-		const char *text;
 
 		if (!o)
 			die(LAB_EXIT_FAIL, "%s", err.buf);
 		json_object_object_add(o, "spec", json_object_new_string(topo));
 		json_object_object_add(o, suite ? "suite" : "scenario", json_object_new_string(suite ? suite : scenario));
 		json_object_object_add(o, "kernel", json_object_new_string(kernel ? kernel : "debian"));
-		text = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-		if (write_file_atomic(meta, text, strlen(text)) < 0)
+		if (results_write_json(dir, "lava-job.json", o) < 0)
 			die(LAB_EXIT_FAIL, "cannot write '%s'", meta);
 		json_object_put(o);
 		strbuf_release(&err);
