@@ -85,6 +85,8 @@ struct ab {
 	unsigned budget_s, max_rounds;
 	double effect;
 	struct strvec expect_texts;	/* as given on the command line */
+	struct strvec test_params;	/* --test-param: lab run --param for the test side */
+	unsigned seed;			/* cold virtual boots: boot i gets seed + i - 1 */
 	const char *clock;		/* "wall" or "virtual", as every boot ran */
 	char *start_note;		/* why warm or cold, for the header */
 	double spent_s;			/* boots' seconds so far, every session */
@@ -159,6 +161,19 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		    variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
+	if (ab->test_params.nr) {
+		struct strbuf plan = STRBUF_INIT;
+
+		/* the test side's plan, checked as its lab run will check it */
+		if (plan_compile_suite(ab->suite, &plan, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		for (size_t i = 0; i < ab->test_params.nr; i++)
+			if (plan_text_set_param(&plan, ab->test_params.v[i], &err) < 0)
+				die(LAB_EXIT_USAGE, "--test-%s", err.buf + 2);
+		if (plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
+			die(LAB_EXIT_USAGE, "--test-param: %s", err.buf);
+		strbuf_release(&plan);
+	}
 	if (lbase)
 		check_label("label-base", lbase);
 	if (ltest)
@@ -231,6 +246,8 @@ static struct json_object *ab_json(const struct ab *ab)
 	json_object_object_add(o, "spent_s", json_object_new_double(ab->spent_s));
 	json_object_object_add(o, "wall_s", json_object_new_double(ab_wall_s(ab)));
 	json_object_object_add(o, "jobs", json_object_new_int((int)ab->jobs.n));
+	if (ab->seed)
+		json_object_object_add(o, "seed", json_object_new_int((int)ab->seed));
 	for (unsigned s = 0; s < ab->nr_sides; s++) {
 		struct json_object *x = json_object_new_object();
 
@@ -240,6 +257,13 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(x, "release", json_object_new_string(ab->sides[s].release));
 		json_object_object_add(x, "label", json_object_new_string(ab->sides[s].label));
 		json_object_object_add(x, "smt", json_object_new_string("on"));
+		if (s == 1 && ab->test_params.nr) {
+			struct json_object *pa = json_object_new_array();
+
+			for (size_t i = 0; i < ab->test_params.nr; i++)
+				json_object_array_add(pa, json_object_new_string(ab->test_params.v[i]));
+			json_object_object_add(x, "params", pa);
+		}
 		if (s == 2)
 			variant_json(&ab->variant, x);
 		json_object_array_add(sides, x);
@@ -311,6 +335,7 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.warm = ab->warm;
 	b->j.trace = ab->trace;
 	b->j.seed = b->seed;
+	b->j.params = b->side == 1 ? &ab->test_params : NULL;
 	b->j.lava_server = ab->lava;
 	b->j.lava_token_file = ab->lava_token_file;
 	b->j.results_root = b->root;
@@ -536,6 +561,8 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 		ab->effect = v;
 	if (json_get_num(o, "spent_s", &v) == 0)
 		ab->spent_s = v;
+	/* an ab from before --seed gave the k-th boot of each side seed k */
+	ab->seed = json_get_num(o, "seed", &v) == 0 && v >= 1 && v < 2147483647 ? (unsigned)v : 0;
 	/* an ab from before parallel boots ran one at a time */
 	ab->wall_s = json_get_num(o, "wall_s", &v) == 0 ? v : ab->spent_s;
 	if (json_object_object_get_ex(o, "expect", &ex) && json_object_is_type(ex, json_type_array))
@@ -544,8 +571,15 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 	for (unsigned s = 0; s < 2; s++) {
 		struct json_object *x = json_object_array_get_idx(sides, s);
 
+		struct json_object *pa;
+
 		ab->sides[s].kernel = xstrdup(json_get_str(x, "kernel") ? json_get_str(x, "kernel") : "debian");
 		rs->labels[s] = json_get_str(x, "label");
+		if (s == 1 && json_object_object_get_ex(x, "params", &pa) &&
+		    json_object_is_type(pa, json_type_array))
+			for (size_t i = 0; i < json_object_array_length(pa); i++)
+				strvec_push(&ab->test_params,
+					    json_object_get_string(json_object_array_get_idx(pa, i)));
 	}
 	if (ab->rounds < 1 || ab->rounds > AB_MAX_ROUNDS || (ab->until && (ab->max_rounds < 1 ||
 	    ab->max_rounds > AB_MAX_ROUNDS || !(ab->effect > 0 && ab->effect < 0.5) || !ab->budget_s)))
@@ -634,7 +668,13 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 	}
 	printf("ab: clock %s%s, start %s%s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
 	       ab->start_note ? ab->start_note : "",
-	       ab->planned && ab->boots[0].seed ? "; boot k of each side with --seed k" : "");
+	       ab->planned && ab->boots[0].seed ? "; cold boots seeded in boot order (lab run --seed)" : "");
+	if (ab->test_params.nr) {
+		printf("ab: %s boots with", ab->sides[1].label);
+		for (size_t i = 0; i < ab->test_params.nr; i++)
+			printf(" --param %s", ab->test_params.v[i]);
+		printf(" (--test-param)\n");
+	}
 	{
 		struct strbuf j = STRBUF_INIT;
 		int warn;
@@ -809,7 +849,7 @@ int cmd_ab(int argc, const char **argv)
 	struct ab ab = { .rounds = 0, .dir = STRBUF_INIT, .expect_texts = STRVEC_INIT };
 	struct ab_resume rs = { 0 };
 	struct strbuf err = STRBUF_INIT, state = STRBUF_INIT;
-	unsigned *order, look = 0, max_rounds = 0, jobs = 0;
+	unsigned *order, look = 0, max_rounds = 0, jobs = 0, seed = 0;
 	struct abd a;
 	struct progress pr;
 	char slug[300];
@@ -847,6 +887,12 @@ int cmd_ab(int argc, const char **argv)
 			   "(lab lava run), submitted in ABBA order, --jobs at a time (default: a round); "
 			   "the token in $LAVA_TOKEN or --lava-token-file"),
 		OPT_STRING("lava-token-file", &ab.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
+		OPT_UINT("seed", &seed, 1, 1000000000, "cold boots on the virtual clock: the first boot's "
+			 "lab run --seed, the next boot's one more (default 1): another seed, another "
+			 "sample of the kernel's randomness"),
+		OPT_STRVEC("test-param", &ab.test_params, "[SCENARIO:]KEY=VALUE: the test side's cases run "
+			   "with this workload parameter (lab run --param), such as decide-hackbench:work=2000: "
+			   "an effect of known size on one kernel; repeatable"),
 		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
@@ -859,7 +905,8 @@ int cmd_ab(int argc, const char **argv)
 	if (resume) {
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
-		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file)
+		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file || seed ||
+		    ab.test_params.nr)
 			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
 			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
@@ -894,6 +941,8 @@ int cmd_ab(int argc, const char **argv)
 				(clock && lab_clock_parse(clock) > 0)))
 			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job of its qemu device type: "
 			    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+		if (ab.lava && ab.test_params.nr)
+			die(LAB_EXIT_USAGE, "--test-param boots the test side with lab run --param: not with --lava");
 		if (ab.lava && !clock)
 			clock = "wall";
 		if (ab.lava)
@@ -912,6 +961,7 @@ int cmd_ab(int argc, const char **argv)
 		ab.clock = clock ? clock : "wall";
 		if (!ab.rounds)
 			ab.rounds = 1;
+		ab.seed = seed ? seed : 1;
 	}
 	lab_clock_export(NULL);
 	if (!ab.topo || !ab.suite || !ab.sides[0].kernel || !ab.sides[1].kernel)
@@ -938,6 +988,9 @@ int cmd_ab(int argc, const char **argv)
 			ab.start_note = xstrdup(" (warm start is for x86_64 guests only)");
 		}
 	}
+	if (seed && (ab.warm || strcmp(ab.clock, "virtual")))
+		die(LAB_EXIT_USAGE, "--seed seeds cold boots on the virtual clock: not with %s",
+		    ab.warm ? "a warm start (--cold boots each run)" : "the wall clock");
 	abd_init(&a, &(struct decide_params){ AB_ALPHA, ab.effect > 0 ? ab.effect : 0.02,
 					       ab.until ? ab.max_rounds : 1, 2 });
 	ab_scenarios(&ab, &a);
@@ -958,13 +1011,17 @@ int cmd_ab(int argc, const char **argv)
 		for (size_t i = 0; i < ab.planned; i++) {
 			ab.boots[i].side = order[i];
 			ab.boots[i].round = (unsigned)(i / (2 * ab.nr_sides)) + 1;
-			/* cold boots on the virtual clock: the k-th of each side gets
-			 * seed k, so boots differ as the kernel's own randomness
-			 * makes them and the same ab gives the same numbers at any
-			 * --jobs (a warm start restores the saved guest's) */
+			/* cold boots on the virtual clock: boot i gets seed
+			 * seed + i - 1, so boots differ as the kernel's own
+			 * randomness makes them (one seed on both sides would
+			 * make an A/A's boots pairwise identical and hide the
+			 * noise the test must see), and the same ab gives the
+			 * same numbers at any --jobs (a warm start restores the
+			 * saved guest's); an ab begun before --seed gave the
+			 * k-th boot of each side seed k */
 			nth[order[i]]++;
 			if (!ab.warm && !strcmp(ab.clock, "virtual"))
-				ab.boots[i].seed = nth[order[i]];
+				ab.boots[i].seed = ab.seed ? ab.seed + (unsigned)i : nth[order[i]];
 		}
 		free(order);
 	}

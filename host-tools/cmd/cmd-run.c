@@ -76,6 +76,7 @@ int cmd_run(int argc, const char **argv)
 	int nr_pos, ret, bad, quiet = 0, warm = 0, cold = 0, trace = 0;
 	const char *resume = NULL, *scx = NULL;
 	struct strbuf scheds = STRBUF_INIT;
+	struct strvec params = STRVEC_INIT;
 	char *label = NULL;
 	struct run_resume rr = RUN_RESUME_INIT;
 	struct run_progress rp;
@@ -110,6 +111,7 @@ int cmd_run(int argc, const char **argv)
 			OPT_STRING("sched-knob", &r.sched_knob, "scheduler knobs to set before the first case, in /sys/kernel/debug/sched/: base_slice_ns=3000000 (Linux 6.6+)"),
 			OPT_STRING("preempt", &r.preempt, "boot with preempt=MODE: none, voluntary, full or lazy (a CONFIG_PREEMPT_DYNAMIC kernel; lazy needs CONFIG_PREEMPT_LAZY)"),
 			OPT_STRING("scx", &scx, "a sched_ext scheduler for every case: simple, qmap, central, ... (lab scx --list; arguments after a space: 'qmap -t 2'), a static program of your own (PATH), or none; the kernel needs CONFIG_SCHED_CLASS_EXT"),
+			OPT_STRVEC("param", &params, "[SCENARIO:]KEY=VALUE: the workload parameter KEY of every case (or of SCENARIO's) set to VALUE, the case ids unchanged (lab ab --test-param: a known effect); repeatable"),
 			OPT_STRING("label", &r.label, "run label for lab compare (default: kernel release)"),
 			OPT_STRING("resume", &resume, "continue this stopped run with the cases it did not finish (same topology, kernel and plan)"),
 			OPT_BOOL("quiet", &quiet, "no progress lines on stderr"),
@@ -130,6 +132,8 @@ int cmd_run(int argc, const char **argv)
 		die(LAB_EXIT_USAGE, "--trace with --resume: a resumed run keeps the plan it was started with");
 	if (scx && resume)
 		die(LAB_EXIT_USAGE, "--scx with --resume: a resumed run keeps the plan it was started with");
+	if (params.nr && resume)
+		die(LAB_EXIT_USAGE, "--param with --resume: a resumed run keeps the plan it was started with");
 	if (smt && strcmp(smt, "on") && strcmp(smt, "off"))
 		die(LAB_EXIT_USAGE, "--smt must be 'on' or 'off', not '%s'", smt);
 	if (resume) {
@@ -182,6 +186,9 @@ int cmd_run(int argc, const char **argv)
 	}
 	if (scx && plan_text_set_scheduler(&plan, scx, &r.scx_path, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
+	for (size_t i = 0; i < params.nr; i++)
+		if (plan_text_set_param(&plan, params.v[i], &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
 	/* the runner checks workloads and options with the code that runs them */
 	if (plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -276,6 +283,13 @@ int cmd_run(int argc, const char **argv)
 			       json_object_new_string(scheds.len ? scheds.buf : "kernel"));
 	if (r.scx_key[0])
 		json_object_object_add(extra, "scx_build", json_object_new_string(r.scx_key));
+	if (params.nr) {
+		struct json_object *pa = json_object_new_array();
+
+		for (size_t i = 0; i < params.nr; i++)
+			json_object_array_add(pa, json_object_new_string(params.v[i]));
+		json_object_object_add(extra, "params", pa);
+	}
 	if (lab_run_start(&r, extra) < 0)
 		return LAB_EXIT_FAIL;
 	run_progress_break(&rp);

@@ -591,6 +591,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_push(&j->cp.args, "--trace");
 	if (j->seed)
 		strvec_pushf(&j->cp.args, "--seed=%u", j->seed);
+	for (size_t i = 0; j->params && i < j->params->nr; i++)
+		strvec_pushf(&j->cp.args, "--param=%s", j->params->v[i]);
 	if (j->variant)
 		variant_run_args(&v, &j->cp.args);
 	if (j->backend)

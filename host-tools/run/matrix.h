@@ -107,6 +107,7 @@ struct lab_child_run {
 	int warm;			/* lab run --warm */
 	int trace;			/* lab run --trace */
 	unsigned seed;			/* lab run --seed (virtual clock), 0: none */
+	const struct strvec *params;	/* lab run --param, each; NULL: none */
 	/* a LAVA server: the boot is `lab lava run` there (docs/lava.md), its
 	 * job exported under results_root/lava/ with file:// artifacts */
 	const char *lava_server, *lava_token_file;

@@ -5,6 +5,7 @@
 #include "lib/child.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,6 +96,70 @@ static void add_counters(struct plan_case *c, const void *bits)
 int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err)
 {
 	return plan_text_map(plan_text, add_counters, &bits, err);
+}
+
+/* --param [SCENARIO:]KEY=VALUE, split, and what applying it found */
+struct param_set {
+	char scenario[128], key[64];
+	const char *value;
+	unsigned *matched, *full;
+};
+
+static void set_param(struct plan_case *c, const void *ctx)
+{
+	const struct param_set *ps = ctx;
+	unsigned i;
+
+	if (*ps->scenario && strcmp(ps->scenario, c->scenario))
+		return;
+	for (i = 0; i < c->nr_params && strcmp(c->params[i].key, ps->key); i++)
+		;
+	if (i == c->nr_params) {
+		if (c->nr_params == PLAN_MAX_PARAMS) {
+			(*ps->full)++;
+			return;
+		}
+		c->nr_params++;
+		snprintf(c->params[i].key, sizeof(c->params[i].key), "%s", ps->key);
+	}
+	snprintf(c->params[i].value, sizeof(c->params[i].value), "%s", ps->value);
+	snprintf(c->params[i].where, sizeof(c->params[i].where), "--param %s", ps->key);
+	(*ps->matched)++;
+}
+
+int plan_text_set_param(struct strbuf *plan_text, const char *spec, struct strbuf *err)
+{
+	const char *eq = strchr(spec, '='), *colon = strchr(spec, ':');
+	unsigned matched = 0, full = 0;
+	struct param_set ps = { .matched = &matched, .full = &full };
+	size_t klen;
+
+	if (colon && eq && colon > eq)
+		colon = NULL;	/* a ':' in the value */
+	if (colon && (size_t)(colon - spec) >= sizeof(ps.scenario))
+		colon = NULL;	/* refused below as a key */
+	if (colon)
+		snprintf(ps.scenario, sizeof(ps.scenario), "%.*s", (int)(colon - spec), spec);
+	klen = eq ? (size_t)(eq - (colon ? colon + 1 : spec)) : 0;
+	if (!eq || !klen || klen >= sizeof(ps.key) || (colon && colon == spec) || !eq[1] ||
+	    strlen(eq + 1) >= PLAN_MAX_FIELD || strpbrk(spec, "\t\n")) {
+		strbuf_addf(err, "--param '%.80s': give [SCENARIO:]KEY=VALUE, such as "
+			    "decide-hackbench:work=2000", spec);
+		return -1;
+	}
+	snprintf(ps.key, sizeof(ps.key), "%.*s", (int)klen, colon ? colon + 1 : spec);
+	ps.value = eq + 1;
+	if (plan_text_map(plan_text, set_param, &ps, err) < 0)
+		return -1;
+	if (full) {
+		strbuf_addf(err, "--param '%.80s': a case already has %d parameters", spec, PLAN_MAX_PARAMS);
+		return -1;
+	}
+	if (!matched) {
+		strbuf_addf(err, "--param '%.80s': the plan has no case of scenario '%s'", spec, ps.scenario);
+		return -1;
+	}
+	return 0;
 }
 
 static int compile(const char *const *paths, size_t nr, struct strbuf *plan_text,

@@ -113,6 +113,15 @@ int plan_to_text(const struct plan *p, struct strbuf *out, struct strbuf *err);
 /* Adds the counters in bits (PLAN_CNT_*) to every case of plan_text, in
  * place (lab run --trace: schedtrace); -1 with one line in err. */
 int plan_text_add_counters(struct strbuf *plan_text, unsigned bits, struct strbuf *err);
+/*
+ * lab run --param [SCENARIO:]KEY=VALUE: sets (or adds) the workload
+ * parameter KEY of every case, or of SCENARIO's cases only, in place;
+ * the case ids stay as they were, so a run with a parameter changed
+ * compares against one without.  plan_check_on_runner() then refuses a
+ * KEY the workload does not take.  -1 with one line in err (bad form,
+ * no case of SCENARIO, no room for another parameter).
+ */
+int plan_text_set_param(struct strbuf *plan_text, const char *spec, struct strbuf *err);
 /* Parses a compiled plan text, hands every case to fn (ctx passed on)
  * and writes the plan back into plan_text; -1 with err, text unchanged. */
 int plan_text_map(struct strbuf *plan_text, void (*fn)(struct plan_case *c, const void *ctx),

@@ -1328,6 +1328,71 @@ static void test_add_counters(void **state)
 	strbuf_release(&err);
 }
 
+static const struct plan_param *find_param(const struct plan_case *c, const char *key)
+{
+	for (unsigned i = 0; i < c->nr_params; i++)
+		if (!strcmp(c->params[i].key, key))
+			return &c->params[i];
+	return NULL;
+}
+
+/* lab run --param: SCENARIO:KEY=VALUE sets that scenario's cases only
+ * (a key it had is replaced, a new one added), KEY=VALUE every case;
+ * case ids never change; a bad form or a scenario with no case is one
+ * line and the text as it was. */
+static void test_set_param(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	struct plan before = { 0 }, after = { 0 };
+	const char *bad[] = { "work", "=3", "work=", ":work=3", "smoke-hackbench:=3",
+			      "nosuch:work=3", "a-key-longer-than-the-sixty-three-bytes-a-plan-keeps-for-its-keys=1" };
+	char why[256];
+
+	(void)state;
+	if (plan_compile_suite("smoke", &text, &err))
+		fail_msg("%s", err.buf);
+	assert_int_equal(plan_parse(text.buf, text.len, &before, why, sizeof(why)), 0);
+	assert_int_equal(plan_text_set_param(&text, "smoke-hackbench:work=250", &err), 0);
+	assert_int_equal(plan_text_set_param(&text, "smoke-hackbench:loops=7", &err), 0);
+	assert_int_equal(plan_parse(text.buf, text.len, &after, why, sizeof(why)), 0);
+	assert_int_equal(before.nr_cases, after.nr_cases);
+	for (unsigned i = 0; i < after.nr_cases; i++) {
+		const struct plan_case *b = &before.cases[i], *c = &after.cases[i];
+		int hb = !strcmp(c->scenario, "smoke-hackbench");
+
+		assert_string_equal(b->id, c->id);
+		if (!hb) {
+			assert_int_equal(b->nr_params, c->nr_params);
+			assert_null(find_param(c, "work"));
+			continue;
+		}
+		assert_int_equal(c->nr_params, b->nr_params + 1);
+		assert_string_equal(find_param(c, "work")->value, "250");
+		assert_string_equal(find_param(c, "loops")->value, "7");
+		assert_string_equal(find_param(c, "work")->where, "--param work");
+	}
+	plan_release(&after);
+	/* no scenario: every case */
+	assert_int_equal(plan_text_set_param(&text, "runs_hint=a:b", &err), 0);
+	assert_int_equal(plan_parse(text.buf, text.len, &after, why, sizeof(why)), 0);
+	for (unsigned i = 0; i < after.nr_cases; i++)
+		assert_string_equal(find_param(&after.cases[i], "runs_hint")->value, "a:b");
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *was = xstrdup(text.buf);
+
+		strbuf_reset(&err);
+		assert_int_equal(plan_text_set_param(&text, bad[i], &err), -1);
+		assert_non_null(strstr(err.buf, "--param"));
+		assert_null(strchr(err.buf, '\n'));
+		assert_string_equal(text.buf, was);
+		free(was);
+	}
+	plan_release(&before);
+	plan_release(&after);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 /* Runs cmd_scenarios with stdout in a file; returns its exit code. */
 static int run_cmd(const char **argv, int argc, char **out)
 {
@@ -1412,6 +1477,7 @@ int main(void)
 		cmocka_unit_test(test_faults_suite_covers_every_kind),
 		cmocka_unit_test(test_golden_plans),
 		cmocka_unit_test(test_add_counters),
+		cmocka_unit_test(test_set_param),
 		cmocka_unit_test(test_cmd_scenarios),
 	};
 

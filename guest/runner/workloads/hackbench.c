@@ -42,6 +42,7 @@ struct hb_worker;
 struct hb {
 	struct wl_ctx *ctx;
 	unsigned groups, fds, loops, datasize;
+	unsigned work;          /* xorshift steps a receiver takes per message */
 	uint64_t slice_ns;      /* slice_us: each task's own, 0 for the kernel's */
 	int thread_mode, use_pipes;
 	int ready[2], wake[2], done[2];
@@ -85,6 +86,24 @@ static int hb_ready(struct hb *hb)
 	return 0;
 }
 
+/*
+ * A fixed amount of computation, the same instructions every time: under
+ * the virtual clock (icount) its cost in guest time is exact, so `work`
+ * makes a change of known size (docs/comparing.md, bench/ab-effect.sh).
+ * The result goes through an empty asm so the loop is not folded away.
+ */
+static void hb_work(unsigned steps, const char *data)
+{
+	uint64_t x = 0x9e3779b97f4a7c15ull ^ (unsigned char)data[0];
+
+	for (unsigned i = 0; i < steps; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	__asm__ volatile("" : : "r"(x));
+}
+
 static int hb_receiver(struct hb_worker *w, char *data)
 {
 	struct hb *hb = w->hb;
@@ -103,6 +122,8 @@ static int hb_receiver(struct hb_worker *w, char *data)
 			hb_task_fail(hb, "receiver: read: %s", r < 0 ? strerror(errno) : "unexpected end of stream");
 			return -1;
 		}
+		if (hb->work)
+			hb_work(hb->work, data);
 	}
 	return 0;
 }
@@ -425,6 +446,7 @@ static int hb_run(struct wl_ctx *ctx)
 		.fds = (unsigned)wl_int(ctx->args, "fds"),
 		.loops = (unsigned)wl_int(ctx->args, "loops"),
 		.datasize = (unsigned)wl_int(ctx->args, "datasize"),
+		.work = (unsigned)wl_int(ctx->args, "work"),
 		.thread_mode = !strcmp(wl_str(ctx->args, "mode"), "thread"),
 		.use_pipes = !strcmp(wl_str(ctx->args, "ipc"), "pipe"),
 		.slice_ns = wl_slice_ns(ctx->args),
@@ -463,6 +485,9 @@ static const struct wl_option hb_options[] = {
 	{ "fds", WL_INT, 1, 1024, "20", NULL, "senders and receivers per group" },
 	{ "loops", WL_INT, 1, 10000000, "100", NULL, "messages each sender sends to each receiver" },
 	{ "datasize", WL_INT, 1, 65536, "100", NULL, "bytes per message" },
+	{ "work", WL_INT, 0, 100000000, "0", NULL,
+	  "computation a receiver does after each message, in xorshift steps (about 4 instructions "
+	  "each): a fixed amount of extra work, for an effect of known size" },
 	{ "mode", WL_STR, 0, 0, "process", "process|thread", "tasks are processes or threads" },
 	{ "ipc", WL_STR, 0, 0, "socket", "socket|pipe", "AF_UNIX socketpairs or pipes" },
 	WL_SLICE_OPTION,
