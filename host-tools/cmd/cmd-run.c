@@ -156,6 +156,13 @@ int cmd_run(int argc, const char **argv)
 			die(LAB_EXIT_USAGE, "'%s' ran on the %s clock: resume it with --clock %s",
 			    resume, lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall",
 			    lab_clock_parse(rr.clock) > 0 ? "virtual" : "wall");
+		/* and one seed: the resumed part samples the kernel's
+		 * randomness as the first did */
+		if (!r.seed && lab_clock_parse(r.clock) > 0)
+			r.seed = rr.seed;
+		else if (r.seed && rr.seed && r.seed != rr.seed)
+			die(LAB_EXIT_USAGE, "'%s' ran with --seed %u: resume it with that seed, or without --seed",
+			    resume, rr.seed);
 		if (!suite && !scenario)
 			strbuf_add(&plan, rr.plan.buf, rr.plan.len);
 		resume_boot_option(&r.sched_feat, rr.sched_feat, "--sched-feat", resume);

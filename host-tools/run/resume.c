@@ -169,6 +169,15 @@ int run_resume_load(struct run_resume *rr, const char *dir, struct strbuf *err)
 		cmd = member(info.json, "command");
 		rr->kernel_image = member(info.json, "kernel_image");
 		rr->clock = member(info.json, "clock");
+		{
+			struct json_object *v;
+			int64_t seed;
+
+			if (json_object_object_get_ex(info.json, "seed", &v) &&
+			    json_object_is_type(v, json_type_int) &&
+			    (seed = json_object_get_int64(v)) >= 1 && seed <= 2147483647)
+				rr->seed = (unsigned)seed;
+		}
 		run_resume_boot(rr, info.json);
 		rr->spec = present(info.spec);
 		rr->spec_resolved = present(info.spec_resolved);

@@ -31,6 +31,7 @@ struct run_resume {
 	char *kernel_image;
 	char *suite, *scenario, *label;
 	char *clock;        /* run.json: "virtual", "wall", or NULL (ran before --clock) */
+	unsigned seed;      /* run.json: the virtual clock's seed, 0: none recorded */
 	/* what it booted with, as lab run takes it; NULL: it booted without */
 	char *sched_feat;   /* --sched-feat "NO_A,B" */
 	char *sched_knob;   /* --sched-knob "base_slice_ns=N" */

@@ -76,6 +76,13 @@ check_bad scenarios --plan "$TMP/badscx.ini"
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --jobs 0
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --jobs 17
 check_bad run --topo 1s2c --suite smoke --clock wall --seed 3
+# workload parameters: form, scenario, key and value as the runner checks them
+check_bad run --topo 1s2c --suite smoke --param work
+check_bad run --topo 1s2c --suite smoke --param nosuch:work=1
+check_bad run --topo 1s2c --suite smoke --param smoke-hackbench:nosuch=1
+check_bad run --topo 1s2c --suite smoke --param smoke-hackbench:work=x
+check_bad run --topo 1s2c --suite smoke --param work=1
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --test-param smoke-hackbench:work=1 --lava http://127.0.0.1:9
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant smt=off
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava ftp://x
 check_bad lava

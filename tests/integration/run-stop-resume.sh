@@ -1,11 +1,12 @@
 # run-stop-resume - a lab run stopped by SIGTERM keeps its finished cases
 # (verdict STOPPED naming the last case, cases.json, a clean compare), and
 # lab run --resume runs the rest, booted as the first part was (its
-# --preempt); a resume on another topology or mode is refused.
+# --preempt, its virtual clock and --seed); a resume on another topology,
+# mode or seed is refused.
 . "$(dirname "$0")/lib.sh"
 suite=tests/integration/stop-resume.suite
 rc=0
-"$LAB" run --topo 1s2c --suite "$suite" --accel tcg --preempt full >"$TMP/out" 2>"$TMP/err" &
+"$LAB" run --topo 1s2c --suite "$suite" --accel tcg --preempt full --clock virtual --seed 7 >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 # stop it once two cases finished (stderr is no terminal: a line per case)
 for _ in $(seq 240); do
@@ -57,6 +58,15 @@ grep -q "ran with --preempt full: resume it without --preempt or with that" "$TM
 	fail "the refusal does not name the mode"
 [ ! -d "$run/resume-1" ] || fail "a refused resume created $run/resume-1"
 
+# ... or with another seed
+rc=0
+"$LAB" run --resume "$run" --seed 8 --accel tcg >"$TMP/out" 2>"$TMP/err" || rc=$?
+echo "other seed: exit $rc: $(cat "$TMP/err")"
+[ "$rc" -eq 2 ] || fail "a resume with another seed exited $rc"
+grep -q "ran with --seed 7: resume it with that seed, or without --seed" "$TMP/err" ||
+	fail "the refusal does not name the seed"
+[ ! -d "$run/resume-1" ] || fail "a refused resume created $run/resume-1"
+
 rc=0
 "$LAB" run --resume "$run" --accel tcg >"$TMP/out" 2>"$TMP/err" || rc=$?
 sed 's/^/resume: /' "$TMP/out"; sed 's/^/resume stderr: /' "$TMP/err"
@@ -64,6 +74,8 @@ sed 's/^/resume: /' "$TMP/out"; sed 's/^/resume stderr: /' "$TMP/err"
 [ "$(sed -n 's/^results: //p' "$TMP/out")" = "$run" ] || fail "the resume did not write into $run"
 [ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the resumed run did not pass"
 [ "$(json "$run/resume-1/run.json" 'd["preempt"]')" = full ] || fail "the resumed part did not ask for preempt=full"
+[ "$(json "$run/resume-1/run.json" 'd["clock"], d["seed"]')" = "('virtual', 7)" ] ||
+	fail "the resumed part did not boot on the virtual clock with seed 7"
 json "$run/resume-1/run.json" 'd["cmdline"]' | grep -qw 'preempt=full' || fail "the resumed part booted without preempt=full"
 # rewritten from the last part's guest
 [ "$(json "$run/sched-knobs.json" 'd["preempt"]["active"]')" = full ] || fail "the resumed guest does not run preempt=full"
