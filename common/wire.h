@@ -52,6 +52,11 @@ enum wire_type {
 
 /* The WIRE_LOG a parked runner sends last before it waits for WIRE_PLAN. */
 #define WIRE_LOG_PARKED "parked: waiting for a plan"
+/* The fw_cfg file (QEMU -fw_cfg name=...) a restored guest finds its
+ * WIRE_PLAN frame in, instead of on the record channel. */
+#define WIRE_FWCFG_PLAN "opt/schedlab/plan"
+/* How often a parked runner looks for it, in milliseconds. */
+#define WIRE_FWCFG_POLL_MS 1
 
 const char *wire_type_name(unsigned type);
 

@@ -1,9 +1,11 @@
-/* park.c - the runner parked for a warm start: snapshot sent, it waits on
- * the record channel (read side) for the plan the host sends after a save. */
+/* park.c - the runner parked for a warm start: snapshot sent, it waits for
+ * the plan: in QEMU's fw_cfg (a restore with -fw_cfg), or on the record
+ * channel (read side), where the host sends it after a save. */
 #define _GNU_SOURCE
 #include "park.h"
 #include "common/wire.h"
 #include "cpu-online.h"
+#include "fwcfg.h"
 #include "plan-run.h"
 #include "probe.h"
 #include "schedfeat.h"
@@ -12,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/random.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,7 +116,9 @@ static void apply_header(const struct park_header *h)
 	free(rp);
 	if (fd >= 0)
 		close(fd);
-	if (clock_settime(CLOCK_REALTIME, &ts) < 0)
+	/* 0: the clock the guest has (a restore on the virtual clock, where
+	 * the host's time would be an input that differs from run to run) */
+	if ((h->realtime_s || h->realtime_ns) && clock_settime(CLOCK_REALTIME, &ts) < 0)
 		runner_error("cannot set the clock: %s", strerror(errno));
 }
 
@@ -137,17 +142,59 @@ static int on_plan(const struct wire_record *rec, void *ctx)
 	return 1;
 }
 
-/* Blocks until one intact WIRE_PLAN frame arrived; noise is skipped. */
+/*
+ * The plan in fw_cfg, once the directory holds it: a guest restored with
+ * -fw_cfg name=WIRE_FWCFG_PLAN finds it at its first look after the
+ * restore, at the same virtual time every time.  The directory's size is
+ * read at every look, the names only when it changed (the guest was
+ * saved without the file).  1 when a frame was fed to d.
+ */
+static int fwcfg_plan(struct wire_decoder *d, struct wait_ctx *w, uint32_t *count)
+{
+	uint32_t n = fwcfg_count(), size;
+	uint16_t key;
+	char *buf;
+
+	if (n == *count)
+		return 0;
+	*count = n;
+	if (fwcfg_find(WIRE_FWCFG_PLAN, &key, &size) < 0 || !size || size > WIRE_HDR_LEN + WIRE_MAX_PAYLOAD)
+		return 0;
+	buf = malloc(size);
+	if (!buf)
+		return 0;
+	fwcfg_read(key, buf, size);
+	wire_decoder_feed(d, buf, size, on_plan, w);
+	free(buf);
+	return w->payload != NULL;
+}
+
+/* Blocks until one intact WIRE_PLAN frame arrived, from fw_cfg or the
+ * record channel; noise is skipped. */
 static char *read_plan_frame(struct out *o, size_t *len)
 {
 	struct wire_decoder d;
 	struct wait_ctx w = { 0 };
 	char buf[4096];
+	int fwcfg = fwcfg_open() == 0;
+	uint32_t count = fwcfg ? fwcfg_count() : 0;
 
 	wire_decoder_init(&d);
 	while (!w.payload) {
-		ssize_t n = read(o->fd, buf, sizeof(buf));
+		struct pollfd pfd = { .fd = o->fd, .events = POLLIN };
+		ssize_t n;
+		int r;
 
+		if (fwcfg && fwcfg_plan(&d, &w, &count))
+			break;
+		r = poll(&pfd, 1, fwcfg ? WIRE_FWCFG_POLL_MS : -1);
+		if (r < 0 && errno != EINTR) {
+			runner_error("record channel: poll: %s", strerror(errno));
+			break;
+		}
+		if (r <= 0)
+			continue;
+		n = read(o->fd, buf, sizeof(buf));
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {

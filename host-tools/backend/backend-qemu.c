@@ -2,6 +2,7 @@
  * channel and QMP over socketpairs handed to QEMU as fds, never a shell. */
 #define _GNU_SOURCE
 #include "backend/backend.h"
+#include "common/wire.h"
 #include "lib/child.h"
 #include "backend/qmp.h"
 #include "common/io.h"
@@ -278,6 +279,12 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 		 * (docs/warm-start.md).
 		 */
 		p->cp.no_thp = 1;
+		/* the plan, where the parked runner reads it by port I/O: at
+		 * one virtual time in every restore (guest/runner/fwcfg.h) */
+		if (conf->fwcfg_plan) {
+			strvec_push(&p->cp.args, "-fw_cfg");
+			strvec_pushf(&p->cp.args, "name=%s,file=%s", WIRE_FWCFG_PLAN, conf->fwcfg_plan);
+		}
 	}
 	p->cp.in = -2;
 	p->cp.out = -2;

@@ -34,6 +34,9 @@ struct backend_conf {
 	const char *restore_path; /* libvirt: the save image to restore (a file
 	                           * or a FIFO libvirtd reads), with restore */
 	const char *restore_xml;  /* libvirt: the domain XML saved with it */
+	const char *fwcfg_plan;   /* qemu restore: a file with the plan frame, the
+	                           * guest's fw_cfg WIRE_FWCFG_PLAN; NULL: the
+	                           * session sends the frame on the record port */
 };
 
 /*

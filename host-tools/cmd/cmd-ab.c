@@ -668,7 +668,7 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 	}
 	printf("ab: clock %s%s, start %s%s%s\n", ab->clock, clock_note, ab->warm ? "warm" : "cold",
 	       ab->start_note ? ab->start_note : "",
-	       ab->planned && ab->boots[0].seed ? "; cold boots seeded in boot order (lab run --seed)" : "");
+	       ab->planned && ab->boots[0].seed ? "; boots seeded in boot order (lab run --seed)" : "");
 	if (ab->test_params.nr) {
 		printf("ab: %s boots with", ab->sides[1].label);
 		for (size_t i = 0; i < ab->test_params.nr; i++)
@@ -887,7 +887,7 @@ int cmd_ab(int argc, const char **argv)
 			   "(lab lava run), submitted in ABBA order, --jobs at a time (default: a round); "
 			   "the token in $LAVA_TOKEN or --lava-token-file"),
 		OPT_STRING("lava-token-file", &ab.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
-		OPT_UINT("seed", &seed, 1, 1000000000, "cold boots on the virtual clock: the first boot's "
+		OPT_UINT("seed", &seed, 1, 1000000000, "boots on the virtual clock: the first boot's "
 			 "lab run --seed, the next boot's one more (default 1): another seed, another "
 			 "sample of the kernel's randomness"),
 		OPT_STRVEC("test-param", &ab.test_params, "[SCENARIO:]KEY=VALUE: the test side's cases run "
@@ -988,9 +988,8 @@ int cmd_ab(int argc, const char **argv)
 			ab.start_note = xstrdup(" (warm start is for x86_64 guests only)");
 		}
 	}
-	if (seed && (ab.warm || strcmp(ab.clock, "virtual")))
-		die(LAB_EXIT_USAGE, "--seed seeds cold boots on the virtual clock: not with %s",
-		    ab.warm ? "a warm start (--cold boots each run)" : "the wall clock");
+	if (seed && strcmp(ab.clock, "virtual"))
+		die(LAB_EXIT_USAGE, "--seed seeds boots on the virtual clock: not with the wall clock");
 	abd_init(&a, &(struct decide_params){ AB_ALPHA, ab.effect > 0 ? ab.effect : 0.02,
 					       ab.until ? ab.max_rounds : 1, 2 });
 	ab_scenarios(&ab, &a);
@@ -1011,16 +1010,17 @@ int cmd_ab(int argc, const char **argv)
 		for (size_t i = 0; i < ab.planned; i++) {
 			ab.boots[i].side = order[i];
 			ab.boots[i].round = (unsigned)(i / (2 * ab.nr_sides)) + 1;
-			/* cold boots on the virtual clock: boot i gets seed
+			/* boots on the virtual clock: boot i gets seed
 			 * seed + i - 1, so boots differ as the kernel's own
 			 * randomness makes them (one seed on both sides would
 			 * make an A/A's boots pairwise identical and hide the
 			 * noise the test must see), and the same ab gives the
-			 * same numbers at any --jobs (a warm start restores the
-			 * saved guest's); an ab begun before --seed gave the
-			 * k-th boot of each side seed k */
+			 * same numbers at any --jobs (a warm start restores one
+			 * saved guest and reseeds its RNG from the seed); an ab
+			 * begun before --seed gave the k-th cold boot of each
+			 * side seed k, and its warm boots none */
 			nth[order[i]]++;
-			if (!ab.warm && !strcmp(ab.clock, "virtual"))
+			if (!strcmp(ab.clock, "virtual") && (!ab.warm || ab.seed))
 				ab.boots[i].seed = ab.seed ? ab.seed + (unsigned)i : nth[order[i]];
 		}
 		free(order);

@@ -1027,7 +1027,8 @@ static void warm_prepare(struct lab_run *r, struct backend_conf *conf, const cha
 	}
 	/* lab_run_resolve() checked the size; without a frame the parked
 	 * guest waits for nothing and the run ends a HANG, said here */
-	if (warm_plan_frame(&r->warm_state, r->plan_text, r->plan_len, &err) < 0)
+	if (warm_plan_frame(&r->warm_state, r->plan_text, r->plan_len,
+			    r->clock_virtual ? (r->seed ? r->seed : (unsigned)atoi(LAB_ICOUNT_SEED)) : 0, &err) < 0)
 		error("%s", err.buf);
 	sw->plan_frame = r->warm_state.plan_frame.buf;
 	sw->plan_frame_len = r->warm_state.plan_frame.len;
@@ -1049,6 +1050,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	struct json_object *run;
 	char *qver, *name;
 	const char *part, *stuck;
+	char *plan_file = NULL;
 
 	printf("%s\n", r->desc.buf);
 	printf("kernel: %s (%s)\n", r->kp.release, r->kp.source);
@@ -1219,6 +1221,15 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			strbuf_reset(&err);
 			restoring = 0;
 		}
+		/* QEMU restores read the plan from fw_cfg (guest/runner/fwcfg.h);
+		 * libvirt's keep the record port */
+		if (restoring && r->ops == &backend_qemu && r->topo.arch == TOPO_ARCH_X86_64 &&
+		    !(plan_file = warm_plan_file(&r->warm_state, &err))) {
+			warning("the plan goes on the record port: %s", err.buf);
+			strbuf_reset(&err);
+		}
+		conf.fwcfg_plan = restoring ? plan_file : NULL;
+		sw.plan_in_fwcfg = conf.fwcfg_plan != NULL;
 		sw.restore = restoring;
 		sw.prefix = r->warm_state.prefix.buf;
 		sw.prefix_len = r->warm_state.prefix.len;
@@ -1240,6 +1251,12 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		/* an image's hook syncs its copy of the results after END */
 		r->s.end_grace_ms = r->image_path ? 60000 : 0;
 		ret = session_run(&r->s, &err);
+		if (plan_file) {
+			unlink(plan_file);
+			free(plan_file);
+			plan_file = NULL;
+			conf.fwcfg_plan = NULL;
+		}
 		if (restoring) {
 			close(conf.incoming_fd);
 			conf.restore = 0;
@@ -1489,6 +1506,9 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 		add_secs(ph, "to_plan_s", s->t_plan_ns, s->t_started_ns);
 		add_secs(ph, "plan_to_first_case_s", s->t_first_case_ns, s->t_plan_ns);
 		json_object_object_add(v, "warm_phases", ph);
+		/* how the parked runner got its plan: fw_cfg (a QEMU restore,
+		 * at one virtual time every time) or the record port */
+		results_add_str(v, "plan_via", s->plan_fwcfg ? "fw_cfg" : "record port");
 	}
 	add_timing(v, s, now_ns());
 	if (r->image_path) {

@@ -210,8 +210,13 @@ static void unpark(struct session *s, struct backend *b)
 		return;
 	if (!w->restore && w->save)
 		w->save(w->ctx, b);
-	progress(s, "plan sent to the parked runner", NULL);
 	s->t_plan_ns = now_ns();
+	if (w->restore && w->plan_in_fwcfg) {
+		s->plan_fwcfg = 1;
+		progress(s, "plan in the restored guest's fw_cfg", NULL);
+		return;
+	}
+	progress(s, "plan sent to the parked runner", NULL);
 	if (send_in_full(b->record_fd, w->plan_frame, w->plan_frame_len) < 0)
 		error("cannot send the plan to the guest: %s", strerror(errno));
 }

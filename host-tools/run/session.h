@@ -41,6 +41,8 @@ struct session_warm {
 	size_t prefix_len;
 	const char *plan_frame;   /* WIRE_PLAN, sent once the runner is parked */
 	size_t plan_frame_len;
+	int plan_in_fwcfg;        /* restore: the frame is in the guest's fw_cfg
+				   * (backend_conf.fwcfg_plan), not sent */
 	/* a booted guest parked: save it (before the plan goes); a failed
 	 * save is the callback's to report, the run goes on */
 	void (*save)(void *ctx, struct backend *b);
@@ -78,6 +80,7 @@ struct session {
 	struct wire_decoder wire;
 	struct wiretext_decoder text; /* records_console: the console's SLRT lines */
 	int wire_complete;       /* END seen and nothing missing */
+	int plan_fwcfg;          /* a restore's plan was in fw_cfg, not sent */
 	struct strbuf hello;     /* WIRE_HELLO payload */
 	struct strbuf sysfs;     /* WIRE_SYSFS payloads, concatenated */
 	struct strbuf results;   /* WIRE_RESULT payloads, one per line */

@@ -53,6 +53,9 @@ void warm_key_text(const struct backend_conf *conf, const char *backend,
 	c.name = NULL;
 	c.run_dir = NULL;
 	c.restore = 0;
+	/* QEMU's -seed feeds only what the guest draws after the restore:
+	 * every seed restores the one saved guest */
+	c.seed = 0;
 	if (conf->cmdline)
 		cmdline_without_lpj(conf->cmdline, &cmd);
 	c.cmdline = cmd.buf;
@@ -139,19 +142,39 @@ void warm_release(struct warm *w)
 	strbuf_release(&w->saved_xml);
 }
 
-int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf *err)
+/* splitmix64 (Steele, Lea, Flood 2014): a seed's bytes, the same on
+ * every host */
+static void seed_bytes(unsigned seed, uint8_t *out, size_t len)
+{
+	uint64_t x = seed;
+
+	for (size_t i = 0; i < len; i += 8) {
+		uint64_t z = (x += 0x9e3779b97f4a7c15ull);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		z ^= z >> 31;
+		for (size_t k = 0; k < 8 && i + k < len; k++)
+			out[i + k] = (uint8_t)(z >> (8 * k));
+	}
+}
+
+int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned vseed, struct strbuf *err)
 {
 	uint8_t seed[32];
 	struct strbuf payload = STRBUF_INIT;
-	struct timespec ts;
+	struct timespec ts = { 0 };
 	size_t flen;
 
 	/* the guest would otherwise start every restore from one saved state */
-	if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
+	if (vseed) {
+		seed_bytes(vseed, seed, sizeof(seed));
+	} else if (getrandom(seed, sizeof(seed), 0) != (ssize_t)sizeof(seed)) {
 		strbuf_addf(err, "getrandom: %s", strerror(errno));
 		return -1;
+	} else {
+		clock_gettime(CLOCK_REALTIME, &ts);
 	}
-	clock_gettime(CLOCK_REALTIME, &ts);
 	strbuf_addstr(&payload, "seed=");
 	for (size_t i = 0; i < sizeof(seed); i++)
 		strbuf_addf(&payload, "%02x", seed[i]);
@@ -169,6 +192,11 @@ int warm_plan_frame(struct warm *w, const char *plan, size_t len, struct strbuf 
 	w->plan_frame.len = flen;
 	strbuf_release(&payload);
 	return flen ? 0 : -1;
+}
+
+char *warm_plan_file(const struct warm *w, struct strbuf *err)
+{
+	return temp_file_write("plan-frame", w->plan_frame.buf, w->plan_frame.len, err);
 }
 
 /* The pre-park records end with the WIRE_LOG_PARKED one: its seq + 1 is

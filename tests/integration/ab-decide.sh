@@ -17,7 +17,7 @@ for args in "--until-decided --budget 30" "--until-decided --budget 1m1h" "--unt
 	    "--expect decide-hackbench:time<1%" "--expect decide-hackbench:time<=1" \
 	    "--expect decide-hackbench:time==-1%" "--expect nosuch:time<=1%" \
 	    "--expect decide-hackbench:nosuch<=1%" "--suite ab-tiny --junit $TMP/j.xml" \
-	    "--until-decided --variant smt=off" "--warm --cold" "--seed 0" "--seed 2 --warm" \
+	    "--until-decided --variant smt=off" "--warm --cold" "--seed 0" \
 	    "--seed 2 --clock wall" "--test-param work" "--test-param nosuch:work=1" \
 	    "--test-param decide-hackbench:nosuch=1" "--test-param decide-hackbench:work=-1"; do
 	expect_bad "lab ab $args" "${AB[@]}" --topo 1s2c $args
@@ -43,7 +43,7 @@ run --topo 1s2c --until-decided --max-rounds 2 --budget 10m \
 [ "$rc" -eq 1 ] || fail "a violated expectation exited $rc, not 1"
 grep -q '^ab: 1s2c, suite .ab-decide., until decided: budget 10m00s, at most 2 rounds of ABBA, effect +-2%' "$TMP/out" ||
 	fail "the header does not state the budget, rounds and effect"
-grep -q '^ab: clock virtual (the default of --until-decided: instruction-counted time, the same at any host load, with ticks where the kernel.s arithmetic puts them; --clock wall for the host.s, docs/tcg.md), start warm (the default of --until-decided)$' "$TMP/out" ||
+grep -q '^ab: clock virtual (the default of --until-decided: instruction-counted time, the same at any host load, with ticks where the kernel.s arithmetic puts them; --clock wall for the host.s, docs/tcg.md), start warm (the default of --until-decided); boots seeded in boot order (lab run --seed)$' "$TMP/out" ||
 	fail "the header does not say the clock and the start are the defaults"
 grep -q '^ab: expect decide-hackbench:time <= +25%$' "$TMP/out" || fail "the scenario's expect key is not listed"
 grep -Eq '^ab: [0-9]+ guests? at a time \(the default: [0-9]+ host CPUs?, one TCG thread a guest under icount' "$TMP/out" ||
@@ -92,7 +92,7 @@ sed 's/^/stderr: /' "$TMP/err"
 [ "$rc" -eq 3 ] || fail "an undecided expectation at the end of the budget exited $rc, not 3"
 grep -q "^ab: boot 2 was cut short, booting it again; its remains are in $dir/aside/boot-02-test-" "$TMP/err" ||
 	fail "the cut-short boot was not set aside"
-grep -q '^ab: clock virtual (as the ab began), start warm (as the ab began)$' "$TMP/out" || fail "the resume did not keep clock and start"
+grep -q '^ab: clock virtual (as the ab began), start warm (as the ab began); boots seeded in boot order (lab run --seed)$' "$TMP/out" || fail "the resume did not keep clock and start"
 [ "$(json "$dir/ab.json" 'len(d["boots"])')" -eq 4 ] || fail "the resumed ab did not end with 4 boots"
 [ "$(json "$dir/ab.json" '",".join(d["order"])')" = "base,test,test,base" ] || fail "the resumed order is not ABBA"
 grep -q '^expect decide-hackbench:time == +-0.1%: undecided, about [0-9]* more rounds\?$' "$TMP/out" ||

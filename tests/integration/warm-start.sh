@@ -51,17 +51,29 @@ PY
 	fail "verdict.json has no warm_phases"
 
 # virtual time: icount's state travels with the guest; the restored run
-# passes and says it ran on the virtual clock
-for label in vsave vrestore; do
+# passes and says it ran on the virtual clock.  The plan waits in fw_cfg,
+# read by port I/O, and the guest's seed follows --seed: two restores with
+# one seed are the same run, byte for byte; another seed restores the same
+# snapshot and samples the guest's randomness anew
+for label in vsave vrestore vrestore2 vseed2; do
 	rc=0
-	"$LAB" run --topo 1s1c --scenario scenarios/smoke-exec.ini --accel tcg --clock virtual --warm \
-		>"$TMP/out" 2>"$TMP/err" || rc=$?
+	seed=()
+	[ "$label" != vseed2 ] || seed=(--seed 2)
+	"$LAB" run --topo 1s1c --scenario scenarios/bench/decide-hackbench.ini --accel tcg --clock virtual --warm \
+		"${seed[@]}" >"$TMP/out" 2>"$TMP/err" || rc=$?
 	sed "s/^/$label: /" "$TMP/out"
 	[ "$rc" -eq 0 ] || { cat "$TMP/err"; fail "$label: lab run --clock virtual --warm exited $rc"; }
+	eval "$label=\$(sed -n 's/^results: //p' "\$TMP/out")"
+	[ "$label" = vsave ] || [ "$(json "${!label}/verdict.json" 'd["plan_via"]')" = fw_cfg ] ||
+		fail "$label: the plan did not go by fw_cfg"
 done
-vrun=$(sed -n 's/^results: //p' "$TMP/out")
+vrun=$vrestore
 [ "$(json "$vrun/run.json" 'd["start"] + " " + d["clock"]')" = "warm virtual" ] ||
 	fail "the second virtual run was not a warm start on the virtual clock"
+[ "$(json "$vseed2/run.json" 'd["start"], d["seed"]')" = "('warm', 2)" ] ||
+	fail "a restore with --seed 2 did not restore the saved guest"
+cmp "$vrestore/records.bin" "$vrestore2/records.bin" || fail "two restores with one seed differ"
+! cmp -s "$vrestore/records.bin" "$vseed2/records.bin" || fail "a restore with another seed is the same run"
 
 # a truncated stream: deleted, one line, a cold boot, a new snapshot
 truncate -s 4096 "$snap/state.zst"

@@ -195,7 +195,7 @@ static void test_plan_frame_round_trip(void **state)
 
 	(void)state;
 	warm_init(&w, "k");
-	assert_int_equal(warm_plan_frame(&w, plan, strlen(plan), &err), 0);
+	assert_int_equal(warm_plan_frame(&w, plan, strlen(plan), 0, &err), 0);
 	wire_decoder_init(&d);
 	memset(&h, 0, sizeof(h));
 	wire_decoder_feed(&d, w.plan_frame.buf, w.plan_frame.len, on_frame, &h);
