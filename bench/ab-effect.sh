@@ -18,8 +18,9 @@
 #                                            10 experiments each, 20 A/A
 #   N=3 NAA=5 CAL=3 bench/ab-effect.sh       a shorter look
 #   WORKS="28" NAA=0 ...                     one effect, no A/A
-#   START=cold ...                           seeded cold boots (another --seed
-#                                            every experiment) instead of warm
+#   START=cold ...                           seeded cold boots instead of warm
+#                                            restores (each experiment has
+#                                            seeds of its own either way)
 #
 # Every lab ab runs on the virtual clock with the lab's default --jobs
 # (JOBS= to set it); wall times depend on what else the host runs, and the
@@ -59,12 +60,10 @@ ab() {
 	shift 2
 	local param=()
 	[ "$work" = 0 ] || param=(--test-param "$CASE:work=$work")
-	if [ "$START" = cold ]; then
-		start=(--cold --seed "$seed")
-		seed=$((seed + 200))
-	else
-		start=(--warm)
-	fi
+	# another experiment, other seeds: lab ab seeds boot i with --seed
+	# N+i-1, cold boots and warm restores alike
+	start=("--$START" --seed "$seed")
+	seed=$((seed + 200))
 	t0=$(date +%s.%N)
 	"$LAB" ab --topo "$TOPO" --base "$KERNEL" --test "$KERNEL" --suite "$SUITE" --clock virtual \
 		"${start[@]}" "${param[@]}" "${jobs_arg[@]}" "$@" >"$tmp/out" 2>"$tmp/err" || rc=$?
