@@ -9,6 +9,7 @@
 #include "lib/child.h"
 #include "lib/json.h"
 #include "results/results.h"
+#include "run/lavajob.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -29,7 +30,7 @@ static const char follow_usage[] =
 	"lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID";
 static const char run_usage[] =
 	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC "
-	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--results ROOT]";
+	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--device-type T] [--results ROOT]";
 
 static void server_or_die(struct lava_server *s, const char *url, const char *token_file)
 {
@@ -214,6 +215,7 @@ int cmd_lava_run(int argc, const char **argv)
 {
 	const char *url = NULL, *token_file = NULL, *artifacts = NULL, *dir = NULL, *topo = NULL;
 	const char *suite = NULL, *scenario = NULL, *kernel = NULL, *accel = NULL, *results = NULL;
+	const char *device_type = LAVA_DEFAULT_DEVICE_TYPE;
 	unsigned timeout_s = FOLLOW_DEFAULT_TIMEOUT_S;
 	const struct lab_option opts[] = {
 		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
@@ -226,6 +228,7 @@ int cmd_lava_run(int argc, const char **argv)
 		OPT_STRING("scenario", &scenario, "a scenario file"),
 		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
 		OPT_STRING("accel", &accel, "tcg (default) or kvm"),
+		OPT_STRING("device-type", &device_type, "the LAVA device type the job is for (default qemu)"),
 		OPT_STRING("results", &results, "results root for the imported run (default results/)"),
 		OPT_UINT("timeout", &timeout_s, 1, 7 * 86400, "seconds to wait for the job, queue included"),
 		OPT_END(),
@@ -246,6 +249,9 @@ int cmd_lava_run(int argc, const char **argv)
 		    "(usage: %s)", run_usage);
 	if (stat(dir, &st) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
+	if (!lava_device_type_lookup(device_type))
+		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
+		    lava_device_type_names());
 	server_or_die(&s, url, token_file);
 	if (!s.token[0])
 		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
@@ -253,7 +259,8 @@ int cmd_lava_run(int argc, const char **argv)
 		die(LAB_EXIT_FAIL, "cannot create '%s': %s", dir, strerror(errno));
 	job_dir = xasprintf("%s/job", dir);
 	strvec_pushl(&a, "lava", "export", "--topo", topo, suite ? "--suite" : "--scenario",
-		     suite ? suite : scenario, "--artifacts", artifacts, "--out", job_dir, NULL);
+		     suite ? suite : scenario, "--artifacts", artifacts, "--device-type", device_type,
+		     "--out", job_dir, NULL);
 	if (kernel)
 		strvec_pushl(&a, "--kernel", kernel, NULL);
 	if (accel)

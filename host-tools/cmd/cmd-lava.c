@@ -30,7 +30,7 @@
 static const char lava_usage[] =
 	"lab lava import --job JOB.json --plan PLAN [--results DIR] LOG.yaml\n"
 	"   or: lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K]\n"
-	"                       [--accel tcg|kvm] --artifacts URL --out DIR\n"
+	"                       [--accel tcg|kvm] [--device-type T] --artifacts URL --out DIR\n"
 	"   or: lab lava submit --server URL [--token-file F] JOB\n"
 	"   or: lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID\n"
 	"   or: lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC\n"
@@ -38,7 +38,7 @@ static const char lava_usage[] =
 	"   (the token: $LAVA_TOKEN or --token-file, never printed or written)";
 static const char export_usage[] =
 	"lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K] "
-	"[--accel tcg|kvm] --artifacts URL --out DIR";
+	"[--accel tcg|kvm] [--device-type T] --artifacts URL --out DIR";
 
 /* What the job's metadata file says (strings owned by its JSON object). */
 struct lava_job {
@@ -388,12 +388,15 @@ static int lava_export(int argc, const char **argv)
 {
 	const char *spec = NULL, *suite = NULL, *scenario = NULL, *kernel = "debian";
 	const char *accel = "tcg", *artifacts = NULL, *out = NULL, *pos[1];
+	const char *device_type = LAVA_DEFAULT_DEVICE_TYPE;
 	const struct lab_option opts[] = {
 		OPT_STRING("topo", &spec, "topology spec or preset (required)"),
 		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
 		OPT_STRING("scenario", &scenario, "a scenario file"),
 		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
 		OPT_STRING("accel", &accel, "tcg (default: LAVA's no_kvm) or kvm (LAVA's -enable-kvm)"),
+		OPT_STRING("device-type", &device_type, "the LAVA device type the job is for (default qemu; "
+			   "docs/lava.md lists those the lab writes jobs for)"),
 		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR's files from "
 			   "(http://, https:// or file:// for a local LAVA)"),
 		OPT_STRING("out", &out, "a new directory: job.json, the kernel, initrd.cpio, plan.txt"),
@@ -405,6 +408,7 @@ static int lava_export(int argc, const char **argv)
 	struct plan parsed;
 	struct topo t;
 	struct lava_job_in in = { 0 };
+	const struct lava_device_type *dt;
 	struct json_object *job;
 	const char *base, *kimage, *kname;
 	char perr[256], *tmp, *name, *data;
@@ -422,6 +426,9 @@ static int lava_export(int argc, const char **argv)
 		die(LAB_EXIT_USAGE, "--artifacts '%s': an http://, https:// or file:// URL", artifacts);
 	if (strcmp(accel, "tcg") && strcmp(accel, "kvm"))
 		die(LAB_EXIT_USAGE, "--accel '%s': tcg or kvm", accel);
+	if (!(dt = lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
+		    lava_device_type_names());
 	if (topo_parse(spec, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (t.arch != TOPO_ARCH_X86_64)
@@ -461,6 +468,7 @@ static int lava_export(int argc, const char **argv)
 	write_or_die(tmp, "plan.txt", plan.buf, plan.len, tmp);
 
 	name = xasprintf("schedlab %s %s %s", t.spec, suite ? suite : scenario, kp.release);
+	in.dt = dt;
 	in.topo = &t;
 	in.accel = strcmp(accel, "kvm") ? ACCEL_TCG : ACCEL_KVM;
 	in.name = name;

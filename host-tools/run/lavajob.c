@@ -4,8 +4,33 @@
 #include "lib/util.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct lava_device_type device_types[] = {
+	{ "qemu", LAVA_BOOT_QEMU, TOPO_ARCH_X86_64 },
+};
+
+const struct lava_device_type *lava_device_type_lookup(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(device_types); i++)
+		if (!strcmp(device_types[i].name, name))
+			return &device_types[i];
+	return NULL;
+}
+
+const char *lava_device_type_names(void)
+{
+	static char names[512];
+
+	if (!names[0])
+		for (size_t i = 0, n = 0; i < ARRAY_SIZE(device_types); i++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      !i ? "" : i + 1 == ARRAY_SIZE(device_types) ? " or " : ", ",
+					      device_types[i].name);
+	return names;
+}
 
 static struct json_object *minutes(unsigned s)
 {
@@ -82,8 +107,9 @@ struct json_object *lava_job_definition(const struct lava_job_in *in)
 	struct json_object *job = json_object_new_object(), *timeouts = json_object_new_object();
 	struct json_object *actions = json_object_new_array(), *a, *d, *imgs, *mon, *m, *fix;
 	unsigned total = in->boot_s + in->run_s + 300;
+	const struct lava_device_type *dt = in->dt ? in->dt : lava_device_type_lookup("qemu");
 
-	json_object_object_add(job, "device_type", str("qemu"));
+	json_object_object_add(job, "device_type", str(dt->name));
 	json_object_object_add(job, "job_name", str(in->name));
 	json_object_object_add(timeouts, "job", minutes(total));
 	json_object_object_add(timeouts, "action", minutes(in->boot_s + in->run_s));

@@ -7,7 +7,26 @@
 
 struct json_object;
 
+/* How a LAVA device type boots the lab's kernel and initrd. */
+enum lava_boot {
+	LAVA_BOOT_QEMU,		/* deploy to tmpfs, boot method qemu */
+};
+
+/* A device type the lab writes jobs for (docs/lava.md lists them). */
+struct lava_device_type {
+	const char *name;	/* LAVA's device type: the job's device_type */
+	enum lava_boot boot;
+	enum topo_arch arch;	/* the kernel and initrd it boots */
+};
+
+/* The device type called name, or NULL: the lab cannot write its job. */
+const struct lava_device_type *lava_device_type_lookup(const char *name);
+/* The names lava_device_type_lookup() knows, "a, b or c", for an error. */
+const char *lava_device_type_names(void);
+#define LAVA_DEFAULT_DEVICE_TYPE "qemu"
+
 struct lava_job_in {
+	const struct lava_device_type *dt;	/* NULL: qemu */
 	const struct topo *topo;
 	enum lab_accel accel;     /* ACCEL_KVM: LAVA's default -enable-kvm -cpu host */
 	const char *name;         /* job_name */

@@ -108,11 +108,39 @@ static void test_kvm(void **state)
 	json_object_put(job);
 }
 
+/* --device-type: the lab's table, and the job's device_type is the type's */
+static void test_device_types(void **state)
+{
+	const struct lava_device_type *dt = lava_device_type_lookup(LAVA_DEFAULT_DEVICE_TYPE);
+	struct strbuf err = STRBUF_INIT;
+	struct topo t;
+	struct lava_job_in in = {
+		.topo = &t, .name = "n", .artifacts = "file:///a", .kernel = "bzImage",
+		.initrd = "initrd.cpio", .cmdline = "lab.mode=run", .boot_s = 60, .run_s = 60,
+	};
+	struct json_object *job;
+
+	assert_non_null(dt);
+	assert_string_equal(dt->name, "qemu");
+	assert_int_equal(dt->boot, LAVA_BOOT_QEMU);
+	assert_null(lava_device_type_lookup("nosuchtype"));
+	assert_null(lava_device_type_lookup(""));
+	assert_null(lava_device_type_lookup(NULL));
+	assert_non_null(strstr(lava_device_type_names(), "qemu"));
+	assert_int_equal(topo_parse("1s2c", &t, &err), 0);
+	in.dt = dt;
+	job = lava_job_definition(&in);
+	assert_string_equal(gets(job, "device_type"), "qemu");
+	json_object_put(job);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_kvm),
+		cmocka_unit_test(test_device_types),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
