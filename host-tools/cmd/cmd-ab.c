@@ -904,8 +904,12 @@ int cmd_ab(int argc, const char **argv)
 			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
 		if (ab.lava && (variant || ab.warm || ab.trace || ab.backend || ab.uri ||
 				(clock && lab_clock_parse(clock) > 0)))
-			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job of its qemu device type: "
+			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job: "
 			    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+		if (ab.lava_device_type && ab.lava && lava_device_type_bare(lava_device_type_lookup(ab.lava_device_type)))
+			die(LAB_EXIT_USAGE, "--device-type '%s': an ab's boots are on a topology, and a machine "
+			    "of its own has its own: lab lava run --device-type %s runs one", ab.lava_device_type,
+			    ab.lava_device_type);
 		if (ab.lava_device_type && (!ab.lava || !lava_device_type_lookup(ab.lava_device_type)))
 			die(LAB_EXIT_USAGE, "--device-type '%s': %s%s%s", ab.lava_device_type,
 			    !ab.lava ? "it goes with --lava" : "the lab writes jobs for ",

@@ -29,7 +29,7 @@ static const char submit_usage[] =
 static const char follow_usage[] =
 	"lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID";
 static const char run_usage[] =
-	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC "
+	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR [--topo SPEC] "
 	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--device-type T] [--results ROOT]";
 
 static void server_or_die(struct lava_server *s, const char *url, const char *token_file)
@@ -223,7 +223,7 @@ int cmd_lava_run(int argc, const char **argv)
 		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR/job's files from "
 			   "(file://DIR/job for a LAVA on this host)"),
 		OPT_STRING("dir", &dir, "a new directory: the exported job (DIR/job), LAVA's log and metadata"),
-		OPT_STRING("topo", &topo, "topology spec or preset"),
+		OPT_STRING("topo", &topo, "topology spec or preset (the qemu device type's; none on bare metal)"),
 		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
 		OPT_STRING("scenario", &scenario, "a scenario file"),
 		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
@@ -236,6 +236,7 @@ int cmd_lava_run(int argc, const char **argv)
 	struct strvec a = STRVEC_INIT;
 	struct lava_server s;
 	struct lava_job j;
+	const struct lava_device_type *dt;
 	struct stat st;
 	char *job_dir, *def, *log, *meta, *plan;
 	long id;
@@ -244,23 +245,31 @@ int cmd_lava_run(int argc, const char **argv)
 	r = parse_options(argc, argv, opts, run_usage, NULL, 0, &nr_pos);
 	if (r)
 		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
-	if (!dir || !artifacts || !topo || !suite == !scenario)
-		die(LAB_EXIT_USAGE, "--dir, --artifacts, --topo and one of --suite or --scenario are needed "
+	if (!dir || !artifacts || !suite == !scenario)
+		die(LAB_EXIT_USAGE, "--dir, --artifacts and one of --suite or --scenario are needed "
 		    "(usage: %s)", run_usage);
 	if (stat(dir, &st) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
-	if (!lava_device_type_lookup(device_type))
+	if (!(dt = lava_device_type_lookup(device_type)))
 		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
 		    lava_device_type_names());
+	{
+		struct strbuf err = STRBUF_INIT;
+
+		if (lava_device_type_check_topo(dt, topo, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
 	server_or_die(&s, url, token_file);
 	if (!s.token[0])
 		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
 	if (mkdir_p(dir, 0755) < 0)
 		die(LAB_EXIT_FAIL, "cannot create '%s': %s", dir, strerror(errno));
 	job_dir = xasprintf("%s/job", dir);
-	strvec_pushl(&a, "lava", "export", "--topo", topo, suite ? "--suite" : "--scenario",
+	strvec_pushl(&a, "lava", "export", suite ? "--suite" : "--scenario",
 		     suite ? suite : scenario, "--artifacts", artifacts, "--device-type", device_type,
 		     "--out", job_dir, NULL);
+	if (topo)
+		strvec_pushl(&a, "--topo", topo, NULL);
 	if (kernel)
 		strvec_pushl(&a, "--kernel", kernel, NULL);
 	if (accel)
@@ -283,7 +292,8 @@ int cmd_lava_run(int argc, const char **argv)
 
 		if (!o)
 			die(LAB_EXIT_FAIL, "%s", err.buf);
-		json_object_object_add(o, "spec", json_object_new_string(topo));
+		if (topo)
+			json_object_object_add(o, "spec", json_object_new_string(topo));
 		json_object_object_add(o, suite ? "suite" : "scenario", json_object_new_string(suite ? suite : scenario));
 		json_object_object_add(o, "kernel", json_object_new_string(kernel ? kernel : "debian"));
 		if (results_write_json(dir, "lava-job.json", o) < 0)

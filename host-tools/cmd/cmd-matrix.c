@@ -731,6 +731,9 @@ int cmd_matrix(int argc, const char **argv)
 
 	state = dir ? xasprintf("%s/matrix.json", dir) : NULL;
 	resume = state && stat(state, &st) == 0;
+	if (device_type && lava && lava_device_type_bare(lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': a fleet's jobs are on topologies, and a machine of "
+		    "its own has its own: lab lava run --device-type %s runs one", device_type, device_type);
 	if (device_type && (!lava || !lava_device_type_lookup(device_type)))
 		die(LAB_EXIT_USAGE, "--device-type '%s': %s%s%s", device_type,
 		    !lava ? "it goes with --lava" : "the lab writes jobs for ",
@@ -760,7 +763,7 @@ int cmd_matrix(int argc, const char **argv)
 		if (lava) {
 			if (given.variants.nr || r.warm || trace || r.backend || uris.nr ||
 			    (clock && lab_clock_parse(clock) > 0))
-				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job of its qemu device type: "
+				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job: "
 				    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
 			if ((strncmp(lava, "http://", 7) && strncmp(lava, "https://", 8)) ||
 			    strlen(lava) >= sizeof(r.m.lava))
