@@ -116,6 +116,26 @@ lava_run() {
 }
 
 lava_run 2s2c
+
+echo "http:// artifacts through --publish (a web server on this host serves the directory)"
+expect_bad "http:// artifacts nobody serves" "$LAB" lava run --server $SERVER --token-file "$tokfile" \
+	--artifacts http://127.0.0.1:8765 --dir "$TMP/bad4" --topo 1s2c --suite ab-tiny
+grep -q -- "--publish DIR copies them" "$TMP/err" || fail "the error does not name --publish"
+[ ! -e "$TMP/bad4" ] || fail "a refused lab lava run left its directory"
+mkdir "$TMP/www"
+python3 -m http.server 8765 --bind 127.0.0.1 --directory "$TMP/www" >"$TMP/http.log" 2>&1 &
+http_pid=$!
+sleep 1
+rc=0
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts http://127.0.0.1:8765/ --publish "$TMP/www" \
+	--dir "$TMP/lava-http" --topo 1s2c --suite ab-tiny --results "$TMP/results-http" >"$TMP/out" 2>"$TMP/err" || rc=$?
+kill $http_pid
+[ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run with --publish exited $rc"; }
+grep -q '^verdict: PASS' "$TMP/out" || fail "the --publish job's run is not PASS"
+[ "$(grep -c 'GET /lab-lava-.*/initrd.cpio HTTP/1.[01]" 200' "$TMP/http.log")" = 1 ] ||
+	{ cat "$TMP/http.log"; fail "the device did not download the initrd over http"; }
+ls -a "$TMP/www" | grep -q '^\.lab-lava' && fail "a half-published directory is left"
+echo "--publish: the device downloaded the job's files over http"
 lava_run 1s2c2t
 lrun=$run
 # the same job as a machine of its own would report it (no spec in the
