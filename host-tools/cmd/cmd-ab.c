@@ -9,6 +9,7 @@
 #include "cmd/lab.h"
 #include "run/jobs.h"
 #include "run/labrun.h"
+#include "run/lavajob.h"
 #include "run/matrix.h"
 #include "run/schedfeat.h"
 #include "run/variant.h"
@@ -73,6 +74,7 @@ struct ab {
 	const char *topo, *suite;
 	const char *backend, *uri;	/* passed to every lab run */
 	const char *lava, *lava_token_file;	/* --lava: every boot a LAVA job (lab lava run) */
+	const char *lava_device_type;	/* --device-type with --lava; NULL: qemu */
 	int warm;			/* lab run --warm: restored guests (docs/warm-start.md) */
 	int trace;			/* lab run --trace: decision rows in every boot */
 	unsigned rounds, nr_sides;
@@ -227,6 +229,8 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(o, "uri", json_object_new_string(ab->uri));
 	if (ab->lava)
 		json_object_object_add(o, "lava", json_object_new_string(ab->lava));
+	if (ab->lava_device_type)
+		json_object_object_add(o, "lava_device_type", json_object_new_string(ab->lava_device_type));
 	/* where the token is, never the token */
 	if (ab->lava_token_file)
 		json_object_object_add(o, "lava_token_file", json_object_new_string(ab->lava_token_file));
@@ -338,6 +342,7 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.params = b->side == 1 ? &ab->test_params : NULL;
 	b->j.lava_server = ab->lava;
 	b->j.lava_token_file = ab->lava_token_file;
+	b->j.lava_device_type = ab->lava_device_type;
 	b->j.results_root = b->root;
 	b->j.log_path = b->log;
 	b->j.deadline_s = ab->deadline_s;
@@ -543,6 +548,10 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 	ab->uri = json_get_str(o, "uri");
 	ab->lava = json_get_str(o, "lava");
 	ab->lava_token_file = json_get_str(o, "lava_token_file");
+	ab->lava_device_type = json_get_str(o, "lava_device_type");
+	if (ab->lava_device_type && (!ab->lava || !lava_device_type_lookup(ab->lava_device_type)))
+		die(LAB_EXIT_USAGE, "--dir '%s': ab.json's lava_device_type '%s' is not one the lab writes "
+		    "jobs for (%s)", dir, ab->lava_device_type, lava_device_type_names());
 	if (!ab->topo || !ab->suite || !ab->clock || !json_object_object_get_ex(o, "sides", &sides) ||
 	    !json_object_is_type(sides, json_type_array) || json_object_array_length(sides) != 2 ||
 	    !json_object_object_get_ex(o, "boots", &boots) || !json_object_is_type(boots, json_type_array))
@@ -893,6 +902,8 @@ int cmd_ab(int argc, const char **argv)
 		OPT_STRVEC("test-param", &ab.test_params, "[SCENARIO:]KEY=VALUE: the test side's cases run "
 			   "with this workload parameter (lab run --param), such as decide-hackbench:work=2000: "
 			   "an effect of known size on one kernel; repeatable"),
+		OPT_STRING("device-type", &ab.lava_device_type, "with --lava: the LAVA device type of every job "
+			   "(default qemu; lab lava run --device-type)"),
 		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
@@ -906,7 +917,7 @@ int cmd_ab(int argc, const char **argv)
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
 		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file || seed ||
-		    ab.test_params.nr)
+		    ab.test_params.nr || ab.lava_device_type)
 			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
 			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
@@ -939,10 +950,18 @@ int cmd_ab(int argc, const char **argv)
 			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
 		if (ab.lava && (variant || ab.warm || ab.trace || ab.backend || ab.uri ||
 				(clock && lab_clock_parse(clock) > 0)))
-			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job of its qemu device type: "
+			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job: "
 			    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
 		if (ab.lava && ab.test_params.nr)
 			die(LAB_EXIT_USAGE, "--test-param boots the test side with lab run --param: not with --lava");
+		if (ab.lava_device_type && ab.lava && lava_device_type_bare(lava_device_type_lookup(ab.lava_device_type)))
+			die(LAB_EXIT_USAGE, "--device-type '%s': an ab's boots are on a topology, and a machine "
+			    "of its own has its own: lab lava run --device-type %s runs one", ab.lava_device_type,
+			    ab.lava_device_type);
+		if (ab.lava_device_type && (!ab.lava || !lava_device_type_lookup(ab.lava_device_type)))
+			die(LAB_EXIT_USAGE, "--device-type '%s': %s%s%s", ab.lava_device_type,
+			    !ab.lava ? "it goes with --lava" : "the lab writes jobs for ",
+			    !ab.lava ? "" : lava_device_type_names(), !ab.lava ? "" : " only");
 		if (ab.lava && !clock)
 			clock = "wall";
 		if (ab.lava)

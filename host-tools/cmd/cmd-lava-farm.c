@@ -9,7 +9,9 @@
 #include "lib/child.h"
 #include "lib/json.h"
 #include "results/results.h"
+#include "run/lavajob.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <json-c/json.h>
 #include <limits.h>
@@ -28,8 +30,9 @@ static const char submit_usage[] =
 static const char follow_usage[] =
 	"lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID";
 static const char run_usage[] =
-	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC "
-	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--results ROOT]";
+	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR [--topo SPEC] "
+	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--device-type T] "
+	"[--publish PUB | --artifacts-served] [--results ROOT]";
 
 static void server_or_die(struct lava_server *s, const char *url, const char *token_file)
 {
@@ -191,6 +194,42 @@ int cmd_lava_follow(int argc, const char **argv)
 	return r ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
 }
 
+/*
+ * Copies the files of the exported job (from) into pub/name, built as
+ * pub/.name and renamed: a web server serving pub never shows a job's
+ * files half-copied.  Exits 1 (removing made) when it cannot.
+ */
+static void publish(const char *from, const char *pub, const char *name, const char *made)
+{
+	char *tmp = xasprintf("%s/.%s", pub, name), *dst = xasprintf("%s/%s", pub, name);
+	struct dirent *e;
+	DIR *d = opendir(from);
+	int bad = !d || mkdir(tmp, 0755) < 0;
+
+	while (!bad && (e = readdir(d))) {
+		char *src = xasprintf("%s/%s", from, e->d_name), *to = xasprintf("%s/%s", tmp, e->d_name);
+		size_t len;
+		char *data = is_file(src) ? read_file(src, &len) : NULL;
+
+		if (is_file(src) && (!data || write_file_atomic(to, data, len) < 0))
+			bad = 1;
+		free(data);
+		free(src);
+		free(to);
+	}
+	if (d)
+		closedir(d);
+	if (bad || rename(tmp, dst) < 0) {
+		int err = errno;
+
+		remove_tree(tmp);
+		remove_tree(made);
+		die(LAB_EXIT_FAIL, "cannot publish the job's files in '%s': %s", dst, strerror(err));
+	}
+	free(tmp);
+	free(dst);
+}
+
 /* Runs `<this lab> ARGS...`: its exit code; bad input (2) ends this one too. */
 static int run_self(const char *what, struct strvec *args)
 {
@@ -214,18 +253,25 @@ int cmd_lava_run(int argc, const char **argv)
 {
 	const char *url = NULL, *token_file = NULL, *artifacts = NULL, *dir = NULL, *topo = NULL;
 	const char *suite = NULL, *scenario = NULL, *kernel = NULL, *accel = NULL, *results = NULL;
+	const char *device_type = LAVA_DEFAULT_DEVICE_TYPE, *pub = NULL;
 	unsigned timeout_s = FOLLOW_DEFAULT_TIMEOUT_S;
+	int served = 0;
 	const struct lab_option opts[] = {
 		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
 		OPT_STRING("token-file", &token_file, "a file (mode 600) holding the API token ($LAVA_TOKEN wins)"),
 		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR/job's files from "
 			   "(file://DIR/job for a LAVA on this host)"),
 		OPT_STRING("dir", &dir, "a new directory: the exported job (DIR/job), LAVA's log and metadata"),
-		OPT_STRING("topo", &topo, "topology spec or preset"),
+		OPT_STRING("publish", &pub, "a directory a web server serves at --artifacts: the job's files "
+			   "are copied into PUB/NAME before the job is submitted, and downloaded from URL/NAME"),
+		OPT_BOOL("artifacts-served", &served, "--artifacts is an http(s) URL that already serves "
+			 "DIR/job (no --publish)"),
+		OPT_STRING("topo", &topo, "topology spec or preset (the qemu device type's; none on bare metal)"),
 		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
 		OPT_STRING("scenario", &scenario, "a scenario file"),
 		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
 		OPT_STRING("accel", &accel, "tcg (default) or kvm"),
+		OPT_STRING("device-type", &device_type, "the LAVA device type the job is for (default qemu)"),
 		OPT_STRING("results", &results, "results root for the imported run (default results/)"),
 		OPT_UINT("timeout", &timeout_s, 1, 7 * 86400, "seconds to wait for the job, queue included"),
 		OPT_END(),
@@ -233,27 +279,64 @@ int cmd_lava_run(int argc, const char **argv)
 	struct strvec a = STRVEC_INIT;
 	struct lava_server s;
 	struct lava_job j;
+	const struct lava_device_type *dt;
 	struct stat st;
-	char *job_dir, *def, *log, *meta, *plan;
+	char *job_dir, *def, *log, *meta, *plan, *name = NULL, *job_url = NULL;
 	long id;
-	int nr_pos, r, ok;
+	int nr_pos, r, ok, http;
 
 	r = parse_options(argc, argv, opts, run_usage, NULL, 0, &nr_pos);
 	if (r)
 		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
-	if (!dir || !artifacts || !topo || !suite == !scenario)
-		die(LAB_EXIT_USAGE, "--dir, --artifacts, --topo and one of --suite or --scenario are needed "
+	if (!dir || !artifacts || !suite == !scenario)
+		die(LAB_EXIT_USAGE, "--dir, --artifacts and one of --suite or --scenario are needed "
 		    "(usage: %s)", run_usage);
 	if (stat(dir, &st) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
+	if (!(dt = lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
+		    lava_device_type_names());
+	{
+		struct strbuf err = STRBUF_INIT;
+
+		if (lava_device_type_check_topo(dt, topo, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+	}
+	http = !strncmp(artifacts, "http://", 7) || !strncmp(artifacts, "https://", 8);
+	if (pub && (!http || served))
+		die(LAB_EXIT_USAGE, "--publish '%s' goes with an http(s) --artifacts URL that serves it, "
+		    "not with %s", pub, served ? "--artifacts-served" : artifacts);
+	if (http && !pub && !served)
+		die(LAB_EXIT_USAGE, "--artifacts '%s': the device downloads the job's files there; --publish "
+		    "DIR copies them into the directory it serves, or --artifacts-served says it serves DIR/job",
+		    artifacts);
+	if (pub && !is_dir(pub))
+		die(LAB_EXIT_USAGE, "--publish '%s' is not a directory", pub);
 	server_or_die(&s, url, token_file);
 	if (!s.token[0])
 		die(LAB_EXIT_USAGE, "submitting needs a token: $LAVA_TOKEN or --token-file");
 	if (mkdir_p(dir, 0755) < 0)
 		die(LAB_EXIT_FAIL, "cannot create '%s': %s", dir, strerror(errno));
 	job_dir = xasprintf("%s/job", dir);
-	strvec_pushl(&a, "lava", "export", "--topo", topo, suite ? "--suite" : "--scenario",
-		     suite ? suite : scenario, "--artifacts", artifacts, "--out", job_dir, NULL);
+	if (pub) {
+		/* a name of its own under PUB: the fleet's jobs share it */
+		char *t = xasprintf("%s/.lab-lava-XXXXXX", pub);
+
+		if (!mkdtemp(t)) {
+			remove_tree(dir);
+			die(LAB_EXIT_FAIL, "cannot create a directory in '%s': %s", pub, strerror(errno));
+		}
+		rmdir(t);
+		name = xstrdup(strrchr(t, '/') + 2);
+		free(t);
+		job_url = xasprintf("%s%s%s", artifacts, artifacts[strlen(artifacts) - 1] == '/' ? "" : "/",
+				    name);
+	}
+	strvec_pushl(&a, "lava", "export", suite ? "--suite" : "--scenario",
+		     suite ? suite : scenario, "--artifacts", job_url ? job_url : artifacts,
+		     "--device-type", device_type, "--out", job_dir, NULL);
+	if (topo)
+		strvec_pushl(&a, "--topo", topo, NULL);
 	if (kernel)
 		strvec_pushl(&a, "--kernel", kernel, NULL);
 	if (accel)
@@ -261,6 +344,10 @@ int cmd_lava_run(int argc, const char **argv)
 	if (run_self("lab lava export", &a)) {
 		remove_tree(dir);
 		die(LAB_EXIT_FAIL, "lab lava export failed");
+	}
+	if (pub) {
+		publish(job_dir, pub, name, dir);
+		fprintf(stderr, "lava: the job's files are in %s/%s, served as %s\n", pub, name, job_url);
 	}
 	def = xasprintf("%s/job.json", job_dir);
 	id = submit_file(&s, def, dir);
@@ -276,7 +363,8 @@ int cmd_lava_run(int argc, const char **argv)
 
 		if (!o)
 			die(LAB_EXIT_FAIL, "%s", err.buf);
-		json_object_object_add(o, "spec", json_object_new_string(topo));
+		if (topo)
+			json_object_object_add(o, "spec", json_object_new_string(topo));
 		json_object_object_add(o, suite ? "suite" : "scenario", json_object_new_string(suite ? suite : scenario));
 		json_object_object_add(o, "kernel", json_object_new_string(kernel ? kernel : "debian"));
 		if (results_write_json(dir, "lava-job.json", o) < 0)
@@ -291,6 +379,8 @@ int cmd_lava_run(int argc, const char **argv)
 	strvec_push(&a, log);
 	r = run_self("lab lava import", &a);
 	free(job_dir);
+	free(name);
+	free(job_url);
 	free(def);
 	free(log);
 	free(meta);

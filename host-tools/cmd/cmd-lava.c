@@ -17,6 +17,7 @@
 #include "run/lavajob.h"
 #include "scenario/scenario.h"
 #include "topo/guestview.h"
+#include "topo/hosttopo.h"
 #include "topo/topo.h"
 #include "topo/verify.h"
 
@@ -29,16 +30,16 @@
 
 static const char lava_usage[] =
 	"lab lava import --job JOB.json --plan PLAN [--results DIR] LOG.yaml\n"
-	"   or: lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K]\n"
-	"                       [--accel tcg|kvm] --artifacts URL --out DIR\n"
+	"   or: lab lava export [--topo SPEC] (--suite S | --scenario FILE) [--kernel K]\n"
+	"                       [--accel tcg|kvm] [--device-type T] --artifacts URL --out DIR\n"
 	"   or: lab lava submit --server URL [--token-file F] JOB\n"
 	"   or: lab lava follow --server URL [--token-file F] [--timeout S] --out DIR JOB_ID\n"
 	"   or: lab lava run --server URL [--token-file F] --artifacts URL --dir DIR --topo SPEC\n"
 	"                    (--suite S | --scenario FILE) [--kernel K] [--results ROOT]\n"
 	"   (the token: $LAVA_TOKEN or --token-file, never printed or written)";
 static const char export_usage[] =
-	"lab lava export --topo SPEC (--suite S | --scenario FILE) [--kernel K] "
-	"[--accel tcg|kvm] --artifacts URL --out DIR";
+	"lab lava export [--topo SPEC] (--suite S | --scenario FILE) [--kernel K] "
+	"[--accel tcg|kvm] [--device-type T] --artifacts URL --out DIR";
 
 /* What the job's metadata file says (strings owned by its JSON object). */
 struct lava_job {
@@ -149,6 +150,7 @@ static int lava_import(int argc, const char **argv)
 	};
 	struct lava_import im;
 	struct strbuf err = STRBUF_INIT, dir = STRBUF_INIT, diff = STRBUF_INIT, desc = STRBUF_INIT;
+	struct strbuf hspec = STRBUF_INIT, notes = STRBUF_INIT;
 	struct topo topo;
 	int ndiff = -1;
 	struct json_object *meta, *run, *lava, *v, *cases = NULL, *guest = NULL;
@@ -227,8 +229,22 @@ static int lava_import(int argc, const char **argv)
 	console_watch_feed(&cw, im.console.buf, im.console.len);
 	console_watch_finish(&cw);
 
-	run = run_json_new("lava-import", job.spec ? job.spec : "", job.spec ? topo.spec : "",
-			   desc.buf, "lava");
+	if (im.sysfs.len) {
+		guest = guest_view_from_sysfs(im.sysfs.buf, im.sysfs.len, &err);
+		strbuf_reset(&err);
+	}
+	/* a machine of its own (no spec: the job set no topology) is
+	 * recorded as lab bare records its host: the spec of what the
+	 * runner saw, the view itself, and no topology verdict */
+	if (!job.spec && guest && hosttopo_from_view(guest, &topo, &hspec, &notes, &err) == 0)
+		topo_describe(&topo, &desc);
+	strbuf_reset(&err);
+	run = run_json_new("lava-import", job.spec ? job.spec : hspec.buf,
+			   job.spec || hspec.len ? topo.spec : "", desc.buf, "lava");
+	if (!job.spec && hspec.len) {
+		results_add_str(run, "topology_notes", notes.buf);
+		json_object_object_add(run, "host_topology", json_object_get(guest));
+	}
 	/* a LAVA device runs on the wall clock, as a KVM or bare-metal run */
 	results_add_str(run, "clock", "wall");
 	lava = json_object_new_object();
@@ -254,12 +270,8 @@ static int lava_import(int argc, const char **argv)
 		die(LAB_EXIT_FAIL, "cannot write run.json in '%s'", tmp);
 	}
 	json_object_put(run);
-	if (im.sysfs.len) {
-		guest = guest_view_from_sysfs(im.sysfs.buf, im.sysfs.len, &err);
-		if (guest)
-			results_write_json(tmp, "guest-topology.json", guest);
-		strbuf_reset(&err);
-	}
+	if (guest)
+		results_write_json(tmp, "guest-topology.json", guest);
 	if (guest && job.spec) {
 		struct json_object *expected = topo_expected_view(&topo);
 
@@ -355,6 +367,8 @@ static int lava_import(int argc, const char **argv)
 	strbuf_release(&dir);
 	strbuf_release(&diff);
 	strbuf_release(&desc);
+	strbuf_release(&hspec);
+	strbuf_release(&notes);
 	free(im.log_error_type);
 	free(im.log_error_msg);
 	free(im.last_error);
@@ -366,10 +380,14 @@ static int lava_import(int argc, const char **argv)
 }
 
 /* The kernel command line of an exported job: what lab run gives a QEMU
- * guest that holds on any host, and the console transport. */
-static const char export_cmdline[] =
-	"console=ttyS0,115200 loglevel=5 panic=-1 sched_verbose schedstats=enable "
-	"lab.mode=run lab.records=console";
+ * guest that holds on any host, and the console transport.  A bare-metal
+ * device's console is its dictionary's (console_device, baud_rate), which
+ * its template puts on the kernel's line; the rest is the same. */
+#define EXPORT_CMDLINE "loglevel=5 panic=-1 sched_verbose schedstats=enable " \
+	"lab.mode=run lab.records=console"
+#define EXPORT_CONSOLE "console=ttyS0,115200 "
+/* Firmware, bootloader and TFTP before /init on a machine of its own. */
+#define BARE_BOOT_S 300
 
 static void copy_or_die(const char *from, const char *dir, const char *name, const char *tmp)
 {
@@ -388,12 +406,15 @@ static int lava_export(int argc, const char **argv)
 {
 	const char *spec = NULL, *suite = NULL, *scenario = NULL, *kernel = "debian";
 	const char *accel = "tcg", *artifacts = NULL, *out = NULL, *pos[1];
+	const char *device_type = LAVA_DEFAULT_DEVICE_TYPE;
 	const struct lab_option opts[] = {
-		OPT_STRING("topo", &spec, "topology spec or preset (required)"),
+		OPT_STRING("topo", &spec, "topology spec or preset (the qemu device type's; none on bare metal)"),
 		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
 		OPT_STRING("scenario", &scenario, "a scenario file"),
 		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
 		OPT_STRING("accel", &accel, "tcg (default: LAVA's no_kvm) or kvm (LAVA's -enable-kvm)"),
+		OPT_STRING("device-type", &device_type, "the LAVA device type the job is for (default qemu; "
+			   "docs/lava.md lists those the lab writes jobs for)"),
 		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR's files from "
 			   "(http://, https:// or file:// for a local LAVA)"),
 		OPT_STRING("out", &out, "a new directory: job.json, the kernel, initrd.cpio, plan.txt"),
@@ -405,6 +426,8 @@ static int lava_export(int argc, const char **argv)
 	struct plan parsed;
 	struct topo t;
 	struct lava_job_in in = { 0 };
+	const struct lava_device_type *dt;
+	enum topo_arch arch;
 	struct json_object *job;
 	const char *base, *kimage, *kname;
 	char perr[256], *tmp, *name, *data;
@@ -414,18 +437,25 @@ static int lava_export(int argc, const char **argv)
 	r = parse_options(argc, argv, opts, export_usage, pos, 0, &nr_pos);
 	if (r)
 		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
-	if (!spec || !artifacts || !out || !suite == !scenario)
-		die(LAB_EXIT_USAGE, "--topo, one of --suite and --scenario, --artifacts and --out "
+	if (!artifacts || !out || !suite == !scenario)
+		die(LAB_EXIT_USAGE, "one of --suite and --scenario, --artifacts and --out "
 		    "are needed (usage: %s)", export_usage);
 	if (strncmp(artifacts, "http://", 7) && strncmp(artifacts, "https://", 8) &&
 	    strncmp(artifacts, "file://", 7))
 		die(LAB_EXIT_USAGE, "--artifacts '%s': an http://, https:// or file:// URL", artifacts);
 	if (strcmp(accel, "tcg") && strcmp(accel, "kvm"))
 		die(LAB_EXIT_USAGE, "--accel '%s': tcg or kvm", accel);
-	if (topo_parse(spec, &t, &err) < 0)
+	if (!(dt = lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
+		    lava_device_type_names());
+	if (lava_device_type_check_topo(dt, spec, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (t.arch != TOPO_ARCH_X86_64)
-		die(LAB_EXIT_USAGE, "'%s': lab lava export writes x86_64 qemu jobs only for now", spec);
+	if (spec && topo_parse(spec, &t, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (spec && t.arch != dt->arch)
+		die(LAB_EXIT_USAGE, "'%s': device type %s boots %s guests only", spec, dt->name,
+		    topo_arch_info(dt->arch)->name);
+	arch = dt->arch;
 	if (access(out, F_OK) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: --out names a new directory", out);
 	if ((suite ? plan_compile_suite(suite, &plan, &err) : plan_compile_file(scenario, &plan, &err)) < 0 ||
@@ -433,12 +463,13 @@ static int lava_export(int argc, const char **argv)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (plan_parse(plan.buf, plan.len, &parsed, perr, sizeof(perr)) < 0)
 		die(LAB_EXIT_USAGE, "compiled plan: %s", perr);
-	if (kernel_resolve_arch(kernel, t.arch, &kp, &err) < 0)
+	if (kernel_resolve_arch(kernel, arch, &kp, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
-	if (!(base = initrd_cached_arch(t.arch, &err)))
+	if (!(base = initrd_cached_arch(arch, &err)))
 		die(LAB_EXIT_FAIL, "%s", err.buf);
 	kimage = *kp.bzimage ? kp.bzimage : kp.vmlinux;
-	kname = *kp.bzimage ? "bzImage" : "vmlinux";
+	/* arm64's kp.bzimage is the Image a bootloader loads */
+	kname = !*kp.bzimage ? "vmlinux" : arch == TOPO_ARCH_ARM64 ? "Image" : "bzImage";
 
 	/* built aside, renamed at the end: never a half-written export */
 	tmp = xasprintf("%s.tmp-XXXXXX", out);
@@ -460,15 +491,17 @@ static int lava_export(int argc, const char **argv)
 	write_or_die(tmp, "initrd.cpio", initrd.buf, initrd.len, tmp);
 	write_or_die(tmp, "plan.txt", plan.buf, plan.len, tmp);
 
-	name = xasprintf("schedlab %s %s %s", t.spec, suite ? suite : scenario, kp.release);
-	in.topo = &t;
+	name = xasprintf("schedlab %s %s %s", spec ? t.spec : dt->name, suite ? suite : scenario,
+			 kp.release);
+	in.dt = dt;
+	in.topo = spec ? &t : NULL;
 	in.accel = strcmp(accel, "kvm") ? ACCEL_TCG : ACCEL_KVM;
 	in.name = name;
 	in.artifacts = artifacts;
 	in.kernel = kname;
 	in.initrd = "initrd.cpio";
-	in.cmdline = export_cmdline;
-	in.boot_s = 60 + topo_nr_cpus(&t) / 2;
+	in.cmdline = lava_device_type_bare(dt) ? EXPORT_CMDLINE : EXPORT_CONSOLE EXPORT_CMDLINE;
+	in.boot_s = spec ? 60 + topo_nr_cpus(&t) / 2 : BARE_BOOT_S;
 	in.run_s = plan_deadline_s(&parsed);
 	job = lava_job_definition(&in);
 	data = xasprintf("%s\n", json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |

@@ -6,6 +6,7 @@
 #include "kernel/kernel.h"
 #include "cmd/lab.h"
 #include "run/labrun.h"
+#include "run/lavajob.h"
 #include "run/matrix.h"
 #include "run/variant.h"
 #include "cmd/options.h"
@@ -348,6 +349,7 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	c->uri = r->host[h].uri;
 	c->lava_server = r->m.lava[0] ? r->m.lava : NULL;
 	c->lava_token_file = r->lava_token_file;
+	c->lava_device_type = r->m.lava_device_type[0] ? r->m.lava_device_type : NULL;
 	r->job_host[i] = h;
 	free(j->uri);
 	j->uri = xstrdup(c->uri ? c->uri : "");
@@ -662,7 +664,7 @@ static void keep_boot_mode(struct mx_run *r, const char *dir, const char *clock,
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
-	const char *lava = NULL;
+	const char *lava = NULL, *device_type = NULL;
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 0 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT, variants = STRVEC_INIT;
@@ -693,6 +695,8 @@ int cmd_matrix(int argc, const char **argv)
 			   "(lab lava run), --jobs submitted at a time (default 4); the token in $LAVA_TOKEN or "
 			   "--lava-token-file"),
 		OPT_STRING("lava-token-file", &r.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
+		OPT_STRING("device-type", &device_type, "with --lava: the LAVA device type of every job "
+			   "(default qemu; lab lava run --device-type)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
@@ -727,6 +731,13 @@ int cmd_matrix(int argc, const char **argv)
 
 	state = dir ? xasprintf("%s/matrix.json", dir) : NULL;
 	resume = state && stat(state, &st) == 0;
+	if (device_type && lava && lava_device_type_bare(lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': a fleet's jobs are on topologies, and a machine of "
+		    "its own has its own: lab lava run --device-type %s runs one", device_type, device_type);
+	if (device_type && (!lava || !lava_device_type_lookup(device_type)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': %s%s%s", device_type,
+		    !lava ? "it goes with --lava" : "the lab writes jobs for ",
+		    !lava ? "" : lava_device_type_names(), !lava ? "" : " only");
 	if (resume) {
 		if (given.variants.nr && !given.kernels.nr)
 			die(LAB_EXIT_USAGE, "'%s' keeps its variants; resume it with --dir alone", dir);
@@ -752,12 +763,14 @@ int cmd_matrix(int argc, const char **argv)
 		if (lava) {
 			if (given.variants.nr || r.warm || trace || r.backend || uris.nr ||
 			    (clock && lab_clock_parse(clock) > 0))
-				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job of its qemu device type: "
+				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job: "
 				    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
 			if ((strncmp(lava, "http://", 7) && strncmp(lava, "https://", 8)) ||
 			    strlen(lava) >= sizeof(r.m.lava))
 				die(LAB_EXIT_USAGE, "--lava '%s': an http:// or https:// URL", lava);
 			snprintf(r.m.lava, sizeof(r.m.lava), "%s", lava);
+			if (device_type)
+				snprintf(r.m.lava_device_type, sizeof(r.m.lava_device_type), "%s", device_type);
 		}
 		given.kernels = given.topos = given.suites = given.variants = (struct strvec)STRVEC_INIT;
 		/* the variants parse before they name jobs */

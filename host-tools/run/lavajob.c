@@ -4,8 +4,52 @@
 #include "lib/util.h"
 
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const struct lava_device_type device_types[] = {
+	{ "qemu", LAVA_BOOT_QEMU, TOPO_ARCH_X86_64, NULL },
+	/* x86.jinja2: iPXE, kernel and initrd over TFTP, console ttyS0 */
+	{ "x86", LAVA_BOOT_IPXE, TOPO_ARCH_X86_64, NULL },
+	/* arm64 UEFI servers, base-grub.jinja2 without a device tree */
+	{ "lenovo-hr330a-7x33cto1ww-emag", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image" },
+	{ "qcom-qdf2400", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image" },
+};
+
+const struct lava_device_type *lava_device_type_lookup(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(device_types); i++)
+		if (!strcmp(device_types[i].name, name))
+			return &device_types[i];
+	return NULL;
+}
+
+const char *lava_device_type_names(void)
+{
+	static char names[512];
+
+	if (!names[0])
+		for (size_t i = 0, n = 0; i < ARRAY_SIZE(device_types); i++)
+			n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s",
+					      !i ? "" : i + 1 == ARRAY_SIZE(device_types) ? " or " : ", ",
+					      device_types[i].name);
+	return names;
+}
+
+int lava_device_type_check_topo(const struct lava_device_type *dt, const char *spec, struct strbuf *err)
+{
+	if (lava_device_type_bare(dt) && spec) {
+		strbuf_addf(err, "--topo '%s': device type %s is a machine of its own, whose topology the "
+			    "job does not set (the import records what the runner saw)", spec, dt->name);
+		return -1;
+	}
+	if (!lava_device_type_bare(dt) && !spec) {
+		strbuf_addf(err, "--topo is needed for device type %s", dt->name);
+		return -1;
+	}
+	return 0;
+}
 
 static struct json_object *minutes(unsigned s)
 {
@@ -25,11 +69,11 @@ static struct json_object *str(const char *s)
 static struct json_object *image(const char *root, const char *file, const char *arg)
 {
 	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "image_arg", json_object_new_string(arg));
 	char *url = xasprintf("%s%s%s", root, root[0] && root[strlen(root) - 1] == '/' ? "" : "/",
 			      file);
 
+	if (arg)
+		json_object_object_add(o, "image_arg", json_object_new_string(arg));
 	json_object_object_add(o, "url", str(url));
 	free(url);
 	return o;
@@ -77,13 +121,71 @@ static struct json_object *context(const struct lava_job_in *in)
 	return ctx;
 }
 
+static struct json_object *deploy_tmpfs(const struct lava_job_in *in)
+{
+	struct json_object *d = json_object_new_object(), *imgs = json_object_new_object();
+	char *karg = xasprintf("-kernel {kernel} -append \"%s\"", in->cmdline);
+
+	json_object_object_add(imgs, "kernel", image(in->artifacts, in->kernel, karg));
+	free(karg);
+	json_object_object_add(imgs, "ramdisk", image(in->artifacts, in->initrd, "-initrd {ramdisk}"));
+	json_object_object_add(d, "to", str("tmpfs"));
+	json_object_object_add(d, "timeout", minutes(300));
+	json_object_object_add(d, "images", imgs);
+	return d;
+}
+
+/* The device's TFTP server gets the files; the initrd as it is: no LAVA
+ * overlay (nothing in the guest runs LAVA's test shell), no modules. */
+static struct json_object *deploy_tftp(const struct lava_job_in *in, const struct lava_device_type *dt)
+{
+	struct json_object *d = json_object_new_object(), *k = image(in->artifacts, in->kernel, NULL);
+	struct json_object *r = image(in->artifacts, in->initrd, NULL);
+
+	if (dt->kernel_type)
+		json_object_object_add(k, "type", str(dt->kernel_type));
+	json_object_object_add(r, "install_modules", json_object_new_boolean(0));
+	json_object_object_add(r, "install_overlay", json_object_new_boolean(0));
+	json_object_object_add(d, "to", str("tftp"));
+	json_object_object_add(d, "timeout", minutes(300));
+	json_object_object_add(d, "kernel", k);
+	json_object_object_add(d, "ramdisk", r);
+	return d;
+}
+
+/* no prompts: with them LAVA 2023.01 adds an auto-login action that first
+ * waits for "Linux version", which loglevel=5 does not print (the job
+ * ended Incomplete, "Connection closed", after every case had passed); the
+ * monitors watch the console instead */
+static struct json_object *boot(const struct lava_job_in *in, const struct lava_device_type *dt)
+{
+	struct json_object *d = json_object_new_object();
+
+	switch (dt->boot) {
+	case LAVA_BOOT_QEMU:
+		json_object_object_add(d, "method", str("qemu"));
+		json_object_object_add(d, "media", str("tmpfs"));
+		break;
+	case LAVA_BOOT_IPXE:
+	case LAVA_BOOT_GRUB:
+		/* the template's "ramdisk" command list: kernel and initrd
+		 * over TFTP, extra_kernel_args on the kernel's line */
+		json_object_object_add(d, "method", str(dt->boot == LAVA_BOOT_IPXE ? "ipxe" : "grub"));
+		json_object_object_add(d, "commands", str("ramdisk"));
+		break;
+	}
+	json_object_object_add(d, "timeout", minutes(in->boot_s));
+	return d;
+}
+
 struct json_object *lava_job_definition(const struct lava_job_in *in)
 {
 	struct json_object *job = json_object_new_object(), *timeouts = json_object_new_object();
-	struct json_object *actions = json_object_new_array(), *a, *d, *imgs, *mon, *m, *fix;
+	struct json_object *actions = json_object_new_array(), *a, *d, *mon, *m, *fix;
 	unsigned total = in->boot_s + in->run_s + 300;
+	const struct lava_device_type *dt = in->dt ? in->dt : lava_device_type_lookup("qemu");
 
-	json_object_object_add(job, "device_type", str("qemu"));
+	json_object_object_add(job, "device_type", str(dt->name));
 	json_object_object_add(job, "job_name", str(in->name));
 	json_object_object_add(timeouts, "job", minutes(total));
 	json_object_object_add(timeouts, "action", minutes(in->boot_s + in->run_s));
@@ -91,34 +193,21 @@ struct json_object *lava_job_definition(const struct lava_job_in *in)
 	json_object_object_add(job, "timeouts", timeouts);
 	json_object_object_add(job, "priority", str("medium"));
 	json_object_object_add(job, "visibility", str("public"));
-	json_object_object_add(job, "context", context(in));
+	if (lava_device_type_bare(dt)) {
+		/* the templates' one job variable for the command line */
+		struct json_object *ctx = json_object_new_object();
 
-	d = json_object_new_object();
-	imgs = json_object_new_object();
-	{
-		char *karg = xasprintf("-kernel {kernel} -append \"%s\"", in->cmdline);
-
-		json_object_object_add(imgs, "kernel", image(in->artifacts, in->kernel, karg));
-		free(karg);
+		json_object_object_add(ctx, "extra_kernel_args", str(in->cmdline));
+		json_object_object_add(job, "context", ctx);
+	} else {
+		json_object_object_add(job, "context", context(in));
 	}
-	json_object_object_add(imgs, "ramdisk", image(in->artifacts, in->initrd, "-initrd {ramdisk}"));
-	json_object_object_add(d, "to", str("tmpfs"));
-	json_object_object_add(d, "timeout", minutes(300));
-	json_object_object_add(d, "images", imgs);
-	a = json_object_new_object();
-	json_object_object_add(a, "deploy", d);
-	json_object_array_add(actions, a);
 
-	/* no prompts: with them LAVA 2023.01 adds an auto-login action that
-	 * first waits for "Linux version", which loglevel=5 does not print
-	 * (the job ended Incomplete, "Connection closed", after every case
-	 * had passed); the monitors below watch the console instead */
-	d = json_object_new_object();
-	json_object_object_add(d, "method", str("qemu"));
-	json_object_object_add(d, "media", str("tmpfs"));
-	json_object_object_add(d, "timeout", minutes(in->boot_s));
 	a = json_object_new_object();
-	json_object_object_add(a, "boot", d);
+	json_object_object_add(a, "deploy", lava_device_type_bare(dt) ? deploy_tftp(in, dt) : deploy_tmpfs(in));
+	json_object_array_add(actions, a);
+	a = json_object_new_object();
+	json_object_object_add(a, "boot", boot(in, dt));
 	json_object_array_add(actions, a);
 
 	/* monitors: LAVA matches console lines, no shell in the guest; the

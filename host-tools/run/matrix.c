@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include "run/matrix.h"
 #include "run/labrun.h"
+#include "run/lavajob.h"
 #include "run/variant.h"
 #include "common/plan.h"
 #include "scenario/scenario.h"
@@ -242,6 +243,8 @@ struct json_object *matrix_state_json(const struct matrix *m)
 		json_object_object_add(o, "trace", json_object_new_boolean(1));
 	if (m->lava[0])
 		json_object_object_add(o, "lava", json_object_new_string(m->lava));
+	if (m->lava_device_type[0])
+		json_object_object_add(o, "lava_device_type", json_object_new_string(m->lava_device_type));
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -423,6 +426,16 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 		}
 		snprintf(m->lava, sizeof(m->lava), "%s", l);
 	}
+	if (json_object_object_get_ex(o, "lava_device_type", &v)) {
+		const char *t = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+
+		if (!m->lava[0] || !lava_device_type_lookup(t)) {
+			strbuf_addf(err, "matrix.json: lava_device_type is not one the lab writes jobs for (%s)",
+				    lava_device_type_names());
+			goto out;
+		}
+		snprintf(m->lava_device_type, sizeof(m->lava_device_type), "%s", t);
+	}
 	if (json_object_object_get_ex(o, "trace", &v)) {
 		if (!json_object_is_type(v, json_type_boolean)) {
 			strbuf_addstr(err, "matrix.json: trace is not true or false");
@@ -573,6 +586,8 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		/* the farm's queue comes first: four times the boot's own
 		 * deadline and ten minutes, and the job is canceled after it */
 		strvec_pushf(&j->cp.args, "--timeout=%u", j->deadline_s * 4 + 600);
+		if (j->lava_device_type)
+			strvec_pushl(&j->cp.args, "--device-type", j->lava_device_type, NULL);
 		j->deadline_s = j->deadline_s * 4 + 720;
 		if (j->lava_token_file)
 			strvec_pushl(&j->cp.args, "--token-file", j->lava_token_file, NULL);

@@ -65,8 +65,9 @@ struct matrix {
 	int warm;		/* lab run --warm: 1, --cold: 0 */
 	int trace;		/* lab run --trace: 1; 0 without (absent in older states) */
 	char lava[MX_MAX_STR];	/* --lava: every job a LAVA job on this server; "" none */
+	char lava_device_type[64];	/* --device-type with --lava; "" is qemu */
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0, "" }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0, "", "" }
 void matrix_release(struct matrix *m);
 
 /*
@@ -111,6 +112,7 @@ struct lab_child_run {
 	/* a LAVA server: the boot is `lab lava run` there (docs/lava.md), its
 	 * job exported under results_root/lava/ with file:// artifacts */
 	const char *lava_server, *lava_token_file;
+	const char *lava_device_type;	/* lab lava run --device-type; NULL: its default */
 	const char *variant;		/* "KEY=VALUE" (run/variant.h) to boot with, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */

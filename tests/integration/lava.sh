@@ -76,6 +76,26 @@ expect_bad "an unknown device type" "$LAB" lava submit --server $SERVER --token-
 grep -q "rejected the job definition: Devices unavailable: Device type 'nosuchtype' is unavailable." "$TMP/err" ||
 	fail "the error does not carry LAVA's words"
 
+echo "bare-metal definitions: LAVA's own validation (jobs/validate/ needs no device of the type)"
+for dt in x86 lenovo-hr330a-7x33cto1ww-emag qcom-qdf2400; do
+	"$LAB" lava export --device-type $dt --suite smoke --artifacts "http://files.example/$dt" \
+		--out "$TMP/bare-$dt" >/dev/null || fail "lab lava export --device-type $dt"
+	python3 - "$TMP/bare-$dt/job.json" >"$TMP/validate.json" <<'PY'
+import json, sys
+print(json.dumps({"definition": open(sys.argv[1]).read()}))
+PY
+	answer=$(curl -sS -X POST -H 'Content-Type: application/json' --data @"$TMP/validate.json" "$URL/jobs/validate/")
+	[ "$answer" = '{"message":"Job valid."}' ] || fail "LAVA says of the $dt definition: $answer"
+	echo "$dt: $answer"
+done
+expect_bad "a topology for a machine of its own" "$LAB" lava export --device-type x86 --topo 1s2c \
+	--suite smoke --artifacts "file://$TMP/bad2" --out "$TMP/bad2"
+[ ! -e "$TMP/bad2" ] || fail "a refused export left its directory"
+expect_bad "a device type the lab cannot write" "$LAB" lava run --server $SERVER --token-file "$tokfile" \
+	--device-type nosuchtype --artifacts "file://$TMP/bad3/job" --dir "$TMP/bad3" --topo 1s2c --suite ab-tiny
+grep -q "the lab writes jobs for qemu, x86" "$TMP/err" || fail "the error does not list the device types"
+[ ! -e "$TMP/bad3" ] || fail "a refused lab lava run left its directory"
+
 # lava_run TOPO: lab lava run of the smoke suite; its run directory in $run
 lava_run() {
 	local t=$SECONDS
@@ -96,8 +116,45 @@ lava_run() {
 }
 
 lava_run 2s2c
+
+echo "http:// artifacts through --publish (a web server on this host serves the directory)"
+expect_bad "http:// artifacts nobody serves" "$LAB" lava run --server $SERVER --token-file "$tokfile" \
+	--artifacts http://127.0.0.1:8765 --dir "$TMP/bad4" --topo 1s2c --suite ab-tiny
+grep -q -- "--publish DIR copies them" "$TMP/err" || fail "the error does not name --publish"
+[ ! -e "$TMP/bad4" ] || fail "a refused lab lava run left its directory"
+mkdir "$TMP/www"
+python3 -m http.server 8765 --bind 127.0.0.1 --directory "$TMP/www" >"$TMP/http.log" 2>&1 &
+http_pid=$!
+sleep 1
+rc=0
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts http://127.0.0.1:8765/ --publish "$TMP/www" \
+	--dir "$TMP/lava-http" --topo 1s2c --suite ab-tiny --results "$TMP/results-http" >"$TMP/out" 2>"$TMP/err" || rc=$?
+kill $http_pid
+[ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run with --publish exited $rc"; }
+grep -q '^verdict: PASS' "$TMP/out" || fail "the --publish job's run is not PASS"
+[ "$(grep -c 'GET /lab-lava-.*/initrd.cpio HTTP/1.[01]" 200' "$TMP/http.log")" = 1 ] ||
+	{ cat "$TMP/http.log"; fail "the device did not download the initrd over http"; }
+ls -a "$TMP/www" | grep -q '^\.lab-lava' && fail "a half-published directory is left"
+echo "--publish: the device downloaded the job's files over http"
 lava_run 1s2c2t
 lrun=$run
+# the same job as a machine of its own would report it (no spec in the
+# metadata): the topology is what the runner saw, recorded as lab bare does
+python3 - "$TMP/lava-1s2c2t/lava-job.json" "$TMP/bare-job.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); del d["spec"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+"$LAB" lava import --job "$TMP/bare-job.json" --plan "$TMP/lava-1s2c2t/job/plan.txt" --results "$TMP/results-bare" \
+	"$TMP/lava-1s2c2t/lava-log.yaml" >"$TMP/out" 2>&1 || { cat "$TMP/out"; fail "the import without a spec"; }
+brun=$(sed -n 's/^results: //p' "$TMP/out")
+grep -q '^topology: not verified' "$TMP/out" || fail "an import without a spec claims a topology verdict"
+python3 - "$brun" <<'PY' || fail "the import without a spec does not record the topology the runner saw"
+import json, sys
+r = json.load(open(sys.argv[1] + "/run.json"))
+assert r["spec"] == "1s2c2t" and r["host_topology"] and "topology_notes" in r, (r["spec"], r.get("topology_notes"))
+print("without a spec: the runner saw", r["spec"])
+PY
 t=$SECONDS
 "$LAB" run --topo 1s2c2t --suite smoke --results "$TMP/local" >"$TMP/out" 2>&1 || { cat "$TMP/out"; fail "local lab run"; }
 local=$(sed -n 's/^results: //p' "$TMP/out")

@@ -108,11 +108,98 @@ static void test_kvm(void **state)
 	json_object_put(job);
 }
 
+/* --device-type: the lab's table, and the job's device_type is the type's */
+static void test_device_types(void **state)
+{
+	const struct lava_device_type *dt = lava_device_type_lookup(LAVA_DEFAULT_DEVICE_TYPE);
+	struct strbuf err = STRBUF_INIT;
+	struct topo t;
+	struct lava_job_in in = {
+		.topo = &t, .name = "n", .artifacts = "file:///a", .kernel = "bzImage",
+		.initrd = "initrd.cpio", .cmdline = "lab.mode=run", .boot_s = 60, .run_s = 60,
+	};
+	struct json_object *job;
+
+	assert_non_null(dt);
+	assert_string_equal(dt->name, "qemu");
+	assert_int_equal(dt->boot, LAVA_BOOT_QEMU);
+	assert_null(lava_device_type_lookup("nosuchtype"));
+	assert_null(lava_device_type_lookup(""));
+	assert_null(lava_device_type_lookup(NULL));
+	assert_non_null(strstr(lava_device_type_names(), "qemu"));
+	assert_int_equal(topo_parse("1s2c", &t, &err), 0);
+	in.dt = dt;
+	job = lava_job_definition(&in);
+	assert_string_equal(gets(job, "device_type"), "qemu");
+	json_object_put(job);
+	strbuf_release(&err);
+}
+
+/* Bare metal: kernel and initrd over TFTP, the template's ramdisk
+ * commands, the command line in extra_kernel_args, no QEMU context. */
+static void test_bare(void **state)
+{
+	static const struct { const char *type, *method, *kernel_type; } types[] = {
+		{ "x86", "ipxe", NULL },
+		{ "lenovo-hr330a-7x33cto1ww-emag", "grub", "image" },
+		{ "qcom-qdf2400", "grub", "image" },
+	};
+	struct strbuf err = STRBUF_INIT;
+
+	for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		const struct lava_device_type *dt = lava_device_type_lookup(types[i].type);
+		struct lava_job_in in = {
+			.dt = dt, .name = "n", .artifacts = "http://srv/art/", .kernel = "Image",
+			.initrd = "initrd.cpio", .cmdline = "loglevel=5 lab.mode=run lab.records=console",
+			.boot_s = 300, .run_s = 600,
+		};
+		struct json_object *job, *k;
+
+		assert_non_null(dt);
+		assert_true(lava_device_type_bare(dt));
+		assert_int_equal(lava_device_type_check_topo(dt, NULL, &err), 0);
+		assert_int_equal(lava_device_type_check_topo(dt, "1s2c", &err), -1);
+		assert_non_null(strstr(err.buf, "machine of its own"));
+		strbuf_reset(&err);
+		job = lava_job_definition(&in);
+		assert_string_equal(gets(job, "device_type"), types[i].type);
+		assert_string_equal(gets(job, "context.extra_kernel_args"),
+				    "loglevel=5 lab.mode=run lab.records=console");
+		assert_null(json_object_object_get(get(job, "context"), "extra_options"));
+		assert_null(json_object_object_get(get(job, "context"), "memory"));
+		assert_int_equal(json_object_array_length(get(job, "actions")), 3);
+		assert_string_equal(gets(job, "actions.0.deploy.to"), "tftp");
+		assert_string_equal(gets(job, "actions.0.deploy.kernel.url"), "http://srv/art/Image");
+		k = get(job, "actions.0.deploy.kernel");
+		if (types[i].kernel_type)
+			assert_string_equal(gets(job, "actions.0.deploy.kernel.type"), types[i].kernel_type);
+		else
+			assert_null(json_object_object_get(k, "type"));
+		assert_null(json_object_object_get(k, "image_arg"));
+		assert_string_equal(gets(job, "actions.0.deploy.ramdisk.url"), "http://srv/art/initrd.cpio");
+		assert_false(json_object_get_boolean(get(job, "actions.0.deploy.ramdisk.install_overlay")));
+		assert_false(json_object_get_boolean(get(job, "actions.0.deploy.ramdisk.install_modules")));
+		assert_string_equal(gets(job, "actions.1.boot.method"), types[i].method);
+		assert_string_equal(gets(job, "actions.1.boot.commands"), "ramdisk");
+		assert_null(json_object_object_get(get(job, "actions.1.boot"), "media"));
+		assert_null(json_object_object_get(get(job, "actions.1.boot"), "prompts"));
+		assert_int_equal(json_object_get_int(get(job, "actions.1.boot.timeout.minutes")), 5);
+		assert_string_equal(gets(job, "actions.2.test.monitors.0.start"), "SLRT ");
+		json_object_put(job);
+	}
+	/* the qemu type wants a topology */
+	assert_int_equal(lava_device_type_check_topo(lava_device_type_lookup("qemu"), NULL, &err), -1);
+	assert_false(lava_device_type_bare(lava_device_type_lookup("qemu")));
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shape),
 		cmocka_unit_test(test_kvm),
+		cmocka_unit_test(test_device_types),
+		cmocka_unit_test(test_bare),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

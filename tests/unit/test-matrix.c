@@ -248,6 +248,10 @@ static void test_state_bad(void **state)
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"clock\":1", "neither wall nor virtual");
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"warm\":1", "warm is not true or false");
 	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"variants\":[2]", "bad list of variants");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"lava_device_type\":\"qemu\"",
+		       "lava_device_type is not one the lab writes jobs for");
+	parse_bad_edit("\"uris\":[]", "\"uris\":[],\"lava\":\"http://l:8000\",\"lava_device_type\":\"x\"",
+		       "lava_device_type is not one the lab writes jobs for");
 	/* a variant in a matrix without variants */
 	parse_bad_edit("\"label\":\"base\"", "\"label\":\"base\",\"variant\":\"smt=off\"", "job 2 is damaged");
 }
@@ -341,6 +345,16 @@ static void test_state_boot_mode(void **state)
 	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
 	assert_string_equal(back.clock, "wall");
 	assert_int_equal(back.warm, 0);
+	free(a);
+	matrix_release(&back);
+	back = (struct matrix)MATRIX_INIT;
+	/* a LAVA fleet keeps its server and device type */
+	snprintf(m.lava, sizeof(m.lava), "http://lava:8000");
+	snprintf(m.lava_device_type, sizeof(m.lava_device_type), "qemu");
+	a = state_text(&m);
+	assert_int_equal(matrix_state_parse(a, strlen(a), &back, &err), 0);
+	assert_string_equal(back.lava, "http://lava:8000");
+	assert_string_equal(back.lava_device_type, "qemu");
 	free(a);
 	matrix_release(&m);
 	matrix_release(&back);
