@@ -85,6 +85,11 @@ check_bad run --topo 1s2c --suite smoke --param work=1
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --test-param smoke-hackbench:work=1 --lava http://127.0.0.1:9
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant smt=off
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava ftp://x
+check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --device-type foo
+check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --device-type x86
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --device-type foo
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --device-type x86
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --device-type qemu
 check_bad lava
 check_bad lava submit --server http://127.0.0.1:9 /nonexistent/job.json
 check_bad lava follow --server http://127.0.0.1:9 --out "$TMP/f" 12
