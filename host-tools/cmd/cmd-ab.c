@@ -171,7 +171,7 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 		for (size_t i = 0; i < ab->test_params.nr; i++)
 			if (plan_text_set_param(&plan, ab->test_params.v[i], &err) < 0)
-				die(LAB_EXIT_USAGE, "--test-%s", err.buf + 2);
+				die(LAB_EXIT_USAGE, "--test-param: %s", err.buf);
 		if (plan_check_on_runner(NULL, plan.buf, plan.len, NULL, &err) < 0)
 			die(LAB_EXIT_USAGE, "--test-param: %s", err.buf);
 		strbuf_release(&plan);

@@ -992,6 +992,12 @@ static void warm_save_cb(void *ctx, struct backend *b)
 		fprintf(stderr, "lab: guest saved as snapshot %.12s in %.1f s\n", w->key, w->save_s);
 }
 
+/* The virtual clock's seed the guest gets: --seed, or the lab's default. */
+static unsigned run_seed(const struct lab_run *r)
+{
+	return r->seed ? r->seed : (unsigned)strtoul(LAB_ICOUNT_SEED, NULL, 10);
+}
+
 /* One line, and the snapshot goes: a later run must not trip on it again. */
 static void warm_fallback(struct lab_run *r, struct strbuf *err)
 {
@@ -1028,7 +1034,7 @@ static void warm_prepare(struct lab_run *r, struct backend_conf *conf, const cha
 	/* lab_run_resolve() checked the size; without a frame the parked
 	 * guest waits for nothing and the run ends a HANG, said here */
 	if (warm_plan_frame(&r->warm_state, r->plan_text, r->plan_len,
-			    r->clock_virtual ? (r->seed ? r->seed : (unsigned)atoi(LAB_ICOUNT_SEED)) : 0, &err) < 0)
+			    r->clock_virtual ? run_seed(r) : 0, &err) < 0)
 		error("%s", err.buf);
 	sw->plan_frame = r->warm_state.plan_frame.buf;
 	sw->plan_frame_len = r->warm_state.plan_frame.len;
@@ -1132,8 +1138,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	results_add_str(run, "clock", r->clock_virtual ? "virtual" : "wall");
 	if (r->clock_virtual) {
 		json_object_object_add(run, "icount_shift", json_object_new_int((int)r->icount_shift));
-		json_object_object_add(run, "seed", json_object_new_int64(r->seed ? r->seed :
-									  strtoll(LAB_ICOUNT_SEED, NULL, 10)));
+		json_object_object_add(run, "seed", json_object_new_int64(run_seed(r)));
 		if (r->kick_ms) {
 			json_object_object_add(run, "icount_kick_ms", json_object_new_int(r->kick_ms));
 			results_add_str(run, "icount_kick", r->kick_always ? "always" : "boot");
