@@ -18,6 +18,8 @@
 #                                            10 experiments each, 20 A/A
 #   N=3 NAA=5 CAL=3 bench/ab-effect.sh       a shorter look
 #   WORKS="28" NAA=0 ...                     one effect, no A/A
+#   SEED=5001 ...                            experiments seeded apart from an
+#                                            earlier run's (default 1)
 #   START=cold ...                           seeded cold boots instead of warm
 #                                            restores (each experiment has
 #                                            seeds of its own either way)
@@ -53,7 +55,9 @@ echo "ab-effect: $TOPO, $KERNEL on both sides, $CASE, works '$WORKS', $N experim
 [ "$START" = cold ] || "$LAB" run --topo "$TOPO" --kernel "$KERNEL" --suite "$SUITE" --clock virtual --warm \
 	>"$tmp/prewarm.log" 2>&1 || { tail -5 "$tmp/prewarm.log"; echo "ab-effect: the warm-up run failed" >&2; exit 1; }
 
-seed=1
+# SEED: the first experiment's seed (another value adds experiments
+# independent of an earlier run's)
+seed=${SEED:-1}
 # ab KIND WORK ARGS...: one lab ab; appends "KIND WORK DIR EXIT WALL LOAD" to $tmp/runs
 ab() {
 	local kind=$1 work=$2 rc=0 t0 t1 dir start=()
