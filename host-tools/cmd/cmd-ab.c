@@ -152,7 +152,8 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 	if (topo_parse(ab->topo, &t, &err) < 0)
 		die(LAB_EXIT_USAGE, "bad topology '%s': %s", ab->topo, err.buf);
 	if (variant && (variant_parse(variant, &ab->variant, &err) < 0 ||
-			variant_check_topo(&ab->variant, &t, ab->topo, &err) < 0))
+			variant_check_topo(&ab->variant, &t, ab->topo, &err) < 0 ||
+			(ab->lava && variant_check_lava(&ab->variant, &err) < 0)))
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	for (unsigned s = 0; s < 2; s++) {
 		if (kernel_resolve_arch(ab->sides[s].kernel, t.arch, &kp, &err) < 0)
@@ -948,10 +949,10 @@ int cmd_ab(int argc, const char **argv)
 		}
 		if ((ab.until || ab.expect_texts.nr) && variant)
 			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
-		if (ab.lava && (variant || ab.warm || ab.trace || ab.backend || ab.uri ||
+		if (ab.lava && (ab.warm || ab.trace || ab.backend || ab.uri ||
 				(clock && lab_clock_parse(clock) > 0)))
 			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job: "
-			    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+			    "not with --warm, --trace, --backend, --uri or --clock virtual");
 		if (ab.lava && ab.test_params.nr)
 			die(LAB_EXIT_USAGE, "--test-param boots the test side with lab run --param: not with --lava");
 		if (ab.lava_device_type && ab.lava && lava_device_type_bare(lava_device_type_lookup(ab.lava_device_type)))
@@ -1007,6 +1008,7 @@ int cmd_ab(int argc, const char **argv)
 			ab.start_note = xstrdup(" (warm start is for x86_64 guests only)");
 		}
 	}
+	ab.jobs.warm = ab.warm;
 	if (seed && strcmp(ab.clock, "virtual"))
 		die(LAB_EXIT_USAGE, "--seed seeds boots on the virtual clock: not with the wall clock");
 	abd_init(&a, &(struct decide_params){ AB_ALPHA, ab.effect > 0 ? ab.effect : 0.02,

@@ -6,9 +6,10 @@
 #include "cmd/lab.h"
 #include "cmd/options.h"
 #include "lava/client.h"
-#include "lib/child.h"
 #include "lib/json.h"
+#include "run/lavaimport.h"
 #include "results/results.h"
+#include "run/lavaexport.h"
 #include "run/lavajob.h"
 
 #include <dirent.h>
@@ -32,7 +33,8 @@ static const char follow_usage[] =
 static const char run_usage[] =
 	"lab lava run --server URL [--token-file F] --artifacts URL --dir DIR [--topo SPEC] "
 	"(--suite S | --scenario FILE) [--kernel K] [--accel tcg|kvm] [--device-type T] "
-	"[--publish PUB | --artifacts-served] [--results ROOT]";
+	"[--smt on|off] [--sched-feat NO_X,Y] [--sched-knob K=V] [--preempt MODE] [--append ARGS] "
+	"[--label L] [--publish PUB | --artifacts-served] [--results ROOT]";
 
 static void server_or_die(struct lava_server *s, const char *url, const char *token_file)
 {
@@ -230,78 +232,89 @@ static void publish(const char *from, const char *pub, const char *name, const c
 	free(dst);
 }
 
-/* Runs `<this lab> ARGS...`: its exit code; bad input (2) ends this one too. */
-static int run_self(const char *what, struct strvec *args)
+/* lava-job.json, as follow wrote it, with what was asked of the job, so
+ * the import verifies the topology and checks the scheduler settings. */
+static void meta_add_request(const char *dir, const struct lava_export_req *q, const char *label)
 {
-	struct child_process cp;
-	int st;
+	struct strbuf err = STRBUF_INIT;
+	char *meta = xasprintf("%s/lava-job.json", dir);
+	struct json_object *o = json_read_file(meta, NULL, 1u << 20, NULL, &err);
+	const struct { const char *key, *value; } asked[] = {
+		{ "spec", q->spec }, { "suite", q->suite }, { "scenario", q->scenario },
+		{ "kernel", q->kernel }, { "label", label }, { "smt", q->smt },
+		{ "sched_feat", q->sched_feat }, { "sched_knob", q->sched_knob },
+		{ "preempt", q->preempt }, { "append", q->append },
+	};
 
-	child_process_init(&cp);
-	strvec_push(&cp.args, "/proc/self/exe");
-	for (size_t i = 0; i < args->nr; i++)
-		strvec_push(&cp.args, args->v[i]);
-	cp.in = CHILD_DEVNULL;
-	st = start_command(&cp) < 0 ? -1 : finish_command(&cp);
-	child_process_clear(&cp);
-	if (st == LAB_EXIT_USAGE)
-		die(LAB_EXIT_USAGE, "%s refused its input", what);
-	strvec_clear(args);
-	return st;
+	if (!o)
+		die(LAB_EXIT_FAIL, "%s", err.buf);
+	for (size_t i = 0; i < ARRAY_SIZE(asked); i++)
+		if (asked[i].value)
+			json_object_object_add(o, asked[i].key, json_object_new_string(asked[i].value));
+	if (results_write_json(dir, "lava-job.json", o) < 0)
+		die(LAB_EXIT_FAIL, "cannot write '%s'", meta);
+	json_object_put(o);
+	strbuf_release(&err);
+	free(meta);
 }
 
 int cmd_lava_run(int argc, const char **argv)
 {
-	const char *url = NULL, *token_file = NULL, *artifacts = NULL, *dir = NULL, *topo = NULL;
-	const char *suite = NULL, *scenario = NULL, *kernel = NULL, *accel = NULL, *results = NULL;
-	const char *device_type = LAVA_DEFAULT_DEVICE_TYPE, *pub = NULL;
+	const char *url = NULL, *token_file = NULL, *dir = NULL, *results = NULL, *pub = NULL, *label = NULL;
+	struct lava_export_req q = { .kernel = "debian" };
 	unsigned timeout_s = FOLLOW_DEFAULT_TIMEOUT_S;
 	int served = 0;
 	const struct lab_option opts[] = {
 		OPT_STRING("server", &url, "the LAVA server (http://host:port)"),
 		OPT_STRING("token-file", &token_file, "a file (mode 600) holding the API token ($LAVA_TOKEN wins)"),
-		OPT_STRING("artifacts", &artifacts, "the URL the device downloads DIR/job's files from "
+		OPT_STRING("artifacts", &q.artifacts, "the URL the device downloads DIR/job's files from "
 			   "(file://DIR/job for a LAVA on this host)"),
 		OPT_STRING("dir", &dir, "a new directory: the exported job (DIR/job), LAVA's log and metadata"),
 		OPT_STRING("publish", &pub, "a directory a web server serves at --artifacts: the job's files "
 			   "are copied into PUB/NAME before the job is submitted, and downloaded from URL/NAME"),
 		OPT_BOOL("artifacts-served", &served, "--artifacts is an http(s) URL that already serves "
 			 "DIR/job (no --publish)"),
-		OPT_STRING("topo", &topo, "topology spec or preset (the qemu device type's; none on bare metal)"),
-		OPT_STRING("suite", &suite, "a suite under scenarios/suites/"),
-		OPT_STRING("scenario", &scenario, "a scenario file"),
-		OPT_STRING("kernel", &kernel, "kernel, as lab run --kernel (default: debian)"),
-		OPT_STRING("accel", &accel, "tcg (default) or kvm"),
-		OPT_STRING("device-type", &device_type, "the LAVA device type the job is for (default qemu)"),
+		OPT_STRING("topo", &q.spec, "topology spec or preset (the qemu device type's; none on bare metal)"),
+		OPT_STRING("suite", &q.suite, "a suite under scenarios/suites/"),
+		OPT_STRING("scenario", &q.scenario, "a scenario file"),
+		OPT_STRING("kernel", &q.kernel, "kernel, as lab run --kernel (default: debian)"),
+		OPT_STRING("accel", &q.accel, "tcg (default) or kvm"),
+		OPT_STRING("device-type", &q.device_type, "the LAVA device type the job is for (default qemu)"),
+		LAVA_BOOT_OPTIONS(q),
+		OPT_STRING("label", &label, "run.json's label of the imported run (lab ab, lab matrix)"),
 		OPT_STRING("results", &results, "results root for the imported run (default results/)"),
 		OPT_UINT("timeout", &timeout_s, 1, 7 * 86400, "seconds to wait for the job, queue included"),
 		OPT_END(),
 	};
-	struct strvec a = STRVEC_INIT;
+	struct lava_import_result res = LAVA_IMPORT_RESULT_INIT;
+	struct strbuf err = STRBUF_INIT;
+	struct json_object *owner;
+	struct lava_job_meta meta;
 	struct lava_server s;
 	struct lava_job j;
 	const struct lava_device_type *dt;
 	struct stat st;
-	char *job_dir, *def, *log, *meta, *plan, *name = NULL, *job_url = NULL;
+	const char *artifacts;
+	char *job_dir, *def, *log, *meta_file, *plan, *name = NULL, *job_url = NULL;
 	long id;
 	int nr_pos, r, ok, http;
 
 	r = parse_options(argc, argv, opts, run_usage, NULL, 0, &nr_pos);
 	if (r)
 		return r > 0 ? LAB_EXIT_PASS : LAB_EXIT_USAGE;
-	if (!dir || !artifacts || !suite == !scenario)
+	if (!dir || !q.artifacts || !q.suite == !q.scenario)
 		die(LAB_EXIT_USAGE, "--dir, --artifacts and one of --suite or --scenario are needed "
 		    "(usage: %s)", run_usage);
+	artifacts = q.artifacts;
 	if (stat(dir, &st) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
-	if (!(dt = lava_device_type_lookup(device_type)))
-		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", device_type,
+	if (!(dt = lava_device_type_lookup(q.device_type ? q.device_type : LAVA_DEFAULT_DEVICE_TYPE)))
+		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", q.device_type,
 		    lava_device_type_names());
-	{
-		struct strbuf err = STRBUF_INIT;
-
-		if (lava_device_type_check_topo(dt, topo, &err) < 0)
-			die(LAB_EXIT_USAGE, "%s", err.buf);
-	}
+	if (lava_device_type_check_topo(dt, q.spec, &err) < 0)
+		die(LAB_EXIT_USAGE, "%s", err.buf);
+	if (label && (!*label || strlen(label) > 64 || strpbrk(label, "\n\r\t")))
+		die(LAB_EXIT_USAGE, "a label must be one word-like line of 1-64 characters");
 	http = !strncmp(artifacts, "http://", 7) || !strncmp(artifacts, "https://", 8);
 	if (pub && (!http || served))
 		die(LAB_EXIT_USAGE, "--publish '%s' goes with an http(s) --artifacts URL that serves it, "
@@ -331,19 +344,12 @@ int cmd_lava_run(int argc, const char **argv)
 		free(t);
 		job_url = xasprintf("%s%s%s", artifacts, artifacts[strlen(artifacts) - 1] == '/' ? "" : "/",
 				    name);
+		q.artifacts = job_url;
 	}
-	strvec_pushl(&a, "lava", "export", suite ? "--suite" : "--scenario",
-		     suite ? suite : scenario, "--artifacts", job_url ? job_url : artifacts,
-		     "--device-type", device_type, "--out", job_dir, NULL);
-	if (topo)
-		strvec_pushl(&a, "--topo", topo, NULL);
-	if (kernel)
-		strvec_pushl(&a, "--kernel", kernel, NULL);
-	if (accel)
-		strvec_pushl(&a, "--accel", accel, NULL);
-	if (run_self("lab lava export", &a)) {
+	q.out = job_dir;
+	if ((r = lava_export_job(&q, &err))) {
 		remove_tree(dir);
-		die(LAB_EXIT_FAIL, "lab lava export failed");
+		die(r, "%s", err.buf);
 	}
 	if (pub) {
 		publish(job_dir, pub, name, dir);
@@ -354,36 +360,25 @@ int cmd_lava_run(int argc, const char **argv)
 	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
 	ok = follow(&s, id, timeout_s, dir, &j);
 	memset(&s, 0, sizeof(s));
-	log = xasprintf("%s/lava-log.yaml", dir);
-	meta = xasprintf("%s/lava-job.json", dir);
-	{
-		/* what was asked, so the import verifies the guest's topology */
-		struct strbuf err = STRBUF_INIT;
-		struct json_object *o = json_read_file(meta, NULL, 1u << 20, NULL, &err);
+	meta_add_request(dir, &q, label);
 
-		if (!o)
-			die(LAB_EXIT_FAIL, "%s", err.buf);
-		if (topo)
-			json_object_object_add(o, "spec", json_object_new_string(topo));
-		json_object_object_add(o, suite ? "suite" : "scenario", json_object_new_string(suite ? suite : scenario));
-		json_object_object_add(o, "kernel", json_object_new_string(kernel ? kernel : "debian"));
-		if (results_write_json(dir, "lava-job.json", o) < 0)
-			die(LAB_EXIT_FAIL, "cannot write '%s'", meta);
-		json_object_put(o);
-		strbuf_release(&err);
-	}
+	log = xasprintf("%s/lava-log.yaml", dir);
+	meta_file = xasprintf("%s/lava-job.json", dir);
 	plan = xasprintf("%s/plan.txt", job_dir);
-	strvec_pushl(&a, "lava", "import", "--job", meta, "--plan", plan, NULL);
-	if (results)
-		strvec_pushl(&a, "--results", results, NULL);
-	strvec_push(&a, log);
-	r = run_self("lab lava import", &a);
+	if ((r = lava_job_meta_read(meta_file, &owner, &meta, &err)) ||
+	    (r = lava_import_run(&meta, log, plan, results ? results : results_root(), &res, &err)))
+		die(r == LAB_EXIT_USAGE ? LAB_EXIT_FAIL : r, "importing job %ld: %s", id, err.buf);
+	lava_import_print(&res);
+	r = verdict_exit_code(res.verdict);
+	lava_import_result_release(&res);
+	json_object_put(owner);
+	strbuf_release(&err);
 	free(job_dir);
 	free(name);
 	free(job_url);
 	free(def);
 	free(log);
-	free(meta);
+	free(meta_file);
 	free(plan);
 	return ok && !r ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
 }

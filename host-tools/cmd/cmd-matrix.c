@@ -94,7 +94,8 @@ static void mx_validate_variants_topo(const struct mx_run *r)
 	struct lab_variant v;
 
 	for (size_t i = 0; i < r->m.variants.nr; i++) {
-		if (variant_parse(r->m.variants.v[i], &v, &err) < 0)
+		if (variant_parse(r->m.variants.v[i], &v, &err) < 0 ||
+		    (r->m.lava[0] && variant_check_lava(&v, &err) < 0))
 			die(LAB_EXIT_USAGE, "%s", err.buf);
 		for (size_t t = 0; t < r->m.topos.nr; t++) {
 			struct topo topo;
@@ -761,10 +762,9 @@ int cmd_matrix(int argc, const char **argv)
 		r.m.variants = given.variants;
 		r.m.trace = trace;
 		if (lava) {
-			if (given.variants.nr || r.warm || trace || r.backend || uris.nr ||
-			    (clock && lab_clock_parse(clock) > 0))
+			if (r.warm || trace || r.backend || uris.nr || (clock && lab_clock_parse(clock) > 0))
 				die(LAB_EXIT_USAGE, "--lava runs every job as a LAVA job: "
-				    "not with --variant, --warm, --trace, --backend, --uri or --clock virtual");
+				    "not with --warm, --trace, --backend, --uri or --clock virtual");
 			if ((strncmp(lava, "http://", 7) && strncmp(lava, "https://", 8)) ||
 			    strlen(lava) >= sizeof(r.m.lava))
 				die(LAB_EXIT_USAGE, "--lava '%s': an http:// or https:// URL", lava);
@@ -814,6 +814,7 @@ int cmd_matrix(int argc, const char **argv)
 		struct strbuf j = STRBUF_INIT;
 		int warn;
 
+		r.jobs.warm = r.warm;
 		jobs_note(&r.jobs, &j, &warn);
 		printf("matrix: %s%s\n", warn ? "warning: " : "", j.buf);
 		strbuf_release(&j);

@@ -24,5 +24,15 @@ int cmd_doctor(int argc, const char **argv);
 int cmd_lava_submit(int argc, const char **argv);
 int cmd_lava_follow(int argc, const char **argv);
 int cmd_lava_run(int argc, const char **argv);
+/* The boot's scheduler settings of lab lava export and run, as lab run
+ * takes them, into q (a struct lava_export_req). */
+#define LAVA_BOOT_OPTIONS(q) \
+	OPT_STRING("smt", &(q).smt, "off: boot with nosmt, sibling threads offline (default on)"), \
+	OPT_STRING("sched-feat", &(q).sched_feat, "scheduler features to set before the first case: " \
+		   "NO_WA_IDLE,NO_SIS_UTIL (as lab run)"), \
+	OPT_STRING("sched-knob", &(q).sched_knob, "scheduler knobs to set before the first case: " \
+		   "base_slice_ns=3000000 (as lab run)"), \
+	OPT_STRING("preempt", &(q).preempt, "the preemption mode: none, voluntary, full or lazy (as lab run)"), \
+	OPT_STRING("append", &(q).append, "more kernel command line")
 
 #endif

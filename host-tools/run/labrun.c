@@ -695,6 +695,30 @@ static int arch_apply(struct lab_run *r, struct topo *t, const char *spec, struc
 	return 0;
 }
 
+int lab_run_sched_request(struct lab_run *r, struct strbuf *err)
+{
+	if (r->sched_feat && sched_feat_request("--sched-feat", r->sched_feat, &r->feat, err) < 0)
+		return -1;
+	if (r->sched_knob && sched_knob_request("--sched-knob", r->sched_knob, &r->knobs, err) < 0)
+		return -1;
+	if (r->preempt && sched_preempt_request("--preempt", r->preempt, &r->preempt_mode, err) < 0)
+		return -1;
+	if (r->append && strpbrk(r->append, "\n\r")) {
+		strbuf_addstr(err, "--append must be one line");
+		return -1;
+	}
+	return 0;
+}
+
+int lab_run_sched_cmdline(struct lab_run *r, struct strbuf *err)
+{
+	/* like SMT disabled in firmware: the guest sees the same cores with
+	 * every sibling thread offline (topo_expected_view_smt) */
+	if (r->smt_off)
+		strbuf_addstr(&r->cmdline, " nosmt");
+	return lab_run_sched_feat_resolve(r, err) < 0 || lab_run_sched_knob_resolve(r, err) < 0 ? -1 : 0;
+}
+
 int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 {
 	const char *base = NULL;
@@ -822,18 +846,10 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		strbuf_addf(err, "SMT off needs a topology with SMT: '%s' has one thread per core", r->spec);
 		return -1;
 	}
-	if (r->sched_feat && sched_feat_request("--sched-feat", r->sched_feat, &r->feat, err) < 0)
-		return -1;
-	if (r->sched_knob && sched_knob_request("--sched-knob", r->sched_knob, &r->knobs, err) < 0)
-		return -1;
-	if (r->preempt && sched_preempt_request("--preempt", r->preempt, &r->preempt_mode, err) < 0)
+	if (lab_run_sched_request(r, err) < 0)
 		return -1;
 	if (r->label && (!*r->label || strlen(r->label) > 64 || strpbrk(r->label, "\n\r\t"))) {
 		strbuf_addstr(err, "a label must be one word-like line of 1-64 characters");
-		return -1;
-	}
-	if (r->append && strpbrk(r->append, "\n\r")) {
-		strbuf_addstr(err, "--append must be one line");
 		return -1;
 	}
 	if (kernel_is_image(r->kernel_spec)) {
@@ -868,11 +884,7 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 	/* /init writes records to the second serial, which is named per arch */
 	if (r->topo.arch != TOPO_ARCH_X86_64)
 		strbuf_addf(&r->cmdline, " lab.out=%s", topo_arch_info(r->topo.arch)->rec_tty);
-	/* like SMT disabled in firmware: the guest sees the same cores with
-	 * every sibling thread offline (topo_expected_view_smt) */
-	if (r->smt_off)
-		strbuf_addstr(&r->cmdline, " nosmt");
-	if (lab_run_sched_feat_resolve(r, err) < 0 || lab_run_sched_knob_resolve(r, err) < 0)
+	if (lab_run_sched_cmdline(r, err) < 0)
 		return -1;
 	/* options the kernel about to boot would ignore (slice_us before
 	 * 6.12) are bad input too: checked once its release is known */

@@ -138,6 +138,18 @@ void lab_run_release(struct lab_run *r);
  * before anything is written; -1 with one line in err (exit 2 material). */
 int lab_run_resolve(struct lab_run *r, struct strbuf *err);
 
+/*
+ * The scheduler's settings of a boot, for lab_run_resolve() and for a
+ * LAVA job (lab lava export), which boots with the same command line:
+ * lab_run_sched_request() checks the syntax of sched_feat, sched_knob,
+ * preempt and append; lab_run_sched_cmdline(), once kp is resolved,
+ * checks them against that kernel and appends nosmt (smt_off),
+ * lab.sched_feat=, lab.sched_knob= and preempt= to r->cmdline.  -1 with
+ * one line in err.
+ */
+int lab_run_sched_request(struct lab_run *r, struct strbuf *err);
+int lab_run_sched_cmdline(struct lab_run *r, struct strbuf *err);
+
 /* Prints the resolved setup, creates results/<run>/, writes run.json
  * (plus `extra` members, consumed) and runs the guest to a verdict.
  * -1 only when the run directory cannot be created. */

@@ -569,20 +569,25 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		return -1;
 	}
 	child_process_init(&j->cp);
+	/* one command line: `lab run`, or `lab lava run` with the same
+	 * topology, plan, kernel, label and boot variant */
+	strvec_pushl(&j->cp.args, self, j->lava_server ? "lava" : "run", NULL);
+	if (j->lava_server)
+		strvec_push(&j->cp.args, "run");
+	strvec_pushl(&j->cp.args, "--topo", j->topo, j->scenario ? "--scenario" : "--suite",
+		     j->scenario ? j->scenario : j->suite, "--kernel", j->kernel, "--results", j->results_root,
+		     NULL);
+	if (j->label && *j->label)
+		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
+	if (j->variant)
+		variant_run_args(&v, &j->cp.args);
 	if (j->lava_server) {
 		char *dir = xasprintf("%s/lava", j->results_root);
-		char *url = xasprintf("file://%s/job", dir);
+		char cwd[PATH_MAX];
+		char *url = xasprintf("file://%s%s%s/job", *dir == '/' ? "" : getcwd(cwd, sizeof(cwd)) ? cwd : ".",
+				      *dir == '/' ? "" : "/", dir);
 
-		if (*dir != '/') {
-			char cwd[PATH_MAX];
-
-			free(url);
-			url = xasprintf("file://%s/%s/job", getcwd(cwd, sizeof(cwd)) ? cwd : ".", dir);
-		}
-		strvec_pushl(&j->cp.args, self, "lava", "run", "--server", j->lava_server, "--topo", j->topo,
-			     j->scenario ? "--scenario" : "--suite", j->scenario ? j->scenario : j->suite,
-			     "--kernel", j->kernel, "--results", j->results_root, "--dir", dir,
-			     "--artifacts", url, NULL);
+		strvec_pushl(&j->cp.args, "--server", j->lava_server, "--dir", dir, "--artifacts", url, NULL);
 		/* the farm's queue comes first: four times the boot's own
 		 * deadline and ten minutes, and the job is canceled after it */
 		strvec_pushf(&j->cp.args, "--timeout=%u", j->deadline_s * 4 + 600);
@@ -595,11 +600,6 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		free(url);
 		goto start;
 	}
-	strvec_pushl(&j->cp.args, self, "run", "--topo", j->topo,
-		     j->scenario ? "--scenario" : "--suite", j->scenario ? j->scenario : j->suite,
-		     "--kernel", j->kernel, "--results", j->results_root, NULL);
-	if (j->label && *j->label)
-		strvec_pushl(&j->cp.args, "--label", j->label, NULL);
 	if (j->warm)
 		strvec_push(&j->cp.args, "--warm");
 	if (j->trace)
@@ -608,8 +608,6 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		strvec_pushf(&j->cp.args, "--seed=%u", j->seed);
 	for (size_t i = 0; j->params && i < j->params->nr; i++)
 		strvec_pushf(&j->cp.args, "--param=%s", j->params->v[i]);
-	if (j->variant)
-		variant_run_args(&v, &j->cp.args);
 	if (j->backend)
 		strvec_pushl(&j->cp.args, "--backend", j->backend, NULL);
 	if (j->uri)

@@ -204,56 +204,64 @@ void lab_run_discard(const char *dir)
 	nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static void write_report(const struct lab_run *r, const struct sched_feat_list *state)
+static void write_report(const char *dir, const struct sched_feat_list *want,
+			 const struct sched_feat_list *state)
 {
 	struct json_object *o = json_object_new_object(), *f = json_object_new_object();
 
-	json_object_object_add(o, "requested", sched_feat_json(&r->feat));
+	json_object_object_add(o, "requested", sched_feat_json(want));
 	for (unsigned i = 0; i < state->nr; i++)
 		json_object_object_add(f, sched_feat_base(state->name[i]),
 				       json_object_new_boolean(sched_feat_is_on(state->name[i])));
 	json_object_object_add(o, "features", f);
-	results_write_json(r->dir.buf, "sched-features.json", o);
+	results_write_json(dir, "sched-features.json", o);
 	json_object_put(o);
+}
+
+int sched_feat_report(const char *dir, const struct sched_feat_list *want, const char *sysfs,
+		      size_t len, const char *release, struct sched_feat_list *state,
+		      struct strbuf *why, struct strbuf *err)
+{
+	int found = sched_feat_from_snapshot(sysfs, len, state, why);
+
+	if (found > 0)
+		write_report(dir, want, state);
+	if (!want->nr)
+		return found > 0;
+	if (found == 0) {
+		strbuf_addf(err, "kernel %s has no %s (it needs CONFIG_SCHED_DEBUG): --sched-feat "
+			    "cannot apply", release, SCHED_FEAT_PATH);
+		return -1;
+	}
+	if (found > 0 && sched_feat_check_known(want, state, release, err) < 0)
+		return -1;
+	if (found > 0)
+		sched_feat_check_state(want, state, why);
+	return found > 0;
 }
 
 int lab_run_sched_feat_check(struct lab_run *r, struct strbuf *err)
 {
 	struct sched_feat_list *state;
 	struct strbuf why = STRBUF_INIT;
-	int found, ret = 0;
+	int ret = 0;
 
 	/* no snapshot: the guest never got that far, and the verdict says why */
 	if (!r->s.sysfs.len)
 		return 0;
 	state = xmalloc(sizeof(*state));
-	found = sched_feat_from_snapshot(r->s.sysfs.buf, r->s.sysfs.len, state, &why);
-	if (found > 0) {
+	ret = sched_feat_report(r->dir.buf, &r->feat, r->s.sysfs.buf, r->s.sysfs.len, r->kp.release,
+				state, &why, err);
+	if (ret > 0)
 		sched_feat_cache_store(&r->kp, state);
-		write_report(r, state);
-	}
-	if (!r->feat.nr)
-		goto out;
-	if (found == 0) {
-		strbuf_addf(err, "kernel %s has no %s (it needs CONFIG_SCHED_DEBUG): --sched-feat "
-			    "cannot apply", r->kp.release, SCHED_FEAT_PATH);
-		ret = -1;
-	} else if (found > 0) {
-		ret = sched_feat_check_known(&r->feat, state, r->kp.release, err);
-	}
-	if (ret < 0) {
+	if (ret < 0)
 		/* bad input found by the boot: no run to keep, nothing half-written */
 		lab_run_discard(r->dir.buf);
-		goto out;
-	}
-	if (found > 0)
-		sched_feat_check_state(&r->feat, state, &why);
-	if (why.len && r->verdict == VERDICT_PASS) {
+	else if (r->feat.nr && why.len && r->verdict == VERDICT_PASS) {
 		r->verdict = VERDICT_FAIL;
 		snprintf(r->reason, sizeof(r->reason), "%.500s", why.buf);
 	}
-out:
 	free(state);
 	strbuf_release(&why);
-	return ret;
+	return ret < 0 ? -1 : 0;
 }

@@ -57,6 +57,18 @@ struct json_object *sched_feat_json(const struct sched_feat_list *l);
 int lab_run_sched_feat_resolve(struct lab_run *r, struct strbuf *err);
 
 /*
+ * The guest's features from its snapshot (sysfs, untrusted) into *state
+ * and dir/sched-features.json (with want as "requested"), and want held
+ * against them.  -1 with one line in err when the kernel (release) lacks
+ * the features file or a feature of want; else 1 when the snapshot had
+ * the features, 0 when not.  why gets a feature not in effect, or a
+ * malformed snapshot line.  lab run and lab lava import.
+ */
+int sched_feat_report(const char *dir, const struct sched_feat_list *want, const char *sysfs,
+		      size_t len, const char *release, struct sched_feat_list *state,
+		      struct strbuf *why, struct strbuf *err);
+
+/*
  * After the session: caches the kernel's list from the snapshot and
  * writes sched-features.json.  A requested feature the kernel does not
  * have (or a kernel without the features file) gives -1 with one line in

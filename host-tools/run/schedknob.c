@@ -225,13 +225,14 @@ static void modes(struct strbuf *sb, unsigned offered)
 		}
 }
 
-static void write_report(const struct lab_run *r, const struct sched_knob_state *st)
+static void write_report(const char *dir, const struct sched_knob_set *knobs, int preempt_mode,
+			 const struct sched_knob_state *st)
 {
-	struct json_object *o = json_object_new_object(), *req = sched_knob_json(&r->knobs),
+	struct json_object *o = json_object_new_object(), *req = sched_knob_json(knobs),
 			   *k = json_object_new_object();
 
-	if (r->preempt_mode >= 0)
-		json_object_object_add(req, "preempt", json_object_new_string(sched_preempt_name(r->preempt_mode)));
+	if (preempt_mode >= 0)
+		json_object_object_add(req, "preempt", json_object_new_string(sched_preempt_name(preempt_mode)));
 	json_object_object_add(o, "requested", req);
 	for (size_t i = 0; i < nr_sched_knobs && i < SCHED_KNOB_TABLE_MAX; i++)
 		if (st->have & (1u << i))
@@ -249,62 +250,71 @@ static void write_report(const struct lab_run *r, const struct sched_knob_state 
 	} else {
 		json_object_object_add(o, "preempt", NULL);
 	}
-	results_write_json(r->dir.buf, "sched-knobs.json", o);
+	results_write_json(dir, "sched-knobs.json", o);
 	json_object_put(o);
 }
 
 /* What the kernel lacks (bad input: -1 in err) or did not take (why). */
-static int judge(const struct lab_run *r, const struct sched_knob_state *st, struct strbuf *err,
-		 struct strbuf *why)
+static int judge(const struct sched_knob_set *knobs, int preempt_mode, const char *release,
+		 const struct sched_knob_state *st, struct strbuf *err, struct strbuf *why)
 {
-	for (unsigned i = 0; i < r->knobs.nr; i++) {
-		const struct sched_knob *k = r->knobs.v[i].knob;
+	for (unsigned i = 0; i < knobs->nr; i++) {
+		const struct sched_knob *k = knobs->v[i].knob;
 		size_t t = (size_t)(k - sched_knobs);
 
 		if (t >= SCHED_KNOB_TABLE_MAX || !(st->have & (1u << t))) {
 			strbuf_addf(err, "kernel %s has no %s/%s (Linux %s or later, with debugfs; "
 				    "CONFIG_SCHED_DEBUG on older ones): --sched-knob cannot apply",
-				    r->kp.release, SCHED_KNOB_DIR, k->name, k->since);
+				    release, SCHED_KNOB_DIR, k->name, k->since);
 			return -1;
 		}
-		if (!why->len && st->value[t] != r->knobs.v[i].value)
+		if (!why->len && st->value[t] != knobs->v[i].value)
 			strbuf_addf(why, "%s=%llu not in effect: the guest reads %llu", k->name,
-				    (unsigned long long)r->knobs.v[i].value, (unsigned long long)st->value[t]);
+				    (unsigned long long)knobs->v[i].value, (unsigned long long)st->value[t]);
 	}
-	if (r->preempt_mode < 0)
+	if (preempt_mode < 0)
 		return 0;
 	if (!st->preempt_found) {
 		strbuf_addf(err, "kernel %s has no %s: preempt=%s needs CONFIG_PREEMPT_DYNAMIC (and debugfs)",
-			    r->kp.release, SCHED_PREEMPT_PATH, sched_preempt_name(r->preempt_mode));
+			    release, SCHED_PREEMPT_PATH, sched_preempt_name(preempt_mode));
 		return -1;
 	}
-	if (!(st->preempt_offered & (1u << r->preempt_mode))) {
-		strbuf_addf(err, "kernel %s does not offer preempt=%s (it offers: ", r->kp.release,
-			    sched_preempt_name(r->preempt_mode));
+	if (!(st->preempt_offered & (1u << preempt_mode))) {
+		strbuf_addf(err, "kernel %s does not offer preempt=%s (it offers: ", release,
+			    sched_preempt_name(preempt_mode));
 		modes(err, st->preempt_offered);
 		strbuf_addch(err, ')');
 		return -1;
 	}
-	if (!why->len && st->preempt_active != r->preempt_mode)
-		strbuf_addf(why, "preempt=%s not in effect: the guest runs %s", sched_preempt_name(r->preempt_mode),
+	if (!why->len && st->preempt_active != preempt_mode)
+		strbuf_addf(why, "preempt=%s not in effect: the guest runs %s", sched_preempt_name(preempt_mode),
 			    sched_preempt_name(st->preempt_active));
 	return 0;
 }
 
-int lab_run_sched_knob_check(struct lab_run *r, struct strbuf *err)
+int sched_knob_report(const char *dir, const struct sched_knob_set *knobs, int preempt_mode,
+		      const char *sysfs, size_t len, const char *release, struct strbuf *why,
+		      struct strbuf *err)
 {
 	struct sched_knob_state st;
+
+	if (sched_knob_from_snapshot(sysfs, len, &st, why) < 0)
+		return 0;
+	if (st.have || st.preempt_found)
+		write_report(dir, knobs, preempt_mode, &st);
+	return judge(knobs, preempt_mode, release, &st, err, why);
+}
+
+int lab_run_sched_knob_check(struct lab_run *r, struct strbuf *err)
+{
 	struct strbuf why = STRBUF_INIT;
-	int ret = 0;
+	int ret;
 
 	/* no snapshot: the guest never got that far, and the verdict says why */
 	if (!r->s.sysfs.len)
 		return 0;
-	if (sched_knob_from_snapshot(r->s.sysfs.buf, r->s.sysfs.len, &st, &why) == 0) {
-		if (st.have || st.preempt_found)
-			write_report(r, &st);
-		ret = judge(r, &st, err, &why);
-	}
+	ret = sched_knob_report(r->dir.buf, &r->knobs, r->preempt_mode, r->s.sysfs.buf, r->s.sysfs.len,
+				r->kp.release, &why, err);
 	if (ret < 0) {
 		/* bad input found by the boot: no run to keep, nothing half-written */
 		lab_run_discard(r->dir.buf);

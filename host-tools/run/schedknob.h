@@ -65,6 +65,18 @@ struct json_object *sched_knob_json(const struct sched_knob_set *s);
 int lab_run_sched_knob_resolve(struct lab_run *r, struct strbuf *err);
 
 /*
+ * The guest's knobs and preemption mode from its snapshot (sysfs,
+ * untrusted) into dir/sched-knobs.json (when it has any), and knobs and
+ * preempt_mode (-1: none asked) held against them.  -1 with one line in
+ * err when the kernel (release) lacks one; else 0, with why saying what
+ * is not in effect (or a malformed snapshot line).  lab run and lab lava
+ * import.
+ */
+int sched_knob_report(const char *dir, const struct sched_knob_set *knobs, int preempt_mode,
+		      const char *sysfs, size_t len, const char *release, struct strbuf *why,
+		      struct strbuf *err);
+
+/*
  * After the session: writes sched-knobs.json from the snapshot.  A knob
  * or a mode the kernel does not have gives -1 with one line in err and
  * the run directory is removed: bad input, exit 2.  One not in effect

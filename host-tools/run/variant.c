@@ -268,6 +268,17 @@ int variant_check_kernel(const struct lab_variant *v, const struct kernel_paths 
 	return r < 0 ? -1 : 0;
 }
 
+int variant_check_lava(const struct lab_variant *v, struct strbuf *err)
+{
+	/* a sched_ext scheduler goes into the initrd lab run builds for it */
+	if (!strcmp(v->kind->run_opt, "--scx")) {
+		strbuf_addf(err, "--variant %s: a LAVA job boots the lab's plain initrd, without a "
+			    "sched_ext scheduler", v->text);
+		return -1;
+	}
+	return 0;
+}
+
 void variant_run_args(const struct lab_variant *v, struct strvec *args)
 {
 	strvec_pushl(args, v->kind->run_opt, v->kind->pass_key ? v->text : v->value, NULL);

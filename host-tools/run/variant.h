@@ -42,7 +42,11 @@ int variant_check_topo(const struct lab_variant *v, const struct topo *t, const 
 int variant_check_kernel(const struct lab_variant *v, const struct kernel_paths *kp, int *known,
 			 struct strbuf *err);
 
-/* The `lab run` options that boot it. */
+/* Whether a LAVA job can boot it (lab lava run takes the options of
+ * variant_run_args()): 0, or -1 with one line in err. */
+int variant_check_lava(const struct lab_variant *v, struct strbuf *err);
+
+/* The `lab run` options that boot it (lab lava run takes them too). */
 void variant_run_args(const struct lab_variant *v, struct strvec *args);
 
 /* The column title: "<base>-<what it sets>", at most 64 characters

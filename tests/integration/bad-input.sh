@@ -83,7 +83,15 @@ check_bad run --topo 1s2c --suite smoke --param smoke-hackbench:nosuch=1
 check_bad run --topo 1s2c --suite smoke --param smoke-hackbench:work=x
 check_bad run --topo 1s2c --suite smoke --param work=1
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --test-param smoke-hackbench:work=1 --lava http://127.0.0.1:9
-check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant smt=off
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant scx=scx_simple
+check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --variant scx=scx_simple
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx1" --smt off
+check_bad lava export --topo 1s2c2t --suite smoke --artifacts file:///x --out "$TMP/lx2" --smt maybe
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx3" --sched-feat 'NO_'
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx4" --sched-feat NO_NOSUCHFEAT
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx5" --sched-knob base_slice_ns=1
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx6" --preempt sometimes
+check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx7" --append 'lab.sched_feat=NO_X'
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava ftp://x
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --device-type foo
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --device-type x86

@@ -4,7 +4,8 @@
 # files, cases and verdicts.  Then the console run's console.log, wrapped as
 # a LAVA job log (lava-log.py), goes through lab lava import: the same
 # records.bin, cases and verdicts, and lab compare pairs it with the local
-# run; an Incomplete job is a HANG with LAVA's message.  About 1 min under
+# run; an Incomplete job is a HANG with LAVA's message; scheduler settings
+# the job asked for are checked against the guest's report.  About 1 min under
 # TCG (two 25-30 s runs, the imports take a second).
 . "$(dirname "$0")/lib.sh"
 smoke() {
@@ -57,9 +58,34 @@ assert cases(a) == cases(b), (cases(a), cases(b))
 lava = json.load(open(b + "/run.json"))["lava"]
 assert lava["job_id"] == "7" and lava["device_type"] == "qemu", lava
 assert json.load(open(b + "/verdict.json"))["verdict"] == "PASS"
+# the scheduler's report, from the snapshot the records carry
+for f in ("sched-features.json", "sched-knobs.json"):
+    ja, jb = (json.load(open(d + "/" + f)) for d in (a, b))
+    assert ja == jb, (f, ja, jb)
+print("same sched-features.json and sched-knobs.json")
 PY
 "$LAB" compare "$port" "$imp" >"$TMP/cmp" 2>&1 || { cat "$TMP/cmp"; fail "lab compare of a local and an imported run"; }
 "$LAB" report "$imp" >/dev/null || fail "lab report of the import"
+
+# settings the job asked for, checked against the guest's report: the run
+# had WA_IDLE on, so a job that asked for NO_WA_IDLE is a FAIL, and one
+# that asked for a feature the kernel lacks too
+for want in NO_WA_IDLE:'not in effect' NO_NOSUCHFEAT:'unknown scheduler feature'; do
+	sed "s/\"health\"/\"sched_feat\": \"${want%%:*}\", \"smt\": \"on\", \"health\"/" "$TMP/job.json" >"$TMP/job3.json"
+	rc=0
+	"$LAB" lava import --job "$TMP/job3.json" --plan "$cons/plan.txt" "$TMP/job.yaml" >"$TMP/out" 2>&1 || rc=$?
+	tail -2 "$TMP/out"
+	[ "$rc" -eq 1 ] || fail "a job that asked for ${want%%:*} imported with exit $rc"
+	grep -q "^verdict: FAIL: .*${want#*:}" "$TMP/out" || fail "the import does not say ${want#*:}"
+	imp3=$(sed -n 's/^results: //p' "$TMP/out")
+	python3 - "$imp3" "${want%%:*}" <<'PY' || fail "run.json or sched-features.json of the import"
+import json, sys
+d, want = sys.argv[1:]
+run = json.load(open(d + "/run.json"))
+assert run["sched_feat"] == [want] and run["smt"] == "on", run
+assert json.load(open(d + "/sched-features.json"))["requested"] == [want]
+PY
+done
 
 python3 tests/integration/lava-log.py "$cons/console.log" --incomplete >"$TMP/job2.yaml"
 sed 's/"Complete"/"Incomplete"/' "$TMP/job.json" >"$TMP/job2.json"
