@@ -21,6 +21,7 @@
 #include <json-c/json.h>
 #include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,8 @@ struct ab {
 	const char *backend, *uri;	/* passed to every lab run */
 	const char *lava, *lava_token_file;	/* --lava: every boot a LAVA job (lab lava run) */
 	const char *lava_device_type;	/* --device-type with --lava; NULL: qemu */
+	/* --lava-artifacts and --lava-publish: the jobs' files over http */
+	const char *lava_artifacts, *lava_publish;
 	int warm;			/* lab run --warm: restored guests (docs/warm-start.md) */
 	int trace;			/* lab run --trace: decision rows in every boot */
 	unsigned rounds, nr_sides;
@@ -232,6 +235,10 @@ static struct json_object *ab_json(const struct ab *ab)
 		json_object_object_add(o, "lava", json_object_new_string(ab->lava));
 	if (ab->lava_device_type)
 		json_object_object_add(o, "lava_device_type", json_object_new_string(ab->lava_device_type));
+	if (ab->lava_artifacts) {
+		json_object_object_add(o, "lava_artifacts", json_object_new_string(ab->lava_artifacts));
+		json_object_object_add(o, "lava_publish", json_object_new_string(ab->lava_publish));
+	}
 	/* where the token is, never the token */
 	if (ab->lava_token_file)
 		json_object_object_add(o, "lava_token_file", json_object_new_string(ab->lava_token_file));
@@ -344,6 +351,8 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.lava_server = ab->lava;
 	b->j.lava_token_file = ab->lava_token_file;
 	b->j.lava_device_type = ab->lava_device_type;
+	b->j.lava_artifacts = ab->lava_artifacts;
+	b->j.lava_publish = ab->lava_publish;
 	b->j.results_root = b->root;
 	b->j.log_path = b->log;
 	b->j.deadline_s = ab->deadline_s;
@@ -553,6 +562,14 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 	if (ab->lava_device_type && (!ab->lava || !lava_device_type_lookup(ab->lava_device_type)))
 		die(LAB_EXIT_USAGE, "--dir '%s': ab.json's lava_device_type '%s' is not one the lab writes "
 		    "jobs for (%s)", dir, ab->lava_device_type, lava_device_type_names());
+	ab->lava_artifacts = json_get_str(o, "lava_artifacts");
+	ab->lava_publish = json_get_str(o, "lava_publish");
+	{
+		char abs[PATH_MAX];
+
+		if (lava_fleet_publish_check(ab->lava, ab->lava_artifacts, ab->lava_publish, abs, &err) < 0)
+			die(LAB_EXIT_USAGE, "--dir '%s': ab.json: %s", dir, err.buf);
+	}
 	if (!ab->topo || !ab->suite || !ab->clock || !json_object_object_get_ex(o, "sides", &sides) ||
 	    !json_object_is_type(sides, json_type_array) || json_object_array_length(sides) != 2 ||
 	    !json_object_object_get_ex(o, "boots", &boots) || !json_object_is_type(boots, json_type_array))
@@ -905,6 +922,10 @@ int cmd_ab(int argc, const char **argv)
 			   "an effect of known size on one kernel; repeatable"),
 		OPT_STRING("device-type", &ab.lava_device_type, "with --lava: the LAVA device type of every job "
 			   "(default qemu; lab lava run --device-type)"),
+		OPT_STRING("lava-artifacts", &ab.lava_artifacts, "with --lava and --lava-publish: the http(s) URL "
+			   "a web server serves --lava-publish at (lab lava run --artifacts)"),
+		OPT_STRING("lava-publish", &ab.lava_publish, "with --lava: every job's files are copied into a "
+			   "directory of their own here before it is submitted (lab lava run --publish)"),
 		OPT_STRING("dir", &resume, "resume the stopped ab in this directory, as it began"),
 		OPT_END(),
 	};
@@ -918,7 +939,7 @@ int cmd_ab(int argc, const char **argv)
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
 		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file || seed ||
-		    ab.test_params.nr || ab.lava_device_type)
+		    ab.test_params.nr || ab.lava_device_type || ab.lava_artifacts || ab.lava_publish)
 			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
 			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
@@ -953,6 +974,14 @@ int cmd_ab(int argc, const char **argv)
 				(clock && lab_clock_parse(clock) > 0)))
 			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job: "
 			    "not with --warm, --trace, --backend, --uri or --clock virtual");
+		{
+			char abs[PATH_MAX];
+
+			if (lava_fleet_publish_check(ab.lava, ab.lava_artifacts, ab.lava_publish, abs, &err) < 0)
+				die(LAB_EXIT_USAGE, "%s", err.buf);
+			if (ab.lava_publish)
+				ab.lava_publish = xstrdup(abs);
+		}
 		if (ab.lava && ab.test_params.nr)
 			die(LAB_EXIT_USAGE, "--test-param boots the test side with lab run --param: not with --lava");
 		if (ab.lava_device_type && ab.lava && lava_device_type_bare(lava_device_type_lookup(ab.lava_device_type)))

@@ -360,6 +360,15 @@ int cmd_lava_run(int argc, const char **argv)
 	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
 	ok = follow(&s, id, timeout_s, dir, &j);
 	memset(&s, 0, sizeof(s));
+	if (pub) {
+		/* a finished job downloads nothing more (a resubmission is a
+		 * new job, with files of its own): the copy goes; DIR/job keeps them */
+		char *published = xasprintf("%s/%s", pub, name);
+
+		if (remove_tree(published) < 0)
+			warning("cannot remove '%s': %s", published, strerror(errno));
+		free(published);
+	}
 	meta_add_request(dir, &q, label);
 
 	log = xasprintf("%s/lava-log.yaml", dir);

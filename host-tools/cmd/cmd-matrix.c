@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,8 @@
 
 static const char matrix_usage[] =
 	"lab matrix --kernels K1,K2 --topos T1,T2 --suites S1 [--variant KEY=VALUE...] [--arch A] [--jobs N] [--dir DIR] "
-	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] [--trace] (or only --dir DIR: resume a stopped matrix)";
+	"[--backend libvirt --uri URI1 --uri URI2...] [--clock wall|virtual] [--warm|--cold] [--trace] "
+	"[--lava URL [--device-type T] [--lava-artifacts URL --lava-publish DIR]] (or only --dir DIR: resume a stopped matrix)";
 
 #define MX_MAX_PARALLEL JOBS_MAX
 #define POLL_MS 250
@@ -351,6 +353,8 @@ static int start_job(struct mx_run *r, size_t i, size_t h, struct strbuf *err)
 	c->lava_server = r->m.lava[0] ? r->m.lava : NULL;
 	c->lava_token_file = r->lava_token_file;
 	c->lava_device_type = r->m.lava_device_type[0] ? r->m.lava_device_type : NULL;
+	c->lava_artifacts = r->m.lava_artifacts[0] ? r->m.lava_artifacts : NULL;
+	c->lava_publish = r->m.lava_publish[0] ? r->m.lava_publish : NULL;
 	r->job_host[i] = h;
 	free(j->uri);
 	j->uri = xstrdup(c->uri ? c->uri : "");
@@ -665,7 +669,8 @@ static void keep_boot_mode(struct mx_run *r, const char *dir, const char *clock,
 int cmd_matrix(int argc, const char **argv)
 {
 	const char *kernels = NULL, *topos = NULL, *suites = NULL, *dir = NULL, *arch = NULL, *clock = NULL;
-	const char *lava = NULL, *device_type = NULL;
+	const char *lava = NULL, *device_type = NULL, *lava_artifacts = NULL, *lava_publish = NULL;
+	char publish_abs[PATH_MAX];
 	struct mx_run r = { .m = MATRIX_INIT, .parallel = 0 };
 	struct matrix given = MATRIX_INIT;
 	struct strvec uris = STRVEC_INIT, variants = STRVEC_INIT;
@@ -698,6 +703,10 @@ int cmd_matrix(int argc, const char **argv)
 		OPT_STRING("lava-token-file", &r.lava_token_file, "with --lava: a file (mode 600) holding the API token"),
 		OPT_STRING("device-type", &device_type, "with --lava: the LAVA device type of every job "
 			   "(default qemu; lab lava run --device-type)"),
+		OPT_STRING("lava-artifacts", &lava_artifacts, "with --lava and --lava-publish: the http(s) URL a "
+			   "web server serves --lava-publish at (lab lava run --artifacts)"),
+		OPT_STRING("lava-publish", &lava_publish, "with --lava: every job's files are copied into a "
+			   "directory of their own here before it is submitted (lab lava run --publish)"),
 		OPT_STRVEC("uri", &uris, "libvirt URI ($LIBVIRT_URI, default qemu:///system); "
 			   "repeat it to spread the jobs over several hypervisors, --jobs on each"),
 		OPT_END(),
@@ -771,6 +780,15 @@ int cmd_matrix(int argc, const char **argv)
 			snprintf(r.m.lava, sizeof(r.m.lava), "%s", lava);
 			if (device_type)
 				snprintf(r.m.lava_device_type, sizeof(r.m.lava_device_type), "%s", device_type);
+		}
+		if (lava_fleet_publish_check(lava, lava_artifacts, lava_publish, publish_abs, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		if (lava_artifacts) {
+			if (strlen(lava_artifacts) >= sizeof(r.m.lava_artifacts) ||
+			    strlen(publish_abs) >= sizeof(r.m.lava_publish))
+				die(LAB_EXIT_USAGE, "--lava-artifacts or --lava-publish is too long");
+			snprintf(r.m.lava_artifacts, sizeof(r.m.lava_artifacts), "%s", lava_artifacts);
+			snprintf(r.m.lava_publish, sizeof(r.m.lava_publish), "%s", publish_abs);
 		}
 		given.kernels = given.topos = given.suites = given.variants = (struct strvec)STRVEC_INIT;
 		/* the variants parse before they name jobs */

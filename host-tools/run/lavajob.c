@@ -4,6 +4,7 @@
 #include "lib/util.h"
 
 #include <json-c/json.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,32 @@ int lava_device_type_check_topo(const struct lava_device_type *dt, const char *s
 	}
 	if (!lava_device_type_bare(dt) && !spec) {
 		strbuf_addf(err, "--topo is needed for device type %s", dt->name);
+		return -1;
+	}
+	return 0;
+}
+
+int lava_fleet_publish_check(const char *lava, const char *artifacts, const char *publish, char *abs,
+			     struct strbuf *err)
+{
+	if (!artifacts && !publish)
+		return 0;
+	if (!lava) {
+		strbuf_addstr(err, "--lava-artifacts and --lava-publish go with --lava");
+		return -1;
+	}
+	if (!artifacts || !publish) {
+		strbuf_addstr(err, "--lava-artifacts URL and --lava-publish DIR go together: every job's files "
+			      "are copied into DIR, which a web server serves at URL");
+		return -1;
+	}
+	if (strncmp(artifacts, "http://", 7) && strncmp(artifacts, "https://", 8)) {
+		strbuf_addf(err, "--lava-artifacts '%s': an http:// or https:// URL (a farm on this host "
+			    "reads file:// URLs without it)", artifacts);
+		return -1;
+	}
+	if (!is_dir(publish) || !realpath(publish, abs)) {
+		strbuf_addf(err, "--lava-publish '%s' is not a directory", publish);
 		return -1;
 	}
 	return 0;

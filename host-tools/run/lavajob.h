@@ -38,6 +38,16 @@ const char *lava_device_type_names(void);
  * dt: a qemu job needs a topology, a machine of its own takes none. */
 int lava_device_type_check_topo(const struct lava_device_type *dt, const char *spec, struct strbuf *err);
 
+/*
+ * A fleet's jobs over http (lab matrix and lab ab with --lava): every
+ * job's files copied into publish, which a web server serves at artifacts
+ * (lab lava run --publish).  Both or neither, only with lava; artifacts an
+ * http(s) URL, publish a directory (made absolute into abs, PATH_MAX).
+ * 0, or -1 with one line in err.
+ */
+int lava_fleet_publish_check(const char *lava, const char *artifacts, const char *publish, char *abs,
+			     struct strbuf *err);
+
 struct lava_job_in {
 	const struct lava_device_type *dt;	/* NULL: qemu */
 	const struct topo *topo;  /* qemu only: NULL for bare metal */

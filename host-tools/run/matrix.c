@@ -245,6 +245,10 @@ struct json_object *matrix_state_json(const struct matrix *m)
 		json_object_object_add(o, "lava", json_object_new_string(m->lava));
 	if (m->lava_device_type[0])
 		json_object_object_add(o, "lava_device_type", json_object_new_string(m->lava_device_type));
+	if (m->lava_artifacts[0]) {
+		json_object_object_add(o, "lava_artifacts", json_object_new_string(m->lava_artifacts));
+		json_object_object_add(o, "lava_publish", json_object_new_string(m->lava_publish));
+	}
 	for (size_t i = 0; i < m->nr_jobs; i++) {
 		const struct mx_job *j = &m->jobs[i];
 		struct json_object *x = json_object_new_object();
@@ -436,6 +440,20 @@ int matrix_state_parse(const char *text, size_t len, struct matrix *m, struct st
 		}
 		snprintf(m->lava_device_type, sizeof(m->lava_device_type), "%s", t);
 	}
+	if (json_object_object_get_ex(o, "lava_artifacts", &v) || json_object_object_get_ex(o, "lava_publish", &v)) {
+		const char *a = json_get_str(o, "lava_artifacts"), *pub = json_get_str(o, "lava_publish");
+		char abs[PATH_MAX];
+
+		if (!a || !pub || strlen(a) >= sizeof(m->lava_artifacts) || strlen(pub) >= sizeof(m->lava_publish) ||
+		    lava_fleet_publish_check(m->lava[0] ? m->lava : NULL, a, pub, abs, err) < 0) {
+			if (!err->len)
+				strbuf_addstr(err, "matrix.json: lava_artifacts and lava_publish are not a URL "
+					      "and a directory");
+			goto out;
+		}
+		snprintf(m->lava_artifacts, sizeof(m->lava_artifacts), "%s", a);
+		snprintf(m->lava_publish, sizeof(m->lava_publish), "%s", pub);
+	}
 	if (json_object_object_get_ex(o, "trace", &v)) {
 		if (!json_object_is_type(v, json_type_boolean)) {
 			strbuf_addstr(err, "matrix.json: trace is not true or false");
@@ -587,7 +605,11 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		char *url = xasprintf("file://%s%s%s/job", *dir == '/' ? "" : getcwd(cwd, sizeof(cwd)) ? cwd : ".",
 				      *dir == '/' ? "" : "/", dir);
 
-		strvec_pushl(&j->cp.args, "--server", j->lava_server, "--dir", dir, "--artifacts", url, NULL);
+		strvec_pushl(&j->cp.args, "--server", j->lava_server, "--dir", dir, NULL);
+		if (j->lava_artifacts)
+			strvec_pushl(&j->cp.args, "--artifacts", j->lava_artifacts, "--publish", j->lava_publish, NULL);
+		else
+			strvec_pushl(&j->cp.args, "--artifacts", url, NULL);
 		/* the farm's queue comes first: four times the boot's own
 		 * deadline and ten minutes, and the job is canceled after it */
 		strvec_pushf(&j->cp.args, "--timeout=%u", j->deadline_s * 4 + 600);

@@ -66,8 +66,10 @@ struct matrix {
 	int trace;		/* lab run --trace: 1; 0 without (absent in older states) */
 	char lava[MX_MAX_STR];	/* --lava: every job a LAVA job on this server; "" none */
 	char lava_device_type[64];	/* --device-type with --lava; "" is qemu */
+	/* --lava-artifacts and --lava-publish: the jobs' files over http; "" file:// */
+	char lava_artifacts[MX_MAX_STR], lava_publish[MX_MAX_STR];
 };
-#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0, "", "" }
+#define MATRIX_INIT { STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, STRVEC_INIT, NULL, 0, STRVEC_INIT, "", -1, 0, "", "", "", "" }
 void matrix_release(struct matrix *m);
 
 /*
@@ -113,6 +115,9 @@ struct lab_child_run {
 	 * job exported under results_root/lava/ with file:// artifacts */
 	const char *lava_server, *lava_token_file;
 	const char *lava_device_type;	/* lab lava run --device-type; NULL: its default */
+	/* lab lava run --artifacts URL --publish DIR; NULL: file:// URLs of
+	 * the export under results_root */
+	const char *lava_artifacts, *lava_publish;
 	const char *variant;		/* "KEY=VALUE" (run/variant.h) to boot with, or NULL */
 	const char *results_root;	/* created; lab run makes its run directory in it */
 	const char *log_path;		/* the child's stdout and stderr */

@@ -85,6 +85,10 @@ check_bad run --topo 1s2c --suite smoke --param work=1
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --test-param smoke-hackbench:work=1 --lava http://127.0.0.1:9
 check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --variant scx=scx_simple
 check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --variant scx=scx_simple
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava-publish /tmp
+check_bad matrix --kernels debian --topos 1s2c --suites smoke --lava http://127.0.0.1:9 --lava-artifacts ftp://x --lava-publish /tmp
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --lava-artifacts http://x --lava-publish /nonexist
+check_bad ab --topo 1s2c --base debian --test debian --suite smoke --lava http://127.0.0.1:9 --lava-artifacts http://x
 check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx1" --smt off
 check_bad lava export --topo 1s2c2t --suite smoke --artifacts file:///x --out "$TMP/lx2" --smt maybe
 check_bad lava export --topo 1s2c --suite smoke --artifacts file:///x --out "$TMP/lx3" --sched-feat 'NO_'

@@ -3,7 +3,8 @@
 # 1s2c2t and 2s2c, imported as run directories with the files, case ids and
 # topology verdict of a local lab run, and compared with one; a bad token,
 # an unreachable server and an unknown device type are one line and exit 2;
-# lab ab --lava, one round of four jobs; then down and no LAVA or PostgreSQL
+# lava run with lab run's boot options; lab ab --lava with a variant, one
+# round of six jobs; then down and no LAVA or PostgreSQL
 # process left.  Slow lane: about 5 min with the packages installed, about
 # 10 from scratch (up with apt-get update and install: 307 s).
 # A farm already running is somebody's: the test uses it and leaves it up.
@@ -25,6 +26,7 @@ fi
 pg_isready -q -h 127.0.0.1 2>/dev/null && pg_before=1
 farm_down() {
 	local rc=$?
+	[ -z "${http_pid:-}" ] || kill "$http_pid" 2>/dev/null || true
 	if [ -n "$ours" ]; then
 		$LL down || true
 		# the daemons and PostgreSQL (zombies waiting on a PID 1 that
@@ -129,13 +131,12 @@ sleep 1
 rc=0
 "$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts http://127.0.0.1:8765/ --publish "$TMP/www" \
 	--dir "$TMP/lava-http" --topo 1s2c --suite ab-tiny --results "$TMP/results-http" >"$TMP/out" 2>"$TMP/err" || rc=$?
-kill $http_pid
 [ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run with --publish exited $rc"; }
 grep -q '^verdict: PASS' "$TMP/out" || fail "the --publish job's run is not PASS"
 [ "$(grep -c 'GET /lab-lava-.*/initrd.cpio HTTP/1.[01]" 200' "$TMP/http.log")" = 1 ] ||
 	{ cat "$TMP/http.log"; fail "the device did not download the initrd over http"; }
-ls -a "$TMP/www" | grep -q '^\.lab-lava' && fail "a half-published directory is left"
-echo "--publish: the device downloaded the job's files over http"
+ls -a "$TMP/www" | grep -q 'lab-lava' && fail "the published files (or half of them) are left after the job"
+echo "--publish: the device downloaded the job's files over http; they are gone once the job finished"
 lava_run 1s2c2t
 lrun=$run
 # the same job as a machine of its own would report it (no spec in the
@@ -163,9 +164,8 @@ python3 - "$local" "$lrun" <<'PY' || fail "the imported run differs in structure
 import json, os, sys
 a, b = sys.argv[1:]
 fa, fb = sorted(os.listdir(a)), sorted(os.listdir(b))
-# LAVA ran its own QEMU; the scheduler feature and knob reports are not
-# written by the import (docs/lava.md)
-missing = [f for f in fa if f not in fb and f not in ("qemu.log", "sched-features.json", "sched-knobs.json")]
+# LAVA ran its own QEMU (docs/lava.md)
+missing = [f for f in fa if f not in fb and f != "qemu.log"]
 assert not missing, ("files of a local run missing", missing)
 ca = [(c["case"], c["verdict"]) for c in json.load(open(os.path.join(a, "cases.json")))["cases"]]
 cb = [(c["case"], c["verdict"]) for c in json.load(open(os.path.join(b, "cases.json")))["cases"]]
@@ -182,15 +182,47 @@ rc=0
 grep -q '^Case:' "$TMP/cmp" || fail "lab compare printed no table"
 "$LAB" report "$lrun" >/dev/null 2>&1 || fail "lab report of the imported run"
 
+echo "lab run's boot options through LAVA: nosmt and a scheduler feature, checked by the import"
 t=$SECONDS
 rc=0
-"$LAB" ab --topo 1s2c --base debian --test debian --suite ab-tiny --lava $SERVER --lava-token-file "$tokfile" \
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts "file://$TMP/lava-opts/job" \
+	--dir "$TMP/lava-opts" --topo 1s2c2t --suite ab-tiny --smt off --sched-feat NO_WA_IDLE --label nowa \
+	--results "$TMP/results-opts" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run with --smt off --sched-feat exited $rc"; }
+grep -q '^topology: PASS' "$TMP/out" || fail "the nosmt job's topology is not verified"
+grep -q 'nosmt lab.sched_feat=NO_WA_IDLE' "$TMP/lava-opts/job/job.json" || fail "the job's command line lacks the options"
+orun=$(sed -n 's/^results: //p' "$TMP/out")
+python3 - "$orun" <<'PY' || fail "the import does not record or check the boot options"
+import json, sys
+d = sys.argv[1]
+r = json.load(open(d + "/run.json"))
+assert r["smt"] == "off" and r["sched_feat"] == ["NO_WA_IDLE"] and r["label"] == "nowa", r
+f = json.load(open(d + "/sched-features.json"))
+assert f["requested"] == ["NO_WA_IDLE"] and f["features"]["WA_IDLE"] is False, f
+print("nosmt, NO_WA_IDLE in effect on the LAVA guest")
+PY
+echo "lab lava run with boot options: $((SECONDS - t)) s"
+
+t=$SECONDS
+rc=0
+"$LAB" ab --topo 1s2c --base debian --test debian --variant sched_feat=NO_WA_IDLE --suite ab-tiny --lava $SERVER \
+	--lava-token-file "$tokfile" --lava-artifacts http://127.0.0.1:8765 --lava-publish "$TMP/www" \
 	>"$TMP/out" 2>"$TMP/err" || rc=$?
+kill $http_pid
 cat "$TMP/out"
+[ "$(grep -c 'GET /lab-lava-.*/initrd.cpio HTTP/1.[01]" 200' "$TMP/http.log")" = 7 ] ||
+	{ cat "$TMP/http.log"; fail "the fleet's devices did not download over http"; }
 [ "$rc" = 0 ] || { cat "$TMP/err"; fail "lab ab --lava exited $rc"; }
-grep -q "^ab: on LAVA at $SERVER: 4 jobs at a time, submitted in ABBA order" "$TMP/out" || fail "no LAVA line in the header"
+grep -q "^ab: on LAVA at $SERVER: 6 jobs at a time, submitted in ABBA order" "$TMP/out" || fail "no LAVA line in the header"
 dir=$(sed -n 's/^ab: directory //p' "$TMP/out")
-[ "$(json "$dir/ab.json" '",".join(b["verdict"] for b in d["boots"])')" = PASS,PASS,PASS,PASS ] ||
+[ "$(json "$dir/ab.json" '",".join(b["verdict"] for b in d["boots"])')" = PASS,PASS,PASS,PASS,PASS,PASS ] ||
 	fail "the ab's LAVA jobs did not all pass"
-echo "lab ab --lava, 4 jobs: $((SECONDS - t)) s"
+python3 - "$dir" <<'PY' || fail "the variant's LAVA jobs did not boot with it"
+import glob, json, sys
+runs = [json.load(open(f)) for f in glob.glob(sys.argv[1] + "/**/run.json", recursive=True)]
+feat = [r for r in runs if r.get("sched_feat") == ["NO_WA_IDLE"]]
+assert len(runs) == 6 and len(feat) == 2, [(r.get("label"), r.get("sched_feat")) for r in runs]
+print("the variant's 2 jobs booted with NO_WA_IDLE, labelled", sorted({r.get("label") for r in feat}))
+PY
+echo "lab ab --lava with a variant, 6 jobs: $((SECONDS - t)) s"
 echo ok
