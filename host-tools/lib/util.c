@@ -296,6 +296,15 @@ int write_file_atomic_err(const char *path, const void *data, size_t len, struct
 	return 0;
 }
 
+int write_file_in(const char *dir, const char *name, const void *data, size_t len, struct strbuf *err)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int r = write_file_atomic_err(path, data, len, err);
+
+	free(path);
+	return r;
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	struct strbuf err = STRBUF_INIT;

@@ -72,6 +72,8 @@ char *read_file(const char *path, size_t *len);
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* The same, with the one-line reason in err instead of on stderr. */
 int write_file_atomic_err(const char *path, const void *data, size_t len, struct strbuf *err);
+/* write_file_atomic_err() of dir/name. */
+int write_file_in(const char *dir, const char *name, const void *data, size_t len, struct strbuf *err);
 int mkdir_p(const char *path, unsigned mode);
 
 /*

@@ -29,17 +29,6 @@
 /* Firmware, bootloader and TFTP before /init on a machine of its own. */
 #define BARE_BOOT_S 300
 
-static int write_in(const char *dir, const char *name, const void *data, size_t len, struct strbuf *err)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	int r = write_file_atomic(path, data, len);
-
-	if (r < 0)
-		strbuf_addf(err, "cannot write '%s'", path);
-	free(path);
-	return r;
-}
-
 static int copy_in(const char *from, const char *dir, const char *name, struct strbuf *err)
 {
 	size_t len;
@@ -50,7 +39,7 @@ static int copy_in(const char *from, const char *dir, const char *name, struct s
 		strbuf_addf(err, "cannot read '%s': %s", from, strerror(errno));
 		return -1;
 	}
-	r = write_in(dir, name, data, len, err);
+	r = write_file_in(dir, name, data, len, err);
 	free(data);
 	return r;
 }
@@ -144,7 +133,7 @@ static int write_initrd(const char *base, const struct strbuf *plan, const char 
 	cpio_finish(&cpio);
 	strbuf_add(&initrd, cpio.buf.buf, cpio.buf.len);
 	cpio_release(&cpio);
-	r = write_in(dir, "initrd.cpio", initrd.buf, initrd.len, err);
+	r = write_file_in(dir, "initrd.cpio", initrd.buf, initrd.len, err);
 	strbuf_release(&initrd);
 	return r;
 }
@@ -181,7 +170,7 @@ int lava_export_job(const struct lava_export_req *q, struct strbuf *err)
 		goto out;
 	}
 	if (copy_in(kimage, tmp, kname, err) < 0 || write_initrd(base, &plan, tmp, err) < 0 ||
-	    write_in(tmp, "plan.txt", plan.buf, plan.len, err) < 0)
+	    write_file_in(tmp, "plan.txt", plan.buf, plan.len, err) < 0)
 		goto out;
 
 	name = xasprintf("schedlab %s %s %s", q->spec ? t.spec : dt->name, q->suite ? q->suite : q->scenario,
@@ -204,7 +193,7 @@ int lava_export_job(const struct lava_export_req *q, struct strbuf *err)
 	data = xasprintf("%s\n", json_object_to_json_string_ext(job, JSON_C_TO_STRING_PRETTY |
 								 JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(job);
-	if (write_in(tmp, "job.json", data, strlen(data), err) < 0) {
+	if (write_file_in(tmp, "job.json", data, strlen(data), err) < 0) {
 		free(data);
 		goto out;
 	}

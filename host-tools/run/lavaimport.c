@@ -274,17 +274,6 @@ static void sched_settings(const struct wants *w, const char *sysfs, size_t len,
 	strbuf_release(&err);
 }
 
-static int write_in(const char *dir, const char *name, const void *data, size_t len, struct strbuf *err)
-{
-	char *path = xasprintf("%s/%s", dir, name);
-	int r = write_file_atomic(path, data, len);
-
-	if (r < 0)
-		strbuf_addf(err, "cannot write '%s'", path);
-	free(path);
-	return r;
-}
-
 int lava_import_run(const struct lava_job_meta *m, const char *log_path, const char *plan_path,
 		    const char *root, struct lava_import_result *res, struct strbuf *err)
 {
@@ -355,9 +344,9 @@ int lava_import_run(const struct lava_job_meta *m, const char *log_path, const c
 		tmp = NULL;
 		goto out;
 	}
-	if (write_in(tmp, "console.log", im.console.buf, im.console.len, err) < 0 ||
-	    write_in(tmp, "records.bin", im.records.buf, im.records.len, err) < 0 ||
-	    write_in(tmp, "plan.txt", plan, plan_len, err) < 0)
+	if (write_file_in(tmp, "console.log", im.console.buf, im.console.len, err) < 0 ||
+	    write_file_in(tmp, "records.bin", im.records.buf, im.records.len, err) < 0 ||
+	    write_file_in(tmp, "plan.txt", plan, plan_len, err) < 0)
 		goto out;
 
 	wire_decoder_init(&wd);
