@@ -7,9 +7,9 @@
 #include "cmd/options.h"
 #include "lava/client.h"
 #include "lib/json.h"
-#include "run/lavaimport.h"
 #include "results/results.h"
 #include "run/lavaexport.h"
+#include "run/lavaimport.h"
 #include "run/lavajob.h"
 
 #include <dirent.h>
