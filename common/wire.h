@@ -55,6 +55,10 @@ enum wire_type {
 /* The fw_cfg file (QEMU -fw_cfg name=...) a restored guest finds its
  * WIRE_PLAN frame in, instead of on the record channel. */
 #define WIRE_FWCFG_PLAN "opt/schedlab/plan"
+/* The WIRE_LOG a parked runner sends before WIRE_LOG_PARKED when it
+ * cannot read fw_cfg (no ioperm under lockdown, no fw_cfg device): a
+ * restore of it must send the plan on the record channel. */
+#define WIRE_LOG_NO_FWCFG "parked: fw_cfg unreadable, the plan must come on the record channel"
 /* How often a parked runner looks for it, in milliseconds. */
 #define WIRE_FWCFG_POLL_MS 1
 

@@ -224,7 +224,14 @@ int run_parked(struct out *o)
 			out_end(o);
 		return -1;
 	}
-	if (probe_snapshot(o) < 0 || out_record(o, WIRE_LOG, WIRE_LOG_PARKED, strlen(WIRE_LOG_PARKED)) < 0)
+	if (probe_snapshot(o) < 0)
+		return -1;
+	/* saved with the guest's records: a restore of a guest that cannot
+	 * read fw_cfg gets its plan on the record channel instead */
+	if (fwcfg_open() < 0 &&
+	    out_record(o, WIRE_LOG, WIRE_LOG_NO_FWCFG, strlen(WIRE_LOG_NO_FWCFG)) < 0)
+		return -1;
+	if (out_record(o, WIRE_LOG, WIRE_LOG_PARKED, strlen(WIRE_LOG_PARKED)) < 0)
 		return -1;
 	if (o->is_tty)
 		while (tcdrain(o->fd) < 0 && errno == EINTR)

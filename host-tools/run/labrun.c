@@ -1238,10 +1238,14 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 			strbuf_reset(&err);
 			restoring = 0;
 		}
-		/* QEMU restores read the plan from fw_cfg (guest/runner/fwcfg.h);
-		 * libvirt's keep the record port */
+		/* QEMU restores read the plan from fw_cfg (guest/runner/fwcfg.h)
+		 * when the saved runner could; libvirt's keep the record port */
 		if (restoring && r->ops == &backend_qemu && r->topo.arch == TOPO_ARCH_X86_64 &&
-		    !(plan_file = warm_plan_file(&r->warm_state, &err))) {
+		    !warm_prefix_reads_fwcfg(r->warm_state.prefix.buf, r->warm_state.prefix.len))
+			info("the plan goes on the record port: the saved guest cannot read fw_cfg "
+			     "(no ioperm: kernel lockdown?)");
+		else if (restoring && r->ops == &backend_qemu && r->topo.arch == TOPO_ARCH_X86_64 &&
+			 !(plan_file = warm_plan_file(&r->warm_state, &err))) {
 			warning("the plan goes on the record port: %s", err.buf);
 			strbuf_reset(&err);
 		}

@@ -204,11 +204,16 @@ char *warm_plan_file(const struct warm *w, struct strbuf *err)
 struct prefix_scan {
 	uint32_t next_seq;
 	int parked;
+	int no_fwcfg;
 };
 
 static int on_prefix(const struct wire_record *rec, void *ctx)
 {
 	struct prefix_scan *ps = ctx;
+
+	if (rec->type == WIRE_LOG && rec->len == strlen(WIRE_LOG_NO_FWCFG) &&
+	    !memcmp(rec->payload, WIRE_LOG_NO_FWCFG, rec->len))
+		ps->no_fwcfg = 1;
 
 	if (rec->type == WIRE_LOG && rec->len == strlen(WIRE_LOG_PARKED) &&
 	    !memcmp(rec->payload, WIRE_LOG_PARKED, rec->len)) {
@@ -218,16 +223,31 @@ static int on_prefix(const struct wire_record *rec, void *ctx)
 	return 0;
 }
 
-int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq)
+static int scan(const char *buf, size_t len, struct prefix_scan *ps)
 {
 	struct wire_decoder d;
-	struct prefix_scan ps = { 0 };
 
+	memset(ps, 0, sizeof(*ps));
 	wire_decoder_init(&d);
-	wire_decoder_feed(&d, buf, len, on_prefix, &ps);
+	wire_decoder_feed(&d, buf, len, on_prefix, ps);
 	wire_decoder_release(&d);
+	return ps->parked ? 0 : -1;
+}
+
+int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq)
+{
+	struct prefix_scan ps;
+	int r = scan(buf, len, &ps);
+
 	*seq = ps.next_seq;
-	return ps.parked ? 0 : -1;
+	return r;
+}
+
+int warm_prefix_reads_fwcfg(const char *buf, size_t len)
+{
+	struct prefix_scan ps;
+
+	return scan(buf, len, &ps) == 0 && !ps.no_fwcfg;
 }
 
 /*

@@ -76,6 +76,9 @@ char *warm_plan_file(const struct warm *w, struct strbuf *err);
 /* The seq after the WIRE_LOG_PARKED record in buf (records of a parked
  * runner); -1 when there is none. */
 int warm_prefix_next_seq(const char *buf, size_t len, uint32_t *seq);
+/* 1 when the parked runner of buf can read fw_cfg (it did not send
+ * WIRE_LOG_NO_FWCFG before parking), 0 when not or not parked. */
+int warm_prefix_reads_fwcfg(const char *buf, size_t len);
 
 /* Restore: loads prefix.bin and starts the decompressor; conf->restore and
  * conf->incoming_fd (qemu) or conf->restore_path and restore_xml (libvirt:

@@ -255,6 +255,16 @@ static void test_prefix_next_seq(void **state)
 	add_record(&sb, 2, WIRE_LOG, WIRE_LOG_PARKED);
 	assert_int_equal(warm_prefix_next_seq(sb.buf, sb.len, &seq), 0);
 	assert_int_equal(seq, 3);
+	assert_int_equal(warm_prefix_reads_fwcfg(sb.buf, sb.len), 1);
+	strbuf_reset(&sb);
+	/* a runner that could not read fw_cfg said so before it parked */
+	add_record(&sb, 0, WIRE_HELLO, "version=1\n");
+	assert_int_equal(warm_prefix_reads_fwcfg(sb.buf, sb.len), 0);
+	add_record(&sb, 1, WIRE_LOG, WIRE_LOG_NO_FWCFG);
+	add_record(&sb, 2, WIRE_LOG, WIRE_LOG_PARKED);
+	assert_int_equal(warm_prefix_next_seq(sb.buf, sb.len, &seq), 0);
+	assert_int_equal(seq, 3);
+	assert_int_equal(warm_prefix_reads_fwcfg(sb.buf, sb.len), 0);
 	strbuf_release(&sb);
 }
 
