@@ -7,6 +7,7 @@
 #include "cmd/options.h"
 #include "lava/client.h"
 #include "lib/json.h"
+#include "results/lavalog.h"
 #include "results/results.h"
 #include "run/lavaexport.h"
 #include "run/lavaimport.h"
@@ -25,6 +26,20 @@
 
 #define FOLLOW_POLL_S 2
 #define FOLLOW_DEFAULT_TIMEOUT_S (6 * 3600)
+/*
+ * A queued job whose device type has no usable device (lava_device_usable:
+ * all Bad after a failed health check, in Maintenance or Retired) waits in
+ * LAVA's queue until an admin acts, which is not what a fleet's run should
+ * do.  While the job is queued, its device type's devices are looked at
+ * every FOLLOW_DEVICES_S; when none has been usable for FOLLOW_NO_DEVICE_GRACE_S
+ * (an admin or a health check bringing one back in that time resets it),
+ * the job is canceled and ends as an infrastructure error naming the
+ * devices and their last health check's words (docs/lava.md).
+ */
+#define FOLLOW_DEVICES_S 20
+#define FOLLOW_NO_DEVICE_GRACE_S 60
+/* the reason fits the import's verdict reason, which keeps 250 bytes */
+#define NO_DEVICE_REASON_MAX 250
 
 static const char submit_usage[] =
 	"lab lava submit --server URL [--token-file F] JOB (a job definition, as lab lava export writes it)";
@@ -94,19 +109,92 @@ int cmd_lava_submit(int argc, const char **argv)
 	return LAB_EXIT_PASS;
 }
 
+/* The last error LAVA logged: a results entry's error_msg, else an
+ * error line's text. */
+struct log_error {
+	char *msg, *line;
+};
+
+static void on_log_entry(const struct lava_entry *e, void *ctx)
+{
+	struct log_error *le = ctx;
+
+	if (e->error_msg) {
+		free(le->msg);
+		le->msg = xstrdup(e->error_msg);
+	} else if ((!strcmp(e->lvl, "error") || !strcmp(e->lvl, "exception")) && e->msg) {
+		free(le->line);
+		le->line = xasprintf("%.*s", (int)e->msg_len, e->msg);
+	}
+}
+
+/*
+ * Each Bad device's note: its last health check job, its health and
+ * LAVA's words on why it failed (the failure comment an admin or LAVA
+ * set, else the error its log ends with).  A server that cannot tell
+ * leaves the note short; the verdict does not wait on it.
+ */
+static void note_health_checks(const struct lava_server *s, struct lava_devices *devs)
+{
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
+	int asked = 0;
+
+	for (size_t i = 0; i < devs->nr; i++) {
+		struct lava_device *d = &devs->v[i];
+		struct log_error le = { NULL, NULL };
+		struct lava_job hc;
+		const char *why = NULL;
+
+		/* a few of them: a fleet's device type can have hundreds */
+		if (!d->health_job || strcmp(d->health, "Bad") || asked++ >= 4)
+			continue;
+		strbuf_reset(&err);
+		if (lava_job_get(s, d->health_job, &hc, &err) < 0) {
+			snprintf(d->note, sizeof(d->note), "health check job %ld", d->health_job);
+			continue;
+		}
+		if (hc.failure_comment[0]) {
+			why = hc.failure_comment;
+		} else if (lava_job_log(s, d->health_job, &log, &err) == 0 && log.len) {
+			strbuf_reset(&err);
+			if (lava_log_parse(log.buf, log.len, on_log_entry, &le, &err) >= 0)
+				why = le.msg ? le.msg : le.line;
+		}
+		snprintf(d->note, sizeof(d->note), "health check job %ld %s%s%.200s", d->health_job, hc.health,
+			 why ? ": " : "", why ? why : "");
+		/* LAVA's messages end with a newline */
+		for (size_t n = strlen(d->note); n && (d->note[n - 1] == ' ' || d->note[n - 1] == '\n'); n--)
+			d->note[n - 1] = '\0';
+		free(le.msg);
+		free(le.line);
+	}
+	strbuf_release(&err);
+	strbuf_release(&log);
+}
+
+/* Whether a job still waits for a device (LAVA has not picked one). */
+static int queued(const struct lava_job *j)
+{
+	return !j->device[0] && (!strcmp(j->state, "Submitted") || !strcmp(j->state, "Scheduling"));
+}
+
 /*
  * Follows job id until it is Finished (or timeout_s), one line on stderr
  * at each change of state or device, then writes DIR/lava-job.json (the
  * metadata lab lava import reads, without the job's own secrets) and
- * DIR/lava-log.yaml.  Returns the job's health: 1 Complete, 0 otherwise;
- * exits 2 on a bad server, token or job, 1 when it does not finish.
+ * DIR/lava-log.yaml.  A job no usable device can take is canceled after
+ * FOLLOW_NO_DEVICE_GRACE_S and written as Canceled with error_type
+ * Infrastructure and the devices in error_msg.  Returns the job's health:
+ * 1 Complete, 0 otherwise; exits 2 on a bad server, token or job, 1 when
+ * it does not finish.
  */
 static int follow(const struct lava_server *s, long id, unsigned timeout_s, const char *dir,
 		  struct lava_job *j)
 {
-	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT, reason = STRBUF_INIT;
 	char last[200] = "", now_state[200], *path;
-	time_t t0 = time(NULL);
+	time_t t0 = time(NULL), next_look = t0, none_since = 0;
+	int gave_up = 0, list_failed = 0;
 	struct json_object *o;
 
 	for (;;) {
@@ -120,6 +208,39 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 		}
 		if (lava_job_finished(j))
 			break;
+		if (queued(j) && j->device_type[0] && time(NULL) >= next_look) {
+			struct lava_devices devs = { NULL, 0, 0 };
+			int usable = 0;
+
+			next_look = time(NULL) + FOLLOW_DEVICES_S;
+			strbuf_reset(&err);
+			/* a server that cannot list them: the job waits as before */
+			if (lava_devices_of_type(s, j->device_type, &devs, &err) < 0) {
+				if (!list_failed++)
+					warning("%s (the job waits for a device as long as --timeout)", err.buf);
+				usable = 1;
+			}
+			for (size_t i = 0; i < devs.nr && !usable; i++)
+				usable = lava_device_usable(&devs.v[i]);
+			if (usable) {
+				if (none_since)
+					fprintf(stderr, "lava: a %s device is usable again\n", j->device_type);
+				none_since = 0;
+			} else if (!none_since) {
+				none_since = time(NULL);
+				strbuf_reset(&reason);
+				lava_devices_describe(&devs, j->device_type, 200, &reason);
+				fprintf(stderr, "lava: %s; waiting %d s for one\n", reason.buf, FOLLOW_NO_DEVICE_GRACE_S);
+			} else if (time(NULL) - none_since >= FOLLOW_NO_DEVICE_GRACE_S) {
+				note_health_checks(s, &devs);
+				strbuf_reset(&reason);
+				lava_devices_describe(&devs, j->device_type, NO_DEVICE_REASON_MAX, &reason);
+				gave_up = 1;
+			}
+			lava_devices_release(&devs);
+			if (gave_up)
+				break;
+		}
 		if (timeout_s && time(NULL) - t0 > (time_t)timeout_s) {
 			strbuf_reset(&err);
 			if (lava_job_cancel(s, id, &err) < 0)
@@ -128,6 +249,20 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 			    j->state);
 		}
 		sleep(FOLLOW_POLL_S);
+	}
+	if (gave_up) {
+		/* no device took it: canceled here, and what LAVA says of it
+		 * after that (a queued job is Finished at once) */
+		strbuf_reset(&err);
+		if (lava_job_cancel(s, id, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
+		fprintf(stderr, "lava: job %ld canceled: %s\n", id, reason.buf);
+		for (int i = 0; i < 15 && !lava_job_finished(j); i++) {
+			sleep(FOLLOW_POLL_S);
+			if (lava_job_get(s, id, j, &err) < 0)
+				die(LAB_EXIT_USAGE, "%s", err.buf);
+		}
+		snprintf(j->health, sizeof(j->health), "Canceled");
 	}
 	if (lava_job_log(s, id, &log, &err) < 0)
 		die(LAB_EXIT_USAGE, "%s", err.buf);
@@ -151,6 +286,10 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 	json_object_object_add(o, "health", json_object_new_string(j->health));
 	if (j->failure_comment[0])
 		json_object_object_add(o, "failure_comment", json_object_new_string(j->failure_comment));
+	if (gave_up) {
+		json_object_object_add(o, "error_type", json_object_new_string("Infrastructure"));
+		json_object_object_add(o, "error_msg", json_object_new_string(reason.buf));
+	}
 	json_object_object_add(o, "submit_time", json_object_new_string(j->submit_time));
 	json_object_object_add(o, "start_time", json_object_new_string(j->start_time));
 	json_object_object_add(o, "end_time", json_object_new_string(j->end_time));
@@ -161,6 +300,7 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 		j->device[0] ? j->device : "no device", dir);
 	strbuf_release(&err);
 	strbuf_release(&log);
+	strbuf_release(&reason);
 	return !strcmp(j->health, "Complete");
 }
 

@@ -169,6 +169,132 @@ int lava_parse_job(const char *body, size_t len, struct lava_job *job, struct st
 	return 0;
 }
 
+int lava_parse_devices(const char *body, size_t len, struct lava_devices *out, int *more, struct strbuf *err)
+{
+	struct json_object *o = json_read_object(body, len, 16u << 20, "LAVA's device list", err), *res, *next;
+	size_t n, had = out->nr;
+
+	*more = 0;
+	if (!o)
+		return -1;
+	if (!json_object_object_get_ex(o, "results", &res) || !json_object_is_type(res, json_type_array)) {
+		strbuf_addstr(err, "LAVA's device list has no results: ");
+		lava_error_message(body, len, err);
+		json_object_put(o);
+		return -1;
+	}
+	n = json_object_array_length(res);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *e = json_object_array_get_idx(res, i), *job;
+		struct lava_device *d;
+
+		if (!e || !json_object_is_type(e, json_type_object) || !json_get_str(e, "hostname") ||
+		    !json_get_str(e, "health")) {
+			strbuf_addf(err, "LAVA's device list: device %zu has no hostname or health", i + 1);
+			out->nr = had;
+			json_object_put(o);
+			return -1;
+		}
+		if (out->nr == out->alloc) {
+			out->alloc = out->alloc ? 2 * out->alloc : 8;
+			out->v = xrealloc(out->v, out->alloc * sizeof(*out->v));
+		}
+		d = &out->v[out->nr++];
+		memset(d, 0, sizeof(*d));
+		copy_str(e, "hostname", d->hostname, sizeof(d->hostname));
+		copy_str(e, "health", d->health, sizeof(d->health));
+		copy_str(e, "state", d->state, sizeof(d->state));
+		/* an id, or null before the device's first health check */
+		if (json_object_object_get_ex(e, "last_health_report_job", &job) &&
+		    json_object_is_type(job, json_type_int) && json_object_get_int64(job) > 0)
+			d->health_job = (long)json_object_get_int64(job);
+	}
+	*more = json_object_object_get_ex(o, "next", &next) && json_object_is_type(next, json_type_string);
+	json_object_put(o);
+	return 0;
+}
+
+int lava_device_usable(const struct lava_device *d)
+{
+	return !strcmp(d->health, "Good") || !strcmp(d->health, "Unknown") || !strcmp(d->health, "Looping");
+}
+
+/* s in out, control characters as blanks: LAVA's words stay one line */
+static void add_line(struct strbuf *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++)
+		strbuf_addch(out, (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i]);
+}
+
+/* at most n bytes of s, not ending inside a UTF-8 character */
+static size_t utf8_cut(const char *s, size_t n)
+{
+	size_t len = strlen(s);
+
+	if (len <= n)
+		return len;
+	while (n && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	return n;
+}
+
+#define MORE_ROOM 16	/* " and N more" */
+
+void lava_devices_describe(const struct lava_devices *d, const char *device_type, size_t max,
+			   struct strbuf *out)
+{
+	static const char head[] = "no usable device of type ";
+	size_t named, len, room, notes = 0;
+
+	/* the names first: as many as fit, with room to count the others */
+	len = strlen(head) + strnlen(device_type, 100) + 2;
+	for (named = 0; named < d->nr; named++) {
+		const struct lava_device *v = &d->v[named];
+		size_t add = (named ? 2 : 0) + strlen(v->hostname) + 1 + strlen(v->health);
+
+		if (len + add + (named + 1 < d->nr ? MORE_ROOM : 0) > max)
+			break;
+		len += add;
+		notes += v->note[0] != '\0';
+	}
+	room = named < d->nr ? MORE_ROOM : 0;
+	room = max > len + room ? max - len - room : 0;
+
+	strbuf_addstr(out, head);
+	add_line(out, device_type, 100);
+	strbuf_addstr(out, ": ");
+	if (!d->nr)
+		strbuf_addstr(out, "LAVA lists none (it lists no retired device)");
+	for (size_t i = 0; i < named; i++) {
+		const struct lava_device *v = &d->v[i];
+		size_t share, n, full = strlen(v->note);
+
+		if (i)
+			strbuf_addstr(out, ", ");
+		add_line(out, v->hostname, sizeof(v->hostname));
+		strbuf_addch(out, ' ');
+		add_line(out, v->health, sizeof(v->health));
+		if (!full)
+			continue;
+		/* then each note its share of the room left, cut with "..." */
+		share = room / notes--;
+		if (full + 3 <= share) {
+			n = full;
+			room -= n + 3;
+		} else if (share >= 16) {
+			n = utf8_cut(v->note, share - 6);
+			room -= n + 6;
+		} else {
+			continue;
+		}
+		strbuf_addstr(out, " (");
+		add_line(out, v->note, n);
+		strbuf_addstr(out, n < full ? "...)" : ")");
+	}
+	if (named < d->nr)
+		strbuf_addf(out, " and %zu more", d->nr - named);
+}
+
 int lava_job_finished(const struct lava_job *job)
 {
 	return !strcmp(job->state, "Finished");
@@ -343,6 +469,44 @@ int lava_job_cancel(const struct lava_server *s, long id, struct strbuf *err)
 	if (request(s, "GET", path, NULL, &status, &body, err) == 0)
 		ret = status_error(s, status, &body, "canceling a job", err);
 	strbuf_release(&body);
+	return ret;
+}
+
+void lava_devices_release(struct lava_devices *d)
+{
+	free(d->v);
+	memset(d, 0, sizeof(*d));
+}
+
+int lava_devices_of_type(const struct lava_server *s, const char *device_type, struct lava_devices *out,
+			 struct strbuf *err)
+{
+	struct strbuf body = STRBUF_INIT, path = STRBUF_INIT;
+	int more = 1, ret = 0;
+
+	for (const char *p = device_type; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("-_.", *p)) {
+			strbuf_addf(err, "'%.100s' is not a LAVA device type name", device_type);
+			return -1;
+		}
+	/* pages by offset, not by the reply's "next": that URL is the one the
+	 * server believes it has, which a proxy in front of it may not be */
+	for (size_t offset = 0; more && ret == 0; offset = out->nr) {
+		long status = 0;
+		size_t had = out->nr;
+
+		strbuf_reset(&body);
+		strbuf_reset(&path);
+		strbuf_addf(&path, "/api/v0.2/devices/?device_type=%s&limit=100&offset=%zu", device_type, offset);
+		if (request(s, "GET", path.buf, NULL, &status, &body, err) < 0 ||
+		    status_error(s, status, &body, "listing the devices of a device type", err) < 0 ||
+		    lava_parse_devices(body.buf, body.len, out, &more, err) < 0)
+			ret = -1;
+		else if (out->nr == had)
+			more = 0;	/* a next page that lists nothing */
+	}
+	strbuf_release(&body);
+	strbuf_release(&path);
 	return ret;
 }
 

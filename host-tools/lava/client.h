@@ -26,6 +26,20 @@ struct lava_job {
 	char submit_time[40], start_time[40], end_time[40];
 };
 
+/* A device as GET /api/v0.2/devices/ lists it (LAVA lists no retired one). */
+struct lava_device {
+	char hostname[128];
+	char health[16];	/* Good Unknown Looping Bad Maintenance Retired */
+	char state[16];		/* Idle Reserved Running */
+	long health_job;	/* last_health_report_job, 0 when none */
+	char note[256];		/* the caller's: what that health check said */
+};
+
+struct lava_devices {
+	struct lava_device *v;
+	size_t nr, alloc;
+};
+
 /*
  * The server at url (http:// or https://; a trailing '/' or "/api/..."
  * path is cut), its token from $LAVA_TOKEN, else from token_file (the
@@ -48,6 +62,11 @@ int lava_job_cancel(const struct lava_server *s, long id, struct strbuf *err);
 /* 1 when the device type exists and has a device that is not retired, 0
  * when it does not exist, -1 on error. */
 int lava_device_type_ok(const struct lava_server *s, const char *device_type, struct strbuf *err);
+/* The devices of a device type, every page of the listing, appended to
+ * out; 0 (none is no error: all retired), or -1 with one line in err. */
+int lava_devices_of_type(const struct lava_server *s, const char *device_type, struct lava_devices *out,
+			 struct strbuf *err);
+void lava_devices_release(struct lava_devices *d);
 
 /* ---- the pure parts, unit-tested ---- */
 
@@ -59,6 +78,21 @@ int lava_parse_job(const char *body, size_t len, struct lava_job *job, struct st
 /* The message LAVA put into an error reply (its "message", "detail" or
  * "error" field, or the first line of a non-JSON body), at most 300 bytes. */
 void lava_error_message(const char *body, size_t len, struct strbuf *out);
+/* One page of GET /api/v0.2/devices/ appended to out; *more is set when
+ * it names a next page.  -1 with one line in err (out keeps what it had). */
+int lava_parse_devices(const char *body, size_t len, struct lava_devices *out, int *more, struct strbuf *err);
+/* Whether LAVA may schedule a job on the device now or soon: health Good,
+ * Unknown (a health check runs first) or Looping; Bad, Maintenance and
+ * Retired wait for an admin. */
+int lava_device_usable(const struct lava_device *d);
+/*
+ * "no usable device of type T: qemu-01 Bad (NOTE), qemu-02 Maintenance"
+ * in out, at most max bytes: every device's name and health first, then
+ * the notes in what room is left, each cut with "..."; devices past the
+ * room are counted ("and 3 more").
+ */
+void lava_devices_describe(const struct lava_devices *d, const char *device_type, size_t max,
+			   struct strbuf *out);
 /* Whether a job is over (state Finished). */
 int lava_job_finished(const struct lava_job *job);
 

@@ -93,6 +93,9 @@ out:
  * job ended; an Incomplete job's results name an error type: Infrastructure,
  * Configuration, Bug (LAVA's own fault: the kernel never had its chance)
  * or Job, Test, LAVATimeout (what ran on the device failed or timed out).
+ * A job lab lava follow canceled because no usable device of its type
+ * was left (all Bad, Maintenance or Retired) is Canceled with the error
+ * type Infrastructure: the farm failed it, not whoever canceled.
  */
 static const struct lava_health_map lava_health_table[] = {
 	{ "Complete", NULL, 1, "PASS", NULL },
@@ -100,6 +103,7 @@ static const struct lava_health_map lava_health_table[] = {
 	{ "Incomplete", "Configuration", 0, "FAIL", "LAVA configuration error" },
 	{ "Incomplete", "Bug", 0, "FAIL", "LAVA bug" },
 	{ "Incomplete", NULL, 0, "HANG", "LAVA job incomplete" },
+	{ "Canceled", "Infrastructure", 0, "FAIL", "LAVA infrastructure error" },
 	{ "Canceled", NULL, 0, "STOPPED", "LAVA job canceled" },
 };
 

@@ -3,8 +3,11 @@
 # 1s2c2t and 2s2c, imported as run directories with the files, case ids and
 # topology verdict of a local lab run, and compared with one; a bad token,
 # an unreachable server and an unknown device type are one line and exit 2;
-# lava run with lab run's boot options; lab ab --lava with a variant, one
-# round of six jobs; then down and no LAVA or PostgreSQL
+# a job whose device failed its health check (a health check that cannot
+# deploy marks qemu-01 Bad) ends in about a minute as FAIL naming the
+# device and LAVA's words, not at --timeout; lava run with lab run's boot
+# options; lab ab --lava with a variant over http, one round of six jobs;
+# then down and no LAVA or PostgreSQL
 # process left.  Slow lane: about 5 min with the packages installed, about
 # 10 from scratch (up with apt-get update and install: 307 s).
 # A farm already running is somebody's: the test uses it and leaves it up.
@@ -24,9 +27,18 @@ if ! $LL status >/dev/null 2>&1; then
 	ours=1
 fi
 pg_isready -q -h 127.0.0.1 2>/dev/null && pg_before=1
+HC=/etc/lava-server/dispatcher-config/health-checks/qemu.yaml
+hc_restore() {
+	# the failing health check and the device it marked Bad, as up left them
+	if [ -e "$HC.lab-test" ]; then
+		rm -f "$HC" "$HC.lab-test"
+		lava-server manage devices update qemu-01 --health GOOD >/dev/null 2>&1 || true
+	fi
+}
 farm_down() {
 	local rc=$?
 	[ -z "${http_pid:-}" ] || kill "$http_pid" 2>/dev/null || true
+	hc_restore
 	if [ -n "$ours" ]; then
 		$LL down || true
 		# the daemons and PostgreSQL (zombies waiting on a PID 1 that
@@ -97,6 +109,71 @@ expect_bad "a device type the lab cannot write" "$LAB" lava run --server $SERVER
 	--device-type nosuchtype --artifacts "file://$TMP/bad3/job" --dir "$TMP/bad3" --topo 1s2c --suite ab-tiny
 grep -q "the lab writes jobs for qemu, x86" "$TMP/err" || fail "the error does not list the device types"
 [ ! -e "$TMP/bad3" ] || fail "a refused lab lava run left its directory"
+
+echo "a device whose health check failed: a verdict in about a minute, not at --timeout"
+[ ! -e "$HC" ] || fail "$HC exists: a health check of the farm's own"
+: >"$HC.lab-test"
+cat >"$HC" <<EOF
+device_type: qemu
+job_name: schedlab failing health check
+timeouts: {job: {minutes: 3}, action: {minutes: 2}}
+priority: medium
+visibility: public
+context: {arch: amd64, no_kvm: true, memory: 256}
+actions:
+- deploy:
+    to: tmpfs
+    timeout: {minutes: 1}
+    images:
+      kernel: {image_arg: '-kernel {kernel}', url: 'file://$TMP/no-such-kernel'}
+- boot: {method: qemu, media: tmpfs, timeout: {minutes: 1}}
+EOF
+chown lavaserver:lavaserver "$HC"
+# Unknown: LAVA runs the health check before any job, and it fails
+lava-server manage devices update qemu-01 --health UNKNOWN
+api() { curl -sf -H "Authorization: Token $tok" "$URL/$1" >"$TMP/api.json" && json "$TMP/api.json" "$2"; }
+h=
+for _ in $(seq 90); do
+	h=$(api devices/qemu-01/ 'd["health"]' || true)
+	[ "$h" = Bad ] && break
+	sleep 1
+done
+[ "$h" = Bad ] || fail "qemu-01 is '$h', not Bad, after its failing health check"
+hcjob=$(api "devices/?device_type=qemu" 'd["results"][0]["last_health_report_job"]')
+echo "qemu-01 Bad after health check job $hcjob"
+t=$SECONDS
+rc=0
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts "file://$TMP/lava-bad/job" \
+	--dir "$TMP/lava-bad" --topo 1s2c --suite ab-tiny --results "$TMP/results-bad" >"$TMP/out" 2>"$TMP/err" || rc=$?
+secs=$((SECONDS - t))
+cat "$TMP/err"
+[ "$rc" = 1 ] || { cat "$TMP/out"; fail "lab lava run with no usable device exited $rc, not 1"; }
+[ "$secs" -lt 300 ] || fail "lab lava run with no usable device took $secs s"
+grep -q "^lava: no usable device of type qemu: qemu-01 Bad; waiting 60 s for one" "$TMP/err" ||
+	fail "no progress line naming the Bad device"
+run=$(sed -n 's/^results: //p' "$TMP/out")
+[ -f "$run/verdict.json" ] || fail "no run directory for the canceled job"
+python3 - "$run" "$hcjob" <<'PY' || fail "the canceled job's run does not say why"
+import json, sys
+run, hc = sys.argv[1], sys.argv[2]
+v = json.load(open(run + "/verdict.json"))
+r = json.load(open(run + "/run.json"))["lava"]
+assert v["verdict"] == "FAIL", v
+want = "LAVA infrastructure error: no usable device of type qemu: qemu-01 Bad (health check job %s Incomplete: " % hc
+assert v["reason"].startswith(want), v["reason"]
+assert "no-such-kernel' does not exist or is not readable" in v["reason"], v["reason"]
+assert r["health"] == "Canceled" and r["error_type"] == "Infrastructure" and int(r["job_id"]) > 0, r
+print("verdict:", v["verdict"], v["reason"])
+PY
+badjob=$(json "$run/run.json" 'd["lava"]["job_id"]')
+[ "$(api "jobs/$badjob/" 'd["state"] + " " + d["health"]')" = "Finished Canceled" ] ||
+	fail "job $badjob is not canceled on the server"
+echo "no usable device: job $badjob canceled, FAIL in $secs s (--timeout is 6 h)"
+hc_restore
+for _ in $(seq 30); do
+	[ "$(api devices/qemu-01/ 'd["health"]' || true)" = Good ] && break
+	sleep 1
+done
 
 # lava_run TOPO: lab lava run of the smoke suite; its run directory in $run
 lava_run() {

@@ -188,6 +188,151 @@ static void test_parse(void **state)
 	strbuf_release(&msg);
 }
 
+/* Replies of LAVA 2023.01 (lava-local) to GET /api/v0.2/devices/?device_type=qemu:
+ * the device after a failed health check, in maintenance, retired (not listed). */
+#define DEVICES_BAD "{\"count\":1,\"next\":null,\"previous\":null,\"results\":[{\"hostname\":\"qemu-01\"," \
+	"\"device_type\":\"qemu\",\"device_version\":null,\"physical_owner\":null,\"physical_group\":null," \
+	"\"description\":null,\"tags\":[],\"state\":\"Idle\",\"health\":\"Bad\",\"last_health_report_job\":35," \
+	"\"worker_host\":\"schedlab-worker\",\"is_synced\":false}]}"
+#define DEVICES_MAINTENANCE "{\"count\":1,\"next\":null,\"previous\":null,\"results\":[{\"hostname\":" \
+	"\"qemu-01\",\"device_type\":\"qemu\",\"device_version\":null,\"physical_owner\":null,\"physical_group\":" \
+	"null,\"description\":null,\"tags\":[],\"state\":\"Idle\",\"health\":\"Maintenance\"," \
+	"\"last_health_report_job\":35,\"worker_host\":\"schedlab-worker\",\"is_synced\":false}]}"
+#define DEVICES_NEVER_CHECKED "{\"count\":1,\"next\":null,\"previous\":null,\"results\":[{\"hostname\":" \
+	"\"qemu-01\",\"device_type\":\"qemu\",\"device_version\":null,\"physical_owner\":null,\"physical_group\":" \
+	"null,\"description\":null,\"tags\":[],\"state\":\"Idle\",\"health\":\"Good\"," \
+	"\"last_health_report_job\":null,\"worker_host\":\"schedlab-worker\",\"is_synced\":false}]}"
+#define DEVICES_RETIRED "{\"count\":0,\"next\":null,\"previous\":null,\"results\":[]}"
+
+static void test_parse_devices(void **state)
+{
+	static const char *const bad[] = {
+		"",
+		"[]",
+		"{\"count\": 1}",
+		"{\"results\": {}}",
+		"{\"results\": [\"qemu-01\"]}",
+		"{\"results\": [{\"hostname\": \"qemu-01\"}]}",
+		"{\"results\": [{\"hostname\": 7, \"health\": \"Good\"}]}",
+		"{\"device_type\":[\"Select a valid choice. That choice is not one of the available choices.\"]}",
+		"{\"results\": [{\"hostname\": \"a\", \"health\": \"Good\"}",
+	};
+	struct strbuf err = STRBUF_INIT;
+	struct lava_devices d = { NULL, 0, 0 };
+	int more = 1;
+
+	(void)state;
+	assert_int_equal(lava_parse_devices(DEVICES_BAD, strlen(DEVICES_BAD), &d, &more, &err), 0);
+	assert_int_equal(d.nr, 1);
+	assert_false(more);
+	assert_string_equal(d.v[0].hostname, "qemu-01");
+	assert_string_equal(d.v[0].health, "Bad");
+	assert_string_equal(d.v[0].state, "Idle");
+	assert_int_equal(d.v[0].health_job, 35);
+	assert_false(lava_device_usable(&d.v[0]));
+	assert_int_equal(lava_parse_devices(DEVICES_MAINTENANCE, strlen(DEVICES_MAINTENANCE), &d, &more, &err), 0);
+	assert_int_equal(d.nr, 2);
+	assert_false(lava_device_usable(&d.v[1]));
+	assert_int_equal(lava_parse_devices(DEVICES_NEVER_CHECKED, strlen(DEVICES_NEVER_CHECKED), &d, &more, &err), 0);
+	assert_int_equal(d.nr, 3);
+	assert_int_equal(d.v[2].health_job, 0);
+	assert_true(lava_device_usable(&d.v[2]));
+	lava_devices_release(&d);
+	assert_int_equal(lava_parse_devices(DEVICES_RETIRED, strlen(DEVICES_RETIRED), &d, &more, &err), 0);
+	assert_int_equal(d.nr, 0);
+	/* a page with a next one */
+	{
+		static const char page[] = "{\"next\": \"http://x/api/v0.2/devices/?offset=100\", \"results\": []}";
+
+		assert_int_equal(lava_parse_devices(page, strlen(page), &d, &more, &err), 0);
+	}
+	assert_true(more);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(lava_parse_devices(bad[i], strlen(bad[i]), &d, &more, &err), -1);
+		assert_true(err.len > 0 && !strchr(err.buf, '\n'));
+		assert_int_equal(d.nr, 0);
+	}
+	lava_devices_release(&d);
+	strbuf_release(&err);
+}
+
+static void test_usable(void **state)
+{
+	static const struct { const char *health; int usable; } rows[] = {
+		{ "Good", 1 }, { "Unknown", 1 }, { "Looping", 1 },
+		{ "Bad", 0 }, { "Maintenance", 0 }, { "Retired", 0 }, { "", 0 }, { "good", 0 },
+	};
+	struct lava_device d;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		memset(&d, 0, sizeof(d));
+		snprintf(d.health, sizeof(d.health), "%s", rows[i].health);
+		assert_int_equal(lava_device_usable(&d), rows[i].usable);
+	}
+}
+
+static void add_device(struct lava_devices *d, const char *host, const char *health, const char *note)
+{
+	struct lava_device *v;
+
+	d->v = realloc(d->v, (d->nr + 1) * sizeof(*d->v));
+	v = &d->v[d->nr++];
+	memset(v, 0, sizeof(*v));
+	snprintf(v->hostname, sizeof(v->hostname), "%s", host);
+	snprintf(v->health, sizeof(v->health), "%s", health);
+	snprintf(v->note, sizeof(v->note), "%s", note);
+}
+
+static void test_describe(void **state)
+{
+	struct lava_devices d = { NULL, 0, 0 };
+	struct strbuf out = STRBUF_INIT;
+	char host[16], note[256];
+
+	(void)state;
+	lava_devices_describe(&d, "qemu", 250, &out);
+	assert_string_equal(out.buf, "no usable device of type qemu: LAVA lists none (it lists no retired device)");
+	add_device(&d, "qemu-01", "Bad", "health check job 12 Incomplete: qemu exited\nearly");
+	add_device(&d, "qemu-02", "Maintenance", "");
+	strbuf_reset(&out);
+	lava_devices_describe(&d, "qemu", 250, &out);
+	assert_string_equal(out.buf, "no usable device of type qemu: qemu-01 Bad (health check job 12 Incomplete: "
+			    "qemu exited early), qemu-02 Maintenance");
+
+	/* long notes are cut, every device still named */
+	memset(note, 'x', sizeof(note) - 1);
+	note[sizeof(note) - 1] = '\0';
+	lava_devices_release(&d);
+	for (int i = 0; i < 4; i++) {
+		snprintf(host, sizeof(host), "qemu-%02d", i);
+		add_device(&d, host, "Bad", note);
+	}
+	strbuf_reset(&out);
+	lava_devices_describe(&d, "qemu", 250, &out);
+	assert_true(out.len <= 250);
+	assert_non_null(strstr(out.buf, "qemu-00 Bad (xxx"));
+	assert_non_null(strstr(out.buf, "...), qemu-03 Bad (xxx"));
+	assert_true(out.len > 200);
+
+	/* more devices than the room: the rest are counted */
+	lava_devices_release(&d);
+	for (int i = 0; i < 40; i++) {
+		snprintf(host, sizeof(host), "qemu-%02d", i);
+		add_device(&d, host, "Maintenance", "");
+	}
+	strbuf_reset(&out);
+	lava_devices_describe(&d, "qemu", 250, &out);
+	assert_true(out.len <= 250);
+	assert_non_null(strstr(out.buf, "qemu-00 Maintenance, qemu-01 Maintenance"));
+	assert_non_null(strstr(out.buf, " more"));
+	assert_null(strstr(out.buf, "qemu-39"));
+	lava_devices_release(&d);
+	strbuf_release(&out);
+}
+
 /* ---- calls against the responder ---- */
 
 static void test_submit(void **state)
@@ -264,6 +409,31 @@ static void test_job_and_errors(void **state)
 	assert_int_equal(lava_device_type_ok(&s, "../x", &err), -1);
 	assert_string_equal(err.buf, "'../x' is not a LAVA device type name");
 
+	{
+		struct lava_devices d = { NULL, 0, 0 };
+
+		responder_start(&r, HTTP("200 OK", DEVICES_BAD));
+		server_at(&s, r.port, NULL);
+		strbuf_reset(&err);
+		assert_int_equal(lava_devices_of_type(&s, "qemu", &d, &err), 0);
+		responder_join(&r);
+		assert_non_null(strstr(r.request, "GET /api/v0.2/devices/?device_type=qemu&limit=100&offset=0 HTTP/1.1"));
+		assert_int_equal(d.nr, 1);
+		assert_string_equal(d.v[0].health, "Bad");
+		lava_devices_release(&d);
+
+		responder_start(&r, HTTP("400 Bad Request", "{\"device_type\":[\"Select a valid choice. "
+					 "That choice is not one of the available choices.\"]}"));
+		server_at(&s, r.port, NULL);
+		assert_int_equal(lava_devices_of_type(&s, "nosuch", &d, &err), -1);
+		responder_join(&r);
+		assert_non_null(strstr(err.buf, "listing the devices of a device type: HTTP 400: "));
+		assert_null(strchr(err.buf, '\n'));
+		strbuf_reset(&err);
+		assert_int_equal(lava_devices_of_type(&s, "a&b", &d, &err), -1);
+		assert_string_equal(err.buf, "'a&b' is not a LAVA device type name");
+	}
+
 	responder_start(&r, HTTP("500 Internal Server Error", "{\"message\": \"boom\"}"));
 	port = r.port;
 	server_at(&s, port, NULL);
@@ -286,6 +456,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_init),
 		cmocka_unit_test(test_parse),
+		cmocka_unit_test(test_parse_devices),
+		cmocka_unit_test(test_usable),
+		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_submit),
 		cmocka_unit_test(test_job_and_errors),
 	};

@@ -143,6 +143,14 @@ static void test_health_table(void **state)
 	assert_string_equal(m->verdict, "HANG");
 	m = lava_health_lookup("Canceled", "Job");
 	assert_string_equal(m->verdict, "STOPPED");
+	/* a user's cancel stays STOPPED; no usable device is the farm's failure */
+	m = lava_health_lookup("Canceled", NULL);
+	assert_string_equal(m->verdict, "STOPPED");
+	assert_string_equal(m->prefix, "LAVA job canceled");
+	m = lava_health_lookup("Canceled", "Infrastructure");
+	assert_string_equal(m->verdict, "FAIL");
+	assert_string_equal(m->prefix, "LAVA infrastructure error");
+	assert_false(m->own);
 	assert_null(lava_health_lookup("Running", NULL));
 	assert_null(lava_health_lookup(NULL, NULL));
 }
