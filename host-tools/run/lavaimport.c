@@ -378,6 +378,7 @@ int lava_import_run(const struct lava_job_meta *m, const char *log_path, const c
 	if (guest)
 		results_write_json(tmp, "guest-topology.json", guest);
 	res->ndiff = verify(m, &w, &topo, guest, tmp, &res->diff);
+	res->unverified = !m->spec ? "no spec in the job's metadata" : "the guest sent no topology snapshot";
 	release = guest && json_object_object_get_ex(guest, "kernel", &k) ? json_object_get_string(k) :
 		  m->kernel ? m->kernel : "?";
 	if (im.sysfs.len)
@@ -484,7 +485,8 @@ void lava_import_print(const struct lava_import_result *res)
 	if (res->ndiff > 0)
 		printf("topology: FAIL\n%s", res->diff.buf);
 	else
-		printf("topology: %s\n", res->ndiff < 0 ? "not verified (no spec in the job's metadata)" : "PASS");
+		printf("topology: %s%s%s\n", res->ndiff < 0 ? "not verified (" : "PASS",
+		       res->ndiff < 0 ? res->unverified : "", res->ndiff < 0 ? ")" : "");
 	printf("verdict: %s: %s\n", verdict_name(res->verdict), res->reason);
 	printf("results: %s\n", res->dir.buf);
 }

@@ -34,6 +34,7 @@ struct lava_import_result {
 	struct strbuf dir;		/* the run directory */
 	struct strbuf diff;		/* the topology's differences, with ndiff > 0 */
 	int ndiff;			/* -1: not verified */
+	const char *unverified;		/* with ndiff -1: why (static text) */
 	struct json_object *cases;	/* cases.json's */
 };
 #define LAVA_IMPORT_RESULT_INIT { .dir = STRBUF_INIT, .diff = STRBUF_INIT, .ndiff = -1 }

@@ -2,6 +2,7 @@
  * replies (host-tools/lava/client.c): a job, a submit reply, an error body,
  * a page of devices and the reason made of it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
