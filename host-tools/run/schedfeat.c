@@ -249,10 +249,12 @@ int lab_run_sched_feat_check(struct lab_run *r, struct strbuf *err)
 	/* no snapshot: the guest never got that far, and the verdict says why */
 	if (!r->s.sysfs.len)
 		return 0;
-	state = xmalloc(sizeof(*state));
+	state = xcalloc(1, sizeof(*state));
 	ret = sched_feat_report(r->dir.buf, &r->feat, r->s.sysfs.buf, r->s.sysfs.len, r->kp.release,
 				state, &why, err);
-	if (ret > 0)
+	/* the kernel's list is cached even when it lacks a feature asked for:
+	 * the next run with that name is refused before it boots */
+	if (state->nr)
 		sched_feat_cache_store(&r->kp, state);
 	if (ret < 0)
 		/* bad input found by the boot: no run to keep, nothing half-written */
