@@ -601,15 +601,19 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		variant_run_args(&v, &j->cp.args);
 	if (j->lava_server) {
 		char *dir = xasprintf("%s/lava", j->results_root);
-		char cwd[PATH_MAX];
-		char *url = xasprintf("file://%s%s%s/job", *dir == '/' ? "" : getcwd(cwd, sizeof(cwd)) ? cwd : ".",
-				      *dir == '/' ? "" : "/", dir);
+		char cwd[PATH_MAX] = ".";
 
 		strvec_pushl(&j->cp.args, "--server", j->lava_server, "--dir", dir, NULL);
-		if (j->lava_artifacts)
+		if (j->lava_artifacts) {
 			strvec_pushl(&j->cp.args, "--artifacts", j->lava_artifacts, "--publish", j->lava_publish, NULL);
-		else
-			strvec_pushl(&j->cp.args, "--artifacts", url, NULL);
+		} else if (*dir == '/') {
+			strvec_pushf(&j->cp.args, "--artifacts=file://%s/job", dir);
+		} else {
+			/* the farm's worker reads the export by its absolute path */
+			if (!getcwd(cwd, sizeof(cwd)))
+				snprintf(cwd, sizeof(cwd), ".");
+			strvec_pushf(&j->cp.args, "--artifacts=file://%s/%s/job", cwd, dir);
+		}
 		/* the farm's queue comes first: four times the boot's own
 		 * deadline and ten minutes, and the job is canceled after it */
 		strvec_pushf(&j->cp.args, "--timeout=%u", j->deadline_s * 4 + 600);
@@ -619,7 +623,6 @@ int lab_child_start(struct lab_child_run *j, struct strbuf *err)
 		if (j->lava_token_file)
 			strvec_pushl(&j->cp.args, "--token-file", j->lava_token_file, NULL);
 		free(dir);
-		free(url);
 		goto start;
 	}
 	if (j->warm)
