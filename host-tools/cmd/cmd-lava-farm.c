@@ -185,11 +185,12 @@ static int queued(const struct lava_job *j)
  * DIR/lava-log.yaml.  A job no usable device can take is canceled after
  * FOLLOW_NO_DEVICE_GRACE_S and written as Canceled with error_type
  * Infrastructure and the devices in error_msg.  Returns the job's health:
- * 1 Complete, 0 otherwise; exits 2 on a bad server, token or job, 1 when
- * it does not finish.
+ * 1 Complete, 0 otherwise; -1 with the reason in timed_out when it did
+ * not finish in timeout_s (it is canceled then, and nothing is written);
+ * exits 2 on a bad server, token or job.
  */
 static int follow(const struct lava_server *s, long id, unsigned timeout_s, const char *dir,
-		  struct lava_job *j)
+		  struct lava_job *j, struct strbuf *timed_out)
 {
 	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT, reason = STRBUF_INIT;
 	char last[200] = "", now_state[200], *path;
@@ -236,6 +237,17 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 				strbuf_reset(&reason);
 				lava_devices_describe(&devs, j->device_type, NO_DEVICE_REASON_MAX, &reason);
 				gave_up = 1;
+				/* the last look before the cancel: a device that
+				 * came back and took the job meanwhile keeps it (the
+				 * window left is one request's) */
+				if (lava_job_get(s, id, j, &err) < 0)
+					die(LAB_EXIT_USAGE, "%s", err.buf);
+				if (!queued(j)) {
+					fprintf(stderr, "lava: job %ld %s%s%s: a device took it after all\n", id,
+						j->state, j->device[0] ? " on " : "", j->device);
+					gave_up = 0;
+					none_since = 0;
+				}
 			}
 			lava_devices_release(&devs);
 			if (gave_up)
@@ -245,8 +257,11 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 			strbuf_reset(&err);
 			if (lava_job_cancel(s, id, &err) < 0)
 				warning("%s", err.buf);
-			die(LAB_EXIT_FAIL, "job %ld did not finish in %u s (state %s): canceled", id, timeout_s,
-			    j->state);
+			strbuf_addf(timed_out, "job %ld did not finish in %u s (state %s): canceled", id,
+				    timeout_s, j->state);
+			strbuf_release(&err);
+			strbuf_release(&reason);
+			return -1;
 		}
 		sleep(FOLLOW_POLL_S);
 	}
@@ -316,6 +331,7 @@ int cmd_lava_follow(int argc, const char **argv)
 		OPT_STRING("out", &out, "where lava-job.json and lava-log.yaml go"),
 		OPT_END(),
 	};
+	struct strbuf timed_out = STRBUF_INIT;
 	struct lava_server s;
 	struct lava_job j;
 	char *end;
@@ -331,8 +347,10 @@ int cmd_lava_follow(int argc, const char **argv)
 	if (*end || id <= 0)
 		die(LAB_EXIT_USAGE, "'%s' is not a LAVA job id", pos[0]);
 	server_or_die(&s, url, token_file);
-	r = follow(&s, id, timeout_s, out, &j);
+	r = follow(&s, id, timeout_s, out, &j, &timed_out);
 	memset(&s, 0, sizeof(s));
+	if (r < 0)
+		die(LAB_EXIT_FAIL, "%s", timed_out.buf);
 	return r ? LAB_EXIT_PASS : LAB_EXIT_FAIL;
 }
 
@@ -432,7 +450,6 @@ int cmd_lava_run(int argc, const char **argv)
 	struct lava_job_meta meta;
 	struct lava_server s;
 	struct lava_job j;
-	const struct lava_device_type *dt;
 	struct stat st;
 	const char *artifacts;
 	char *job_dir, *def, *log, *meta_file, *plan, *name = NULL, *job_url = NULL;
@@ -448,11 +465,6 @@ int cmd_lava_run(int argc, const char **argv)
 	artifacts = q.artifacts;
 	if (stat(dir, &st) == 0)
 		die(LAB_EXIT_USAGE, "'%s' exists: lab lava run makes a new directory", dir);
-	if (!(dt = lava_device_type_lookup(q.device_type ? q.device_type : LAVA_DEFAULT_DEVICE_TYPE)))
-		die(LAB_EXIT_USAGE, "--device-type '%s': the lab writes jobs for %s only", q.device_type,
-		    lava_device_type_names());
-	if (lava_device_type_check_topo(dt, q.spec, &err) < 0)
-		die(LAB_EXIT_USAGE, "%s", err.buf);
 	if (label && (!*label || strlen(label) > 64 || strpbrk(label, "\n\r\t")))
 		die(LAB_EXIT_USAGE, "a label must be one word-like line of 1-64 characters");
 	http = !strncmp(artifacts, "http://", 7) || !strncmp(artifacts, "https://", 8);
@@ -498,17 +510,21 @@ int cmd_lava_run(int argc, const char **argv)
 	def = xasprintf("%s/job.json", job_dir);
 	id = submit_file(&s, def, dir);
 	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
-	ok = follow(&s, id, timeout_s, dir, &j);
+	strbuf_reset(&err);
+	ok = follow(&s, id, timeout_s, dir, &j, &err);
 	memset(&s, 0, sizeof(s));
 	if (pub) {
-		/* a finished job downloads nothing more (a resubmission is a
-		 * new job, with files of its own): the copy goes; DIR/job keeps them */
+		/* a finished or canceled job downloads nothing more (a
+		 * resubmission is a new job, with files of its own): the copy
+		 * goes; DIR/job keeps them */
 		char *published = xasprintf("%s/%s", pub, name);
 
 		if (remove_tree(published) < 0)
 			warning("cannot remove '%s': %s", published, strerror(errno));
 		free(published);
 	}
+	if (ok < 0)
+		die(LAB_EXIT_FAIL, "%s", err.buf);
 	meta_add_request(dir, &q, label);
 
 	log = xasprintf("%s/lava-log.yaml", dir);

@@ -169,6 +169,20 @@ badjob=$(json "$run/run.json" 'd["lava"]["job_id"]')
 [ "$(api "jobs/$badjob/" 'd["state"] + " " + d["health"]')" = "Finished Canceled" ] ||
 	fail "job $badjob is not canceled on the server"
 echo "no usable device: job $badjob canceled, FAIL in $secs s (--timeout is 6 h)"
+# --timeout reached while no device takes the job: canceled, exit 1, and
+# its published copy removed like a finished job's (nobody downloads it now)
+mkdir "$TMP/www-timeout"
+rc=0
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts http://127.0.0.1:8766/ \
+	--publish "$TMP/www-timeout" --timeout 5 --dir "$TMP/lava-timeout" --topo 1s2c --suite ab-tiny \
+	--results "$TMP/results-timeout" >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run past --timeout exited $rc, not 1"; }
+grep -q "did not finish in 5 s (state .*): canceled" "$TMP/err" || { cat "$TMP/err"; fail "no line for the timeout"; }
+[ -z "$(ls -A "$TMP/www-timeout")" ] || { ls -a "$TMP/www-timeout"; fail "the timed-out job's published copy is left"; }
+tjob=$(sed -n 's/^lava: job \([0-9]*\) submitted.*/\1/p' "$TMP/err")
+[ "$(api "jobs/$tjob/" 'd["state"] + " " + d["health"]')" = "Finished Canceled" ] ||
+	fail "job $tjob is not canceled on the server after --timeout"
+echo "--timeout: job $tjob canceled, its published copy removed"
 hc_restore
 for _ in $(seq 30); do
 	[ "$(api devices/qemu-01/ 'd["health"]' || true)" = Good ] && break

@@ -23,50 +23,71 @@
 
 /* ---- a responder: accepts one connection, keeps the request, answers ---- */
 
+#define RESPONDER_MAX 4
+
+/* one connection a reply ("Connection: close"), in order; request is the
+ * last one's, requests[i] the i-th's */
 struct responder {
 	int fd;
 	int port;
-	const char *reply;	/* the whole HTTP response */
-	char request[8192];
+	const char *replies[RESPONDER_MAX];	/* whole HTTP responses */
+	int nr_replies;
+	char requests[RESPONDER_MAX][8192];
+	char *request;
 	pthread_t thread;
 };
 
-static void *respond(void *arg)
+/* Reads one request (the headers, and a body as long as Content-Length
+ * says) from c into buf. */
+static void read_request(int c, char *buf, size_t size)
 {
-	struct responder *r = arg;
 	size_t n = 0;
-	int c = accept(r->fd, NULL, NULL);
 
-	if (c < 0)
-		return NULL;
-	/* the headers, and a body as long as Content-Length says */
 	for (;;) {
-		ssize_t k = read(c, r->request + n, sizeof(r->request) - 1 - n);
+		ssize_t k = read(c, buf + n, size - 1 - n);
 		char *end, *cl;
 
 		if (k <= 0)
 			break;
 		n += (size_t)k;
-		r->request[n] = '\0';
-		if (!(end = strstr(r->request, "\r\n\r\n")))
+		buf[n] = '\0';
+		if (!(end = strstr(buf, "\r\n\r\n")))
 			continue;
-		cl = strcasestr(r->request, "Content-Length:");
-		if (!cl || (size_t)(end + 4 - r->request) + strtoul(cl + 15, NULL, 10) <= n)
+		cl = strcasestr(buf, "Content-Length:");
+		if (!cl || (size_t)(end + 4 - buf) + strtoul(cl + 15, NULL, 10) <= n)
 			break;
 	}
-	if (write(c, r->reply, strlen(r->reply)) < 0)
-		r->request[0] = '\0';
-	close(c);
+}
+
+static void *respond(void *arg)
+{
+	struct responder *r = arg;
+
+	for (int i = 0; i < r->nr_replies; i++) {
+		int c = accept(r->fd, NULL, NULL);
+
+		if (c < 0)
+			return NULL;
+		r->request = r->requests[i];
+		read_request(c, r->request, sizeof(r->requests[i]));
+		if (write(c, r->replies[i], strlen(r->replies[i])) < 0)
+			r->request[0] = '\0';
+		close(c);
+	}
 	return NULL;
 }
 
-static void responder_start(struct responder *r, const char *reply)
+static void responder_start_n(struct responder *r, const char *const *replies, int nr)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(a);
 
+	assert_true(nr >= 1 && nr <= RESPONDER_MAX);
 	memset(r, 0, sizeof(*r));
-	r->reply = reply;
+	for (int i = 0; i < nr; i++)
+		r->replies[i] = replies[i];
+	r->nr_replies = nr;
+	r->request = r->requests[0];
 	r->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(r->fd >= 0);
 	assert_int_equal(bind(r->fd, (struct sockaddr *)&a, sizeof(a)), 0);
@@ -74,6 +95,11 @@ static void responder_start(struct responder *r, const char *reply)
 	assert_int_equal(getsockname(r->fd, (struct sockaddr *)&a, &len), 0);
 	r->port = ntohs(a.sin_port);
 	assert_int_equal(pthread_create(&r->thread, NULL, respond, r), 0);
+}
+
+static void responder_start(struct responder *r, const char *reply)
+{
+	responder_start_n(r, &reply, 1);
 }
 
 static void responder_join(struct responder *r)
@@ -451,6 +477,71 @@ static void test_job_and_errors(void **state)
 	strbuf_release(&log);
 }
 
+/* A farm with more devices than one page holds: lava_devices_of_type()
+ * asks for the next page by offset (not by the reply's "next", whose host
+ * is the server's own idea of itself) until a page has no next. */
+static void test_devices_paged(void **state)
+{
+	struct strbuf page1 = STRBUF_INIT, err = STRBUF_INIT;
+	struct lava_devices d = { NULL, 0, 0 };
+	const char *replies[3];
+	struct responder r;
+	struct lava_server s;
+
+	(void)state;
+	strbuf_addstr(&page1, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nConnection: close\r\n\r\n"
+		      "{\"count\":101,\"next\":\"http://lava.internal/api/v0.2/devices/?device_type=qemu"
+		      "&limit=100&offset=100\",\"previous\":null,\"results\":[");
+	for (int i = 0; i < 100; i++)
+		strbuf_addf(&page1, "%s{\"hostname\":\"qemu-%03d\",\"state\":\"Idle\",\"health\":\"Bad\","
+			    "\"last_health_report_job\":%d}", i ? "," : "", i, 1000 + i);
+	strbuf_addstr(&page1, "]}");
+	replies[0] = page1.buf;
+	replies[1] = HTTP("200 OK", "{\"count\":101,\"next\":null,\"previous\":\"http://lava.internal/x\","
+			  "\"results\":[{\"hostname\":\"qemu-100\",\"state\":\"Idle\",\"health\":\"Good\","
+			  "\"last_health_report_job\":null}]}");
+	responder_start_n(&r, replies, 2);
+	server_at(&s, r.port, NULL);
+	assert_int_equal(lava_devices_of_type(&s, "qemu", &d, &err), 0);
+	responder_join(&r);
+	assert_non_null(strstr(r.requests[0], "GET /api/v0.2/devices/?device_type=qemu&limit=100&offset=0 HTTP/1.1"));
+	assert_non_null(strstr(r.requests[1], "GET /api/v0.2/devices/?device_type=qemu&limit=100&offset=100 HTTP/1.1"));
+	assert_non_null(strstr(r.requests[1], "Host: 127.0.0.1:"));
+	assert_int_equal(d.nr, 101);
+	assert_string_equal(d.v[99].hostname, "qemu-099");
+	assert_int_equal(d.v[99].health_job, 1099);
+	/* the one usable device is on the second page */
+	assert_false(lava_device_usable(&d.v[0]));
+	assert_true(lava_device_usable(&d.v[100]));
+	lava_devices_release(&d);
+
+	/* a next page that lists nothing ends the listing, whatever its next says */
+	replies[1] = HTTP("200 OK", "{\"count\":100,\"next\":\"http://lava.internal/again\",\"results\":[]}");
+	replies[2] = HTTP("500 Internal Server Error", "{\"message\": \"asked once too often\"}");
+	responder_start_n(&r, replies, 3);
+	server_at(&s, r.port, NULL);
+	assert_int_equal(lava_devices_of_type(&s, "qemu", &d, &err), 0);
+	assert_int_equal(d.nr, 100);
+	assert_int_equal(err.len, 0);
+	/* the responder waits for a third request that never comes */
+	pthread_cancel(r.thread);
+	responder_join(&r);
+	assert_int_equal(r.requests[2][0], '\0');
+
+	/* an error on a later page fails the listing, in one line */
+	replies[1] = HTTP("502 Bad Gateway", "{\"message\": \"upstream went away\"}");
+	responder_start_n(&r, replies, 2);
+	server_at(&s, r.port, NULL);
+	lava_devices_release(&d);
+	assert_int_equal(lava_devices_of_type(&s, "qemu", &d, &err), -1);
+	responder_join(&r);
+	assert_non_null(strstr(err.buf, "listing the devices of a device type: HTTP 502: upstream went away"));
+	assert_null(strchr(err.buf, '\n'));
+	lava_devices_release(&d);
+	strbuf_release(&page1);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_parse),
 		cmocka_unit_test(test_parse_devices),
 		cmocka_unit_test(test_usable),
+		cmocka_unit_test(test_devices_paged),
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_submit),
 		cmocka_unit_test(test_job_and_errors),
