@@ -809,8 +809,19 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 			    topo_arch_info(r->topo.arch)->name);
 		return -1;
 	}
-	if (r->warm)
+	if (r->warm) {
+		const char *env = getenv("LAB_PLAN_NUDGE_MS");
+		char *end;
+		long ms = env && *env ? strtol(env, &end, 10) : LAB_PLAN_NUDGE_MS;
+
+		if (env && *env && (*end || ms < 0 || ms > 600000)) {
+			strbuf_addf(err, "LAB_PLAN_NUDGE_MS must be 0-600000 (host ms, 0: never), not '%s'",
+				    env);
+			return -1;
+		}
 		r->mode = "warm";
+		r->plan_nudge_ms = (int)ms;
+	}
 	if (r->topo.arch != TOPO_ARCH_X86_64) {
 		/* KVM runs only guests of the host's own architecture */
 		if (r->accel && !strcmp(r->accel, "kvm")) {
@@ -1267,6 +1278,7 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 		r->s.quiet = r->quiet;
 		r->s.kick_ms = r->kick_ms;
 		r->s.kick_until_ready = !r->kick_always;
+		r->s.plan_nudge_ms = r->plan_nudge_ms;
 		r->s.timeout_ms = (int)(r->timeout_s ? r->timeout_s
 					: default_timeout_s(r)) * 1000;
 		/* an image's hook syncs its copy of the results after END */
@@ -1530,6 +1542,9 @@ void lab_run_report(struct lab_run *r, struct json_object *extra)
 		/* how the parked runner got its plan: fw_cfg (a QEMU restore,
 		 * at one virtual time every time) or the record port */
 		results_add_str(v, "plan_via", s->plan_fwcfg ? "fw_cfg" : "record port");
+		/* and, from a silent restored guest, the record port as well */
+		if (s->t_nudge_ns)
+			add_secs(v, "plan_nudged_after_s", s->t_nudge_ns, s->t_plan_ns);
 	}
 	add_timing(v, s, now_ns());
 	if (r->image_path) {

@@ -20,6 +20,10 @@ struct json_object;
 /* Host ms between the kicks an SMP guest needs under icount (session.h);
  * $LAB_ICOUNT_KICK_MS (1-1000) overrides it. */
 #define LAB_ICOUNT_KICK_MS 20
+/* A restored guest whose plan is in fw_cfg and that sends nothing for
+ * this many host ms gets the plan on the record port too (session.h);
+ * $LAB_PLAN_NUDGE_MS (0-600000, 0: never) overrides it. */
+#define LAB_PLAN_NUDGE_MS 10000
 /* The kicks are timed by the host, so they stop once the runner's first
  * record arrives (the APs are up by then): the rest of the run depends on
  * instructions alone.  A plan with faults keeps them (a CPU it brings back
@@ -100,6 +104,7 @@ struct lab_run {
 	int clock_virtual;        /* resolved --clock virtual */
 	int kick_ms;              /* with clock_virtual and SMP, else 0 */
 	int kick_always;          /* with kick_ms: through the run, not until ready */
+	int plan_nudge_ms;        /* --warm: session.h's plan_nudge_ms */
 	unsigned icount_shift;    /* with clock_virtual */
 	unsigned seed;            /* --seed: QEMU's -seed under icount; 0: LAB_ICOUNT_SEED */
 	struct kernel_paths kp;

@@ -67,6 +67,9 @@ struct session {
 				  * but the first without it; docs/tcg.md) */
 	int kick_until_ready;    /* stop kicking at the runner's first record */
 	const struct session_warm *warm;   /* may be NULL */
+	int plan_nudge_ms;       /* a restore whose plan is in fw_cfg and whose
+				  * guest says nothing for this long after it
+				  * gets the plan on the record port too; 0 never */
 	struct vcpu_pin *pin;    /* --pin: bound after the start, checked at the
 				  * end (run/vcpupin.h); may be NULL */
 	int records_console;     /* lab.records=console: the records arrive as
@@ -94,6 +97,9 @@ struct session {
 	uint64_t t_started_ns;   /* the backend started (restored: loaded and running) */
 	uint64_t t_plan_ns;      /* the plan went to a parked runner; 0 if not */
 	uint64_t t_first_case_ns; /* the first case_start event arrived */
+	uint64_t t_last_record_ns; /* the latest intact record arrived */
+	uint64_t t_nudge_ns;     /* the plan went on the record port as well,
+				  * the restored guest silent (plan_nudge_ms); 0 if not */
 	int hypervisor_status;
 	char hypervisor_version[64];
 	/* the hypervisor stopped the guest by itself (backend.h): its run

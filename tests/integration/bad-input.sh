@@ -57,6 +57,8 @@ check_bad matrix --dir "$TMP/mx" --cold
 check_bad matrix --dir "$TMP/mx" --warm --cold
 # libvirt's save image is written on the hypervisor's host: local URIs only
 check_bad run --topo 1s2c --suite smoke --backend libvirt --uri 'qemu+ssh://nohost.invalid/system' --warm
+# the warm restore's plan nudge: a host-ms count, checked before anything starts
+LAB_PLAN_NUDGE_MS=soon check_bad run --topo 1s2c --suite smoke --warm
 LIBVIRT_REMOTE=1 check_bad run --topo 1s2c --suite smoke --backend libvirt --warm
 check_bad bare --no-such-option
 # sched_ext: an unknown scheduler, one not static, a kernel without it,

@@ -32,7 +32,15 @@ ls -la "$snap"
 [ "$(json "$snap/meta.json" 'd["zero_pages_left_out"] > 0 and d["ram_pages"] > 0')" = True ] ||
 	fail "meta.json: no zero pages left out"
 
-warm_run second
+# LAB_PLAN_NUDGE_MS=1: the restored guest has not spoken 1 ms after its
+# plan went into fw_cfg, so the host sends the plan on the record port
+# too (what rescues a restored runner that never wakes): the runner reads
+# whichever comes first, and the other copy harms nothing
+LAB_PLAN_NUDGE_MS=1 warm_run second
+grep -q "said nothing for .* sending it on the record port too" "$TMP/err" ||
+	fail "no plan sent on the record port after 1 ms of silence"
+[ "$(json "$run/verdict.json" 'd["plan_via"], d["plan_nudged_after_s"] < 1')" = "('fw_cfg', True)" ] ||
+	fail "verdict.json does not say the plan was nudged"
 [ "$(json "$run/run.json" 'd["start"]')" = warm ] || fail "second run was not a warm start"
 [ "$(json "$run/run.json" 'd["snapshot"]')" = "$key" ] || fail "second run names another snapshot"
 [ "$(json "$run/verdict.json" 'd["start"]')" = warm ] || fail "verdict.json does not say warm"
