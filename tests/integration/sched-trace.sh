@@ -77,9 +77,13 @@ for r in traced:
     assert "degraded" not in st, st["degraded"]
     m, t = r["metrics"], r["tasks"]
     # every task of the run listed, and its preemptions are the kernel's
-    # count of them: exactly for processes (reaped whole), within a few
-    # percent for threads (a thread's counts join its process's before its
-    # last switches, and the container's main thread is counted too)
+    # count of them: exactly for processes (reaped whole); for threads
+    # within one per thread, whatever the run's length: a thread's counts
+    # join its process's in release_task, before its last switches, and
+    # the container's main thread is in the reaped count but not listed.
+    # Measured gaps (own - reaped): 17-30 for 40 threads over runs of
+    # 259-1239 preemptions, and 27 of 294 in a CI run; a bound of 10 + 5 %
+    # had assumed a gap that grows with the run, and failed there
     assert st["own_tasks"] == t["tasks"] == 40, (st, t)
     own, ref = m["own_preemptions"]["value"], t["reaped_involuntary_switches"]
     assert m["preemptions"]["value"] >= own > 0, m
@@ -87,7 +91,7 @@ for r in traced:
     if r["case"].endswith("process"):
         assert own == ref, (r["case"], own, ref)
     else:
-        assert abs(own - ref) <= 10 + 0.05 * ref, (r["case"], own, ref)
+        assert abs(own - ref) <= st["own_tasks"], (r["case"], own, ref)
     for k in ("preempt_per_wakeup", "preempt_per_s", "own_preempt_per_wakeup", "own_preempt_per_s"):
         assert m[k]["value"] > 0, k
 print("events per run:", [r["schedtrace"]["events"] for r in traced])
