@@ -113,6 +113,16 @@ static void apply_header(const struct park_header *h)
 	if (fd >= 0 && (!rp || ioctl(fd, RNDADDENTROPY, rp) < 0) &&
 	    write(fd, h->seed, PARK_SEED_LEN) != PARK_SEED_LEN)
 		runner_error("cannot reseed the RNG: %s", strerror(errno));
+	/*
+	 * The pool holds the seed now, but the CRNG takes from the pool only
+	 * at its next scheduled reseed (60 s after the last one; early in a
+	 * guest's life half its uptime), which may come inside the cases or
+	 * after them: the same CRNG for every seed, or not, depending on
+	 * when the guest was saved.  Reseed now, at one point of every
+	 * restore (RNDRESEEDCRNG, Linux 4.17 on; older kernels refuse it).
+	 */
+	if (fd >= 0 && ioctl(fd, RNDRESEEDCRNG) < 0 && errno != EINVAL && errno != ENOTTY)
+		runner_error("cannot reseed the CRNG: %s", strerror(errno));
 	free(rp);
 	if (fd >= 0)
 		close(fd);
