@@ -18,6 +18,9 @@
 #                                            10 experiments each, 20 A/A
 #   N=3 NAA=5 CAL=3 bench/ab-effect.sh       a shorter look
 #   WORKS="28" NAA=0 ...                     one effect, no A/A
+#   WORKS="variant:sched_feat=NO_X" ...      a scheduler variant as the effect:
+#                                            the test side boots with it
+#                                            (lab ab --test-variant)
 #   SEED=5001 ...                            experiments seeded apart from an
 #                                            earlier run's (default 1)
 #   START=cold ...                           seeded cold boots instead of warm
@@ -63,7 +66,11 @@ ab() {
 	local kind=$1 work=$2 rc=0 t0 t1 dir start=()
 	shift 2
 	local param=()
-	[ "$work" = 0 ] || param=(--test-param "$CASE:work=$work")
+	case $work in
+	0) ;;
+	variant:*) param=(--test-variant "${work#variant:}") ;;
+	*) param=(--test-param "$CASE:work=$work") ;;
+	esac
 	# another experiment, other seeds: lab ab seeds boot i with --seed
 	# N+i-1, cold boots and warm restores alike
 	start=("--$START" --seed "$seed")
@@ -111,7 +118,7 @@ for line in open(sys.argv[1]):
     kind, work, d, rc, wall, load = line.split()
     r = json.load(open(os.path.join(d, "decisions.json")))["rows"][0]
     ab = json.load(open(os.path.join(d, "ab.json")))
-    rows.append(dict(kind=kind, work=int(work), rc=int(rc), wall=float(wall), load=float(load), r=r,
+    rows.append(dict(kind=kind, work=work, rc=int(rc), wall=float(wall), load=float(load), r=r,
                      boots=len(ab["boots"])))
 
 cal = {x["work"]: x["r"] for x in rows if x["kind"] == "cal"}

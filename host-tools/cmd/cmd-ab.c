@@ -31,7 +31,7 @@
 
 static const char ab_usage[] =
 	"lab ab --topo SPEC --base KERNEL_A --test KERNEL_B --suite NAME [--arch A] [--rounds N] "
-	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm|--cold] [--trace] "
+	"[--variant smt=off|sched_feat=NO_X,Y|preempt=MODE|base_slice_ns=N|scx=NAME] [--test-variant KEY=VALUE] [--label-base X] [--label-test Y] [--results DIR] [--clock wall|virtual] [--warm|--cold] [--trace] "
 	"[--until-decided [--budget 30m] [--max-rounds N] [--effect 2%]] [--expect 'CASE:METRIC OP N%' ...] [--junit FILE]; "
 	"or lab ab --dir DIR [--junit FILE] (resumes a stopped ab)";
 
@@ -102,6 +102,8 @@ struct ab {
 	unsigned deadline_s;
 	struct strbuf dir;
 	struct lab_variant variant;	/* --variant: the third side, the base kernel booted so */
+	const char *test_variant_text;	/* --test-variant: the test side boots with it */
+	struct lab_variant test_variant;
 	int variant_checked;		/* against the base kernel, for sure (variant_check_kernel) */
 };
 
@@ -143,6 +145,21 @@ static void check_label(const char *opt, const char *s)
 			die(LAB_EXIT_USAGE, "--%s '%s' has a blank, a control character or a '+'", opt, s);
 }
 
+/* --test-variant against the topology, LAVA and the test kernel: 0, or
+ * -1 with the reason in err.  One the kernel's first boot must confirm
+ * (features without a cached list) is taken: its boot refuses it. */
+static int test_variant_check(struct ab *ab, const struct topo *t, const struct kernel_paths *kp,
+			      struct strbuf *err)
+{
+	int sure;
+
+	if (variant_parse(ab->test_variant_text, &ab->test_variant, err) < 0 ||
+	    variant_check_topo(&ab->test_variant, t, ab->topo, err) < 0 ||
+	    (ab->lava && variant_check_lava(&ab->test_variant, err) < 0))
+		return -1;
+	return variant_check_kernel(&ab->test_variant, kp, &sure, err);
+}
+
 /* Everything is checked before the first boot: bad input costs no guest. */
 static void ab_validate(struct ab *ab, const char *variant, const char *lbase, const char *ltest)
 {
@@ -166,6 +183,14 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		if (s == 0 && variant &&
 		    variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
+		if (s == 1 && ab->test_variant_text && test_variant_check(ab, &t, &kp, &err) < 0) {
+			/* the variant's words name the option it came with */
+			const char *at = strstr(err.buf, "--variant");
+
+			if (!at)
+				die(LAB_EXIT_USAGE, "--test-variant: %s", err.buf);
+			die(LAB_EXIT_USAGE, "%.*s--test-%s", (int)(at - err.buf), err.buf, at + 2);
+		}
 	}
 	if (ab->test_params.nr) {
 		struct strbuf plan = STRBUF_INIT;
@@ -185,8 +210,13 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 	if (ltest)
 		check_label("label-test", ltest);
 	/* the default label is the release; one release on both sides is an
-	 * A/A run, told apart as base and test */
-	if (!strcmp(ab->sides[0].release, ab->sides[1].release)) {
+	 * A/A run, told apart as base and test, unless the test side is the
+	 * kernel booted with a variant, labelled after it */
+	if (ab->test_variant_text) {
+		ab->sides[0].label = xstrdup(lbase ? lbase : ab->sides[0].release);
+		ab->sides[1].label = ltest ? xstrdup(ltest) :
+			variant_label(&ab->test_variant, ab->sides[1].release);
+	} else if (!strcmp(ab->sides[0].release, ab->sides[1].release)) {
 		ab->sides[0].label = xstrdup(lbase ? lbase : "base");
 		ab->sides[1].label = xstrdup(ltest ? ltest : "test");
 	} else {
@@ -278,6 +308,8 @@ static struct json_object *ab_json(const struct ab *ab)
 		}
 		if (s == 2)
 			variant_json(&ab->variant, x);
+		if (s == 1 && ab->test_variant_text)
+			variant_json(&ab->test_variant, x);
 		json_object_array_add(sides, x);
 	}
 	json_object_object_add(o, "sides", sides);
@@ -341,7 +373,8 @@ static void ab_boot_start(struct ab *ab, size_t i, struct progress *pr, const ch
 	b->j.label = side->label;
 	b->j.topo = ab->topo;
 	b->j.suite = ab->suite;
-	b->j.variant = b->side == 2 ? ab->variant.text : NULL;
+	b->j.variant = b->side == 2 ? ab->variant.text :
+		       b->side == 1 && ab->test_variant_text ? ab->test_variant.text : NULL;
 	b->j.backend = ab->backend;
 	b->j.uri = ab->uri;
 	b->j.warm = ab->warm;
@@ -602,6 +635,8 @@ static void ab_load(struct ab *ab, const char *dir, struct ab_resume *rs)
 
 		ab->sides[s].kernel = xstrdup(json_get_str(x, "kernel") ? json_get_str(x, "kernel") : "debian");
 		rs->labels[s] = json_get_str(x, "label");
+		if (s == 1 && json_get_str(x, "variant"))
+			ab->test_variant_text = json_get_str(x, "variant");
 		if (s == 1 && json_object_object_get_ex(x, "params", &pa) &&
 		    json_object_is_type(pa, json_type_array))
 			for (size_t i = 0; i < json_object_array_length(pa); i++)
@@ -702,6 +737,9 @@ static void ab_header(const struct ab *ab, const struct abd *a, const char *cloc
 			printf(" --param %s", ab->test_params.v[i]);
 		printf(" (--test-param)\n");
 	}
+	if (ab->test_variant_text)
+		printf("ab: %s boots %s with --variant %s (--test-variant)\n", ab->sides[1].label,
+		       ab->sides[1].release, ab->test_variant.text);
 	{
 		struct strbuf j = STRBUF_INIT;
 		int warn;
@@ -917,6 +955,9 @@ int cmd_ab(int argc, const char **argv)
 		OPT_UINT("seed", &seed, 1, 1000000000, "boots on the virtual clock: the first boot's "
 			 "lab run --seed, the next boot's one more (default 1): another seed, another "
 			 "sample of the kernel's randomness"),
+		OPT_STRING("test-variant", &ab.test_variant_text, "KEY=VALUE: the test side boots its kernel "
+			   "(without --test the base kernel) with this variant, as --variant would: a "
+			   "scheduler variant as the side --until-decided and --expect judge"),
 		OPT_STRVEC("test-param", &ab.test_params, "[SCENARIO:]KEY=VALUE: the test side's cases run "
 			   "with this workload parameter (lab run --param), such as decide-hackbench:work=2000: "
 			   "an effect of known size on one kernel; repeatable"),
@@ -939,7 +980,8 @@ int cmd_ab(int argc, const char **argv)
 		if (ab.topo || ab.suite || base || test || arch || variant || lbase || ltest || root || clock ||
 		    ab.warm || cold || ab.trace || ab.until || budget || max_rounds || effect || ab.rounds ||
 		    ab.expect_texts.nr || ab.backend || ab.uri || ab.lava || ab.lava_token_file || seed ||
-		    ab.test_params.nr || ab.lava_device_type || ab.lava_artifacts || ab.lava_publish)
+		    ab.test_params.nr || ab.lava_device_type || ab.lava_artifacts || ab.lava_publish ||
+		    ab.test_variant_text)
 			die(LAB_EXIT_USAGE, "lab ab --dir DIR resumes as the ab began: give --dir alone "
 			    "(and --junit, --jobs)");
 		ab_load(&ab, resume, &rs);
@@ -952,7 +994,8 @@ int cmd_ab(int argc, const char **argv)
 		clock_note = " (as the ab began)";
 	} else {
 		ab.sides[0].kernel = base ? xstrdup(base) : NULL;
-		ab.sides[1].kernel = test ? xstrdup(test) : NULL;
+		/* --test-variant alone: the base kernel against itself so booted */
+		ab.sides[1].kernel = test ? xstrdup(test) : ab.test_variant_text && base ? xstrdup(base) : NULL;
 		if (!ab.until && (budget || max_rounds || effect))
 			die(LAB_EXIT_USAGE, "--budget, --max-rounds and --effect go with --until-decided");
 		if (ab.warm && cold)
@@ -969,7 +1012,8 @@ int cmd_ab(int argc, const char **argv)
 				die(LAB_EXIT_USAGE, "--effect: %s", err.buf);
 		}
 		if ((ab.until || ab.expect_texts.nr) && variant)
-			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant");
+			die(LAB_EXIT_USAGE, "--until-decided and --expect judge two sides: not with --variant "
+			    "(--test-variant boots the test side with it)");
 		if (ab.lava && (ab.warm || ab.trace || ab.backend || ab.uri ||
 				(clock && lab_clock_parse(clock) > 0)))
 			die(LAB_EXIT_USAGE, "--lava boots every run as a LAVA job: "
@@ -1014,7 +1058,8 @@ int cmd_ab(int argc, const char **argv)
 	}
 	lab_clock_export(NULL);
 	if (!ab.topo || !ab.suite || !ab.sides[0].kernel || !ab.sides[1].kernel)
-		die(LAB_EXIT_USAGE, "--topo, --base, --test and --suite are required (see lab ab --help)");
+		die(LAB_EXIT_USAGE, "--topo, --base, --test (or --test-variant) and --suite are required "
+		    "(see lab ab --help)");
 	if (arch) {
 		/* every boot of the comparison gets it through the spec (arch=) */
 		topo_arch = xasprintf("%s,arch=%s", ab.topo, arch);
