@@ -88,6 +88,8 @@ static void print_json(const struct kernel_paths *kp)
 	json_object_object_add(o, "vmlinux", json_path_or_null(kp->vmlinux));
 	json_object_object_add(o, "config", json_path_or_null(kp->config));
 	json_object_object_add(o, "modules", json_path_or_null(kp->modules));
+	if (*kp->dtbs)
+		json_object_object_add(o, "dtbs", json_object_new_string(kp->dtbs));
 	json_object_object_add(o, "boot_image",
 			       json_object_new_string(kernel_paths_boot_image(kp)));
 	printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |

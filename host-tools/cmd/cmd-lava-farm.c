@@ -12,6 +12,7 @@
 #include "run/lavaexport.h"
 #include "run/lavaimport.h"
 #include "run/lavajob.h"
+#include "run/resume.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -63,8 +64,10 @@ static void server_or_die(struct lava_server *s, const char *url, const char *to
 }
 
 /* Submits the definition in path: the job's id, or exit 2 with LAVA's
- * words (removing `made` first: a directory of ours nothing is in yet). */
-static long submit_file(const struct lava_server *s, const char *path, const char *made)
+ * words (removing `made` first, a directory of ours nothing is in yet,
+ * and `published`, the copy a web server was to serve the job). */
+static long submit_file(const struct lava_server *s, const char *path, const char *made,
+			const char *published)
 {
 	struct strbuf err = STRBUF_INIT;
 	size_t len = 0;
@@ -80,6 +83,8 @@ static long submit_file(const struct lava_server *s, const char *path, const cha
 	if (lava_submit(s, def, &id, &err) < 0) {
 		if (made)
 			remove_tree(made);
+		if (published)
+			remove_tree(published);
 		die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
 	free(def);
@@ -104,7 +109,7 @@ int cmd_lava_submit(int argc, const char **argv)
 	if (nr_pos != 1)
 		die(LAB_EXIT_USAGE, "one job definition is needed (usage: %s)", submit_usage);
 	server_or_die(&s, url, token_file);
-	printf("%ld\n", submit_file(&s, pos[0], NULL));
+	printf("%ld\n", submit_file(&s, pos[0], NULL, NULL));
 	memset(&s, 0, sizeof(s));
 	return LAB_EXIT_PASS;
 }
@@ -185,12 +190,13 @@ static int queued(const struct lava_job *j)
  * DIR/lava-log.yaml.  A job no usable device can take is canceled after
  * FOLLOW_NO_DEVICE_GRACE_S and written as Canceled with error_type
  * Infrastructure and the devices in error_msg.  Returns the job's health:
- * 1 Complete, 0 otherwise; -1 with the reason in timed_out when it did
- * not finish in timeout_s (it is canceled then, and nothing is written);
- * exits 2 on a bad server, token or job.
+ * 1 Complete, 0 otherwise; -1 with the reason in why when it did not
+ * finish in timeout_s or *stop (a signal; may be NULL) was set first: it
+ * is canceled then, and nothing is written; exits 2 on a bad server,
+ * token or job.
  */
 static int follow(const struct lava_server *s, long id, unsigned timeout_s, const char *dir,
-		  struct lava_job *j, struct strbuf *timed_out)
+		  const volatile sig_atomic_t *stop, struct lava_job *j, struct strbuf *why)
 {
 	struct strbuf err = STRBUF_INIT, log = STRBUF_INIT, reason = STRBUF_INIT;
 	char last[200] = "", now_state[200], *path;
@@ -253,12 +259,16 @@ static int follow(const struct lava_server *s, long id, unsigned timeout_s, cons
 			if (gave_up)
 				break;
 		}
-		if (timeout_s && time(NULL) - t0 > (time_t)timeout_s) {
+		if ((timeout_s && time(NULL) - t0 > (time_t)timeout_s) || (stop && *stop)) {
 			strbuf_reset(&err);
 			if (lava_job_cancel(s, id, &err) < 0)
 				warning("%s", err.buf);
-			strbuf_addf(timed_out, "job %ld did not finish in %u s (state %s): canceled", id,
-				    timeout_s, j->state);
+			if (stop && *stop)
+				strbuf_addf(why, "stopped by %s: job %ld (state %s) canceled", strsignal(*stop),
+					    id, j->state);
+			else
+				strbuf_addf(why, "job %ld did not finish in %u s (state %s): canceled", id,
+					    timeout_s, j->state);
 			strbuf_release(&err);
 			strbuf_release(&reason);
 			return -1;
@@ -347,7 +357,7 @@ int cmd_lava_follow(int argc, const char **argv)
 	if (*end || id <= 0)
 		die(LAB_EXIT_USAGE, "'%s' is not a LAVA job id", pos[0]);
 	server_or_die(&s, url, token_file);
-	r = follow(&s, id, timeout_s, out, &j, &timed_out);
+	r = follow(&s, id, timeout_s, out, NULL, &j, &timed_out);
 	memset(&s, 0, sizeof(s));
 	if (r < 0)
 		die(LAB_EXIT_FAIL, "%s", timed_out.buf);
@@ -452,7 +462,7 @@ int cmd_lava_run(int argc, const char **argv)
 	struct lava_job j;
 	struct stat st;
 	const char *artifacts;
-	char *job_dir, *def, *log, *meta_file, *plan, *name = NULL, *job_url = NULL;
+	char *job_dir, *def, *log, *meta_file, *plan, *name = NULL, *job_url = NULL, *published;
 	long id;
 	int nr_pos, r, ok, http;
 
@@ -503,22 +513,23 @@ int cmd_lava_run(int argc, const char **argv)
 		remove_tree(dir);
 		die(r, "%s", err.buf);
 	}
+	/* from here a SIGINT or SIGTERM cancels the job: it is this run's */
+	run_stop_catch();
 	if (pub) {
 		publish(job_dir, pub, name, dir);
 		fprintf(stderr, "lava: the job's files are in %s/%s, served as %s\n", pub, name, job_url);
 	}
 	def = xasprintf("%s/job.json", job_dir);
-	id = submit_file(&s, def, dir);
+	published = pub ? xasprintf("%s/%s", pub, name) : NULL;
+	id = submit_file(&s, def, dir, published);
 	fprintf(stderr, "lava: job %ld submitted to %s\n", id, s.url);
 	strbuf_reset(&err);
-	ok = follow(&s, id, timeout_s, dir, &j, &err);
+	ok = follow(&s, id, timeout_s, dir, &run_stop_signal, &j, &err);
 	memset(&s, 0, sizeof(s));
-	if (pub) {
+	if (published) {
 		/* a finished or canceled job downloads nothing more (a
 		 * resubmission is a new job, with files of its own): the copy
 		 * goes; DIR/job keeps them */
-		char *published = xasprintf("%s/%s", pub, name);
-
 		if (remove_tree(published) < 0)
 			warning("cannot remove '%s': %s", published, strerror(errno));
 		free(published);

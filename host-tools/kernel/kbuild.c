@@ -1063,26 +1063,6 @@ out:
 	return ret;
 }
 
-/* 1 when prog is an executable in $PATH. */
-static int in_path(const char *prog)
-{
-	const char *path = getenv("PATH");
-	struct strbuf p = STRBUF_INIT;
-	int found = 0;
-
-	for (const char *d = path ? path : "/usr/bin:/bin"; d && !found; ) {
-		const char *colon = strchr(d, ':');
-		size_t n = colon ? (size_t)(colon - d) : strlen(d);
-
-		strbuf_reset(&p);
-		strbuf_addf(&p, "%.*s/%s", (int)n, n ? d : ".", prog);
-		found = access(p.buf, X_OK) == 0;
-		d = colon ? colon + 1 : NULL;
-	}
-	strbuf_release(&p);
-	return found;
-}
-
 /* What kbuild needs besides a compiler, checked before the first step so a
  * missing package is named rather than found in a failed make. */
 static int check_tools(const struct kbuild_arch *a, struct strbuf *err)

@@ -126,8 +126,14 @@ static int fill_foreign_dir(const char *dir, const char *pkg, struct kernel_path
 			is_file(config) ? config : NULL, release, "debian", err);
 	if (!ret && !kp->bzimage[0] && !kp->vmlinux[0])
 		ret = kernel_error(err, "'%s' holds no kernel image", dir);
-	if (!ret)
+	if (!ret) {
+		char *dtbs = xasprintf("%s/dtbs", dir);
+
 		set_modules(kp, dir);
+		if (is_dir(dtbs))
+			snprintf(kp->dtbs, sizeof(kp->dtbs), "%s", dtbs);
+		free(dtbs);
+	}
 	free(image);
 	free(vm);
 	free(config);
@@ -312,15 +318,40 @@ static int keep_modules(const char *x, const char *work, struct strbuf *err)
 	return ret;
 }
 
-/* Whether a finished entry is whole: its image, and its modules kept (an
- * entry from before the lab kept them is fetched again). */
-static int entry_complete(const char *final, const char *image)
+/*
+ * Keeps another arch's device trees (usr/lib/linux-image-<release>/, the
+ * vendor directories of .dtb files Debian's arm64 packages carry) as
+ * work/dtbs: what a board's bootloader loads beside the kernel (lab lava
+ * export for U-Boot boards).  A package without them gets a marker.
+ */
+static int keep_dtbs(const char *x, const char *release, const char *work, struct strbuf *err)
+{
+	char *src = xasprintf("%s/usr/lib/linux-image-%s", x, release);
+	char *dst = xasprintf("%s/dtbs", work), *none = xasprintf("%s/dtbs.none", work);
+	int ret = 0;
+
+	if (is_dir(src) ? rename(src, dst) < 0 : write_file_atomic(none, "", 0) < 0)
+		ret = kernel_error(err, "cannot keep the device trees of '%s': %s", src, strerror(errno));
+	free(src);
+	free(dst);
+	free(none);
+	return ret;
+}
+
+/* Whether a finished entry is whole: its image, its modules kept and,
+ * for another arch, its device trees (an entry from before the lab kept
+ * them is fetched again). */
+static int entry_complete(const char *final, const char *image, int foreign)
 {
 	char *m = xasprintf("%s/lib/modules", final), *none = xasprintf("%s/modules.none", final);
-	int ok = is_file(image) && (is_dir(m) || is_file(none));
+	char *d = xasprintf("%s/dtbs", final), *dnone = xasprintf("%s/dtbs.none", final);
+	int ok = is_file(image) && (is_dir(m) || is_file(none)) &&
+		 (!foreign || is_dir(d) || is_file(dnone));
 
 	free(m);
 	free(none);
+	free(d);
+	free(dnone);
 	return ok;
 }
 
@@ -463,7 +494,8 @@ static int debian_unpack(const char *pkg, enum topo_arch arch, const char *work,
 	if (move_one(boot.buf, "System.map-", work, "System.map", err) < 0)
 		goto out;
 	if (arch != TOPO_ARCH_X86_64) {
-		if (foreign_unpack(boot.buf, work, err) < 0 || remove_tree(dl.buf) < 0)
+		if (foreign_unpack(boot.buf, work, err) < 0 || keep_dtbs(x.buf, release, work, err) < 0 ||
+		    remove_tree(dl.buf) < 0)
 			goto out;
 		ret = 0;
 		goto out;
@@ -635,7 +667,7 @@ static int fetch_pkg(const char *pkg, enum topo_arch arch, int archive, struct k
 	strbuf_addf(&cache, "%s/kernels/debian", lab_cache_dir());
 	strbuf_addf(&final, "%s/%.*s", cache.buf, (int)strcspn(pkg, ":"), pkg);
 	strbuf_addf(&vmlinuz, "%s/%s", final.buf, arch == TOPO_ARCH_PPC64LE ? "vmlinux" : "vmlinuz");
-	if (!entry_complete(final.buf, vmlinuz.buf)) {
+	if (!entry_complete(final.buf, vmlinuz.buf, arch != TOPO_ARCH_X86_64)) {
 		if (mkdir_p(cache.buf, 0755) < 0) {
 			kernel_error(err, "cannot create directory '%s': %s", cache.buf,
 				    strerror(errno));

@@ -31,6 +31,9 @@ struct kernel_paths {
 	 * tree): the package's, kept beside the vmlinuz, or the build's
 	 * modules_install; "" when the kernel has none the lab knows of */
 	char modules[PATH_MAX];
+	/* another arch's device trees (<vendor>/<board>.dtb under it):
+	 * Debian's package's, kept beside the image; "" when none */
+	char dtbs[PATH_MAX];
 };
 
 /* What to pass to QEMU's -kernel: the vmlinux when there is one (it boots

@@ -614,3 +614,23 @@ void sweep_dead_owner_dirs(const char *dir, const char *prefix, void (*rm)(const
 	if (d)
 		closedir(d);
 }
+
+/* 1 when prog is an executable in $PATH. */
+int in_path(const char *prog)
+{
+	const char *path = getenv("PATH");
+	struct strbuf p = STRBUF_INIT;
+	int found = 0;
+
+	for (const char *d = path ? path : "/usr/bin:/bin"; d && !found; ) {
+		const char *colon = strchr(d, ':');
+		size_t n = colon ? (size_t)(colon - d) : strlen(d);
+
+		strbuf_reset(&p);
+		strbuf_addf(&p, "%.*s/%s", (int)n, n ? d : ".", prog);
+		found = access(p.buf, X_OK) == 0;
+		d = colon ? colon + 1 : NULL;
+	}
+	strbuf_release(&p);
+	return found;
+}

@@ -112,6 +112,8 @@ int parse_uint(const char *s, unsigned min, unsigned max, unsigned *out);
 /* 1 when path (symlinks followed) is a directory / a regular file, else 0. */
 int is_dir(const char *path);
 int is_file(const char *path);
+/* 1 when prog is an executable in $PATH. */
+int in_path(const char *prog);
 /* Removes path and everything below it without following symlinks or
  * crossing mount points; 0 also when path does not exist, -1 with errno. */
 int remove_tree(const char *path);

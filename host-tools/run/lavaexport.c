@@ -7,6 +7,7 @@
 #include "common/plan.h"
 #include "kernel/initrd.h"
 #include "kernel/kernel.h"
+#include "lib/child.h"
 #include "run/labrun.h"
 #include "run/lavajob.h"
 #include "scenario/scenario.h"
@@ -42,6 +43,37 @@ static int copy_in(const char *from, const char *dir, const char *name, struct s
 	r = write_file_in(dir, name, data, len, err);
 	free(data);
 	return r;
+}
+
+/* A U-Boot board's files beyond the kernel's: its device tree, from the
+ * kernel's package, and mkimage for the initrd's header. */
+static int check_board(const struct lava_device_type *dt, const char *kernel, const struct kernel_paths *kp,
+		       struct strbuf *err)
+{
+	char *dtb;
+	int ok;
+
+	if (!dt->dtb)
+		return 0;
+	if (!*kp->dtbs) {
+		strbuf_addf(err, "device type %s boots with the board's device tree, and kernel '%s' has none "
+			    "the lab knows of (Debian's arm64 packages carry them)", dt->name, kernel);
+		return -1;
+	}
+	dtb = xasprintf("%s/%s", kp->dtbs, dt->dtb);
+	ok = is_file(dtb);
+	free(dtb);
+	if (!ok) {
+		strbuf_addf(err, "kernel %s has no device tree %s for device type %s", kp->release, dt->dtb,
+			    dt->name);
+		return -1;
+	}
+	if (!in_path("mkimage")) {
+		strbuf_addf(err, "device type %s needs mkimage for the initrd's U-Boot header (Debian "
+			    "package u-boot-tools)", dt->name);
+		return -1;
+	}
+	return 0;
 }
 
 /* Everything a bad request can get wrong, before anything is written:
@@ -100,7 +132,8 @@ static int check(const struct lava_export_req *q, const struct lava_device_type 
 	}
 	if ((q->suite ? plan_compile_suite(q->suite, plan, err) : plan_compile_file(q->scenario, plan, err)) < 0)
 		return -1;
-	if (kernel_resolve_arch(q->kernel ? q->kernel : "debian", (*dt)->arch, &r->kp, err) < 0)
+	if (kernel_resolve_arch(q->kernel ? q->kernel : "debian", (*dt)->arch, &r->kp, err) < 0 ||
+	    check_board(*dt, q->kernel ? q->kernel : "debian", &r->kp, err) < 0)
 		return -1;
 	/* the same checks as lab run's for this kernel: options it would
 	 * ignore, scheduler settings it lacks (as far as the host can tell) */
@@ -112,6 +145,53 @@ static int check(const struct lava_export_req *q, const struct lava_device_type 
 		return -1;
 	}
 	return 0;
+}
+
+static int unlink_in(const char *dir, const char *name)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int r = unlink(path);
+
+	free(path);
+	return r;
+}
+
+/*
+ * A U-Boot board's files: the tree beside the kernel, and the initrd
+ * wrapped in the legacy image header booti reads its size from (mkimage
+ * -T ramdisk, uncompressed: the cpio is handed to the kernel as it is).
+ * *dtb and *initrd name them in dir.
+ */
+static int write_board_files(const struct lava_device_type *dt, const struct kernel_paths *kp,
+			     const char *dir, const char **dtb, const char **initrd, struct strbuf *err)
+{
+	struct child_process cp = CHILD_PROCESS_INIT;
+	struct strbuf out = STRBUF_INIT, errout = STRBUF_INIT;
+	char *src = xasprintf("%s/%s", kp->dtbs, dt->dtb);
+	int code;
+
+	*dtb = strrchr(dt->dtb, '/') ? strrchr(dt->dtb, '/') + 1 : dt->dtb;
+	*initrd = "initrd.uimg";
+	if (copy_in(src, dir, *dtb, err) < 0) {
+		free(src);
+		return -1;
+	}
+	free(src);
+	strvec_pushl(&cp.args, "mkimage", "-A", "arm64", "-O", "linux", "-T", "ramdisk", "-C", "none",
+		     "-n", "schedlab initrd", "-d", "initrd.cpio", *initrd, NULL);
+	cp.dir = dir;
+	cp.in = CHILD_DEVNULL;
+	code = child_capture(&cp, 60000, &out, &errout);
+	/* the job downloads the wrapped one only */
+	if (!code && unlink_in(dir, "initrd.cpio") < 0)
+		code = -1;
+	if (code)
+		strbuf_addf(err, "mkimage could not wrap the initrd (exit %d): %.200s", code,
+			    errout.len ? errout.buf : out.buf);
+	child_process_clear(&cp);
+	strbuf_release(&out);
+	strbuf_release(&errout);
+	return code ? -1 : 0;
 }
 
 /* The lab's initrd with the plan appended, as lab run packs it. */
@@ -169,8 +249,10 @@ int lava_export_job(const struct lava_export_req *q, struct strbuf *err)
 		tmp = NULL;
 		goto out;
 	}
+	in.initrd = "initrd.cpio";
 	if (copy_in(kimage, tmp, kname, err) < 0 || write_initrd(base, &plan, tmp, err) < 0 ||
-	    write_file_in(tmp, "plan.txt", plan.buf, plan.len, err) < 0)
+	    write_file_in(tmp, "plan.txt", plan.buf, plan.len, err) < 0 ||
+	    (dt->dtb && write_board_files(dt, &r.kp, tmp, &in.dtb, &in.initrd, err) < 0))
 		goto out;
 
 	name = xasprintf("schedlab %s %s %s", q->spec ? t.spec : dt->name, q->suite ? q->suite : q->scenario,
@@ -185,7 +267,6 @@ int lava_export_job(const struct lava_export_req *q, struct strbuf *err)
 	in.name = name;
 	in.artifacts = q->artifacts;
 	in.kernel = kname;
-	in.initrd = "initrd.cpio";
 	in.cmdline = cmdline.buf;
 	in.boot_s = q->spec ? 60 + topo_nr_cpus(&t) / 2 : BARE_BOOT_S;
 	in.run_s = plan_deadline_s(&parsed);

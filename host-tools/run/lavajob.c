@@ -10,12 +10,17 @@
 #include <string.h>
 
 static const struct lava_device_type device_types[] = {
-	{ "qemu", LAVA_BOOT_QEMU, TOPO_ARCH_X86_64, NULL },
+	{ "qemu", LAVA_BOOT_QEMU, TOPO_ARCH_X86_64, NULL, NULL },
 	/* x86.jinja2: iPXE, kernel and initrd over TFTP, console ttyS0 */
-	{ "x86", LAVA_BOOT_IPXE, TOPO_ARCH_X86_64, NULL },
+	{ "x86", LAVA_BOOT_IPXE, TOPO_ARCH_X86_64, NULL, NULL },
 	/* arm64 UEFI servers, base-grub.jinja2 without a device tree */
-	{ "lenovo-hr330a-7x33cto1ww-emag", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image" },
-	{ "qcom-qdf2400", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image" },
+	{ "lenovo-hr330a-7x33cto1ww-emag", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image", NULL },
+	{ "qcom-qdf2400", LAVA_BOOT_GRUB, TOPO_ARCH_ARM64, "image", NULL },
+	/* arm64 boards, base-uboot.jinja2: booti with the board's tree */
+	{ "bcm2711-rpi-4-b", LAVA_BOOT_UBOOT, TOPO_ARCH_ARM64, "image", "broadcom/bcm2711-rpi-4-b.dtb" },
+	{ "rk3399-rock-pi-4b", LAVA_BOOT_UBOOT, TOPO_ARCH_ARM64, "image", "rockchip/rk3399-rock-pi-4b.dtb" },
+	{ "meson-g12b-a311d-khadas-vim3", LAVA_BOOT_UBOOT, TOPO_ARCH_ARM64, "image",
+	  "amlogic/meson-g12b-a311d-khadas-vim3.dtb" },
 };
 
 const struct lava_device_type *lava_device_type_lookup(const char *name)
@@ -163,7 +168,10 @@ static struct json_object *deploy_tmpfs(const struct lava_job_in *in)
 }
 
 /* The device's TFTP server gets the files; the initrd as it is: no LAVA
- * overlay (nothing in the guest runs LAVA's test shell), no modules. */
+ * overlay (nothing in the guest runs LAVA's test shell), no modules.
+ * Without those LAVA leaves a ramdisk alone, so base-uboot's add_header
+ * (the header booti reads the initrd's size from) is never applied: a
+ * U-Boot board's initrd comes with its header, and says so. */
 static struct json_object *deploy_tftp(const struct lava_job_in *in, const struct lava_device_type *dt)
 {
 	struct json_object *d = json_object_new_object(), *k = image(in->artifacts, in->kernel, NULL);
@@ -173,10 +181,14 @@ static struct json_object *deploy_tftp(const struct lava_job_in *in, const struc
 		json_object_object_add(k, "type", str(dt->kernel_type));
 	json_object_object_add(r, "install_modules", json_object_new_boolean(0));
 	json_object_object_add(r, "install_overlay", json_object_new_boolean(0));
+	if (dt->boot == LAVA_BOOT_UBOOT)
+		json_object_object_add(r, "header", str("u-boot"));
 	json_object_object_add(d, "to", str("tftp"));
 	json_object_object_add(d, "timeout", minutes(300));
 	json_object_object_add(d, "kernel", k);
 	json_object_object_add(d, "ramdisk", r);
+	if (in->dtb)
+		json_object_object_add(d, "dtb", image(in->artifacts, in->dtb, NULL));
 	return d;
 }
 
@@ -195,9 +207,12 @@ static struct json_object *boot(const struct lava_job_in *in, const struct lava_
 		break;
 	case LAVA_BOOT_IPXE:
 	case LAVA_BOOT_GRUB:
+	case LAVA_BOOT_UBOOT:
 		/* the template's "ramdisk" command list: kernel and initrd
-		 * over TFTP, extra_kernel_args on the kernel's line */
-		json_object_object_add(d, "method", str(dt->boot == LAVA_BOOT_IPXE ? "ipxe" : "grub"));
+		 * (and the tree) over TFTP, extra_kernel_args on the kernel's
+		 * line */
+		json_object_object_add(d, "method", str(dt->boot == LAVA_BOOT_IPXE ? "ipxe" :
+							dt->boot == LAVA_BOOT_GRUB ? "grub" : "u-boot"));
 		json_object_object_add(d, "commands", str("ramdisk"));
 		break;
 	}

@@ -12,6 +12,8 @@ enum lava_boot {
 	LAVA_BOOT_QEMU,		/* deploy to tmpfs, boot method qemu */
 	LAVA_BOOT_IPXE,		/* bare metal: deploy to tftp, boot method ipxe */
 	LAVA_BOOT_GRUB,		/* bare metal: deploy to tftp, boot method grub */
+	LAVA_BOOT_UBOOT,	/* a board: kernel, initrd and device tree over
+				 * tftp, boot method u-boot */
 };
 
 /* A device type the lab writes jobs for (docs/lava.md lists them). */
@@ -20,6 +22,8 @@ struct lava_device_type {
 	enum lava_boot boot;
 	enum topo_arch arch;	/* the kernel and initrd it boots */
 	const char *kernel_type;	/* tftp deploy's kernel type, or NULL */
+	const char *dtb;	/* U-Boot: the board's device tree, <vendor>/<board>.dtb
+				 * in the kernel package's (kernel_paths.dtbs) */
 };
 
 /* A machine of its own: the job sets no topology and no QEMU. */
@@ -55,7 +59,8 @@ struct lava_job_in {
 	const char *name;         /* job_name */
 	const char *artifacts;    /* URL root: <artifacts>/<kernel>, <artifacts>/<initrd> */
 	const char *kernel;       /* file names under it */
-	const char *initrd;
+	const char *initrd;       /* U-Boot: with mkimage's ramdisk header */
+	const char *dtb;          /* U-Boot: the board's device tree; else NULL */
 	const char *cmdline;      /* the kernel command line (lab.records=console in it);
 				   * bare metal: without console=, the device's */
 	unsigned boot_s, run_s;   /* deadlines: until /init, and the plan's */
@@ -66,10 +71,11 @@ struct lava_job_in {
  * 1.2, which LAVA's loader reads.  The topology's QEMU arguments (those of
  * lab topo --qemu, but -m and the binary) go into the qemu device type's
  * context: arch, memory, no_kvm, extra_options.  A bare-metal type gets
- * the kernel and initrd over TFTP, its bootloader's "ramdisk" commands
- * from the device type's template, and the command line in the context's
- * extra_kernel_args (x86.jinja2, base-grub.jinja2 read it), after the
- * console the device dictionary sets.
+ * the kernel and initrd (and a U-Boot board its device tree) over TFTP,
+ * its bootloader's "ramdisk" commands from the device type's template,
+ * and the command line in the context's extra_kernel_args (x86.jinja2,
+ * base-grub.jinja2, base-uboot.jinja2 read it), after the console the
+ * device dictionary sets.
  */
 struct json_object *lava_job_definition(const struct lava_job_in *in);
 

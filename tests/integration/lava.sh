@@ -91,7 +91,8 @@ grep -q "rejected the job definition: Devices unavailable: Device type 'nosuchty
 	fail "the error does not carry LAVA's words"
 
 echo "bare-metal definitions: LAVA's own validation (jobs/validate/ needs no device of the type)"
-for dt in x86 lenovo-hr330a-7x33cto1ww-emag qcom-qdf2400; do
+for dt in x86 lenovo-hr330a-7x33cto1ww-emag qcom-qdf2400 bcm2711-rpi-4-b rk3399-rock-pi-4b \
+	meson-g12b-a311d-khadas-vim3; do
 	"$LAB" lava export --device-type $dt --suite smoke --artifacts "http://files.example/$dt" \
 		--out "$TMP/bare-$dt" >/dev/null || fail "lab lava export --device-type $dt"
 	python3 - "$TMP/bare-$dt/job.json" >"$TMP/validate.json" <<'PY'
@@ -183,6 +184,31 @@ tjob=$(sed -n 's/^lava: job \([0-9]*\) submitted.*/\1/p' "$TMP/err")
 [ "$(api "jobs/$tjob/" 'd["state"] + " " + d["health"]')" = "Finished Canceled" ] ||
 	fail "job $tjob is not canceled on the server after --timeout"
 echo "--timeout: job $tjob canceled, its published copy removed"
+# a SIGINT while the job waits: this run's job is canceled and its copy
+# removed the same way, and the run says which signal stopped it
+mkdir "$TMP/www-sigint"
+"$LAB" lava run --server $SERVER --token-file "$tokfile" --artifacts http://127.0.0.1:8766/ \
+	--publish "$TMP/www-sigint" --dir "$TMP/lava-sigint" --topo 1s2c --suite ab-tiny \
+	--results "$TMP/results-sigint" >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 60); do
+	grep -q '^lava: job [0-9]* submitted' "$TMP/err" && break
+	sleep 0.5
+done
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+[ "$rc" = 1 ] || { cat "$TMP/out" "$TMP/err"; fail "lab lava run stopped by SIGINT exited $rc, not 1"; }
+grep -q "stopped by Interrupt: job [0-9]* (state .*) canceled" "$TMP/err" || { cat "$TMP/err"; fail "no line for the signal"; }
+[ -z "$(ls -A "$TMP/www-sigint")" ] || { ls -a "$TMP/www-sigint"; fail "the stopped job's published copy is left"; }
+sjob=$(sed -n 's/^lava: job \([0-9]*\) submitted.*/\1/p' "$TMP/err")
+for _ in $(seq 15); do
+	[ "$(api "jobs/$sjob/" 'd["state"]')" = Finished ] && break
+	sleep 1
+done
+[ "$(api "jobs/$sjob/" 'd["state"] + " " + d["health"]')" = "Finished Canceled" ] ||
+	fail "job $sjob is not canceled on the server after SIGINT"
+echo "SIGINT: job $sjob canceled, its published copy removed"
 hc_restore
 for _ in $(seq 30); do
 	[ "$(api devices/qemu-01/ 'd["health"]' || true)" = Good ] && break

@@ -136,13 +136,17 @@ static void test_device_types(void **state)
 }
 
 /* Bare metal: kernel and initrd over TFTP, the template's ramdisk
- * commands, the command line in extra_kernel_args, no QEMU context. */
+ * commands, the command line in extra_kernel_args, no QEMU context; a
+ * U-Boot board its device tree too, and an initrd with U-Boot's header. */
 static void test_bare(void **state)
 {
-	static const struct { const char *type, *method, *kernel_type; } types[] = {
-		{ "x86", "ipxe", NULL },
-		{ "lenovo-hr330a-7x33cto1ww-emag", "grub", "image" },
-		{ "qcom-qdf2400", "grub", "image" },
+	static const struct { const char *type, *method, *kernel_type, *dtb; } types[] = {
+		{ "x86", "ipxe", NULL, NULL },
+		{ "lenovo-hr330a-7x33cto1ww-emag", "grub", "image", NULL },
+		{ "qcom-qdf2400", "grub", "image", NULL },
+		{ "bcm2711-rpi-4-b", "u-boot", "image", "broadcom/bcm2711-rpi-4-b.dtb" },
+		{ "rk3399-rock-pi-4b", "u-boot", "image", "rockchip/rk3399-rock-pi-4b.dtb" },
+		{ "meson-g12b-a311d-khadas-vim3", "u-boot", "image", "amlogic/meson-g12b-a311d-khadas-vim3.dtb" },
 	};
 	struct strbuf err = STRBUF_INIT;
 
@@ -150,12 +154,18 @@ static void test_bare(void **state)
 		const struct lava_device_type *dt = lava_device_type_lookup(types[i].type);
 		struct lava_job_in in = {
 			.dt = dt, .name = "n", .artifacts = "http://srv/art/", .kernel = "Image",
-			.initrd = "initrd.cpio", .cmdline = "loglevel=5 lab.mode=run lab.records=console",
-			.boot_s = 300, .run_s = 600,
+			.initrd = types[i].dtb ? "initrd.uimg" : "initrd.cpio",
+			.dtb = types[i].dtb ? strrchr(types[i].dtb, '/') + 1 : NULL,
+			.cmdline = "loglevel=5 lab.mode=run lab.records=console", .boot_s = 300, .run_s = 600,
 		};
-		struct json_object *job, *k;
+		struct json_object *job, *k, *r;
+		char *url;
 
 		assert_non_null(dt);
+		if (types[i].dtb)
+			assert_string_equal(dt->dtb, types[i].dtb);
+		else
+			assert_null(dt->dtb);
 		assert_true(lava_device_type_bare(dt));
 		assert_int_equal(lava_device_type_check_topo(dt, NULL, &err), 0);
 		assert_int_equal(lava_device_type_check_topo(dt, "1s2c", &err), -1);
@@ -176,7 +186,20 @@ static void test_bare(void **state)
 		else
 			assert_null(json_object_object_get(k, "type"));
 		assert_null(json_object_object_get(k, "image_arg"));
-		assert_string_equal(gets(job, "actions.0.deploy.ramdisk.url"), "http://srv/art/initrd.cpio");
+		url = xasprintf("http://srv/art/%s", in.initrd);
+		assert_string_equal(gets(job, "actions.0.deploy.ramdisk.url"), url);
+		free(url);
+		r = get(job, "actions.0.deploy.ramdisk");
+		if (types[i].dtb) {
+			/* booti reads the size from the header LAVA does not add */
+			assert_string_equal(gets(job, "actions.0.deploy.ramdisk.header"), "u-boot");
+			url = xasprintf("http://srv/art/%s", in.dtb);
+			assert_string_equal(gets(job, "actions.0.deploy.dtb.url"), url);
+			free(url);
+		} else {
+			assert_null(json_object_object_get(r, "header"));
+			assert_null(json_object_object_get(get(job, "actions.0.deploy"), "dtb"));
+		}
 		assert_false(json_object_get_boolean(get(job, "actions.0.deploy.ramdisk.install_overlay")));
 		assert_false(json_object_get_boolean(get(job, "actions.0.deploy.ramdisk.install_modules")));
 		assert_string_equal(gets(job, "actions.1.boot.method"), types[i].method);
