@@ -427,7 +427,8 @@ static void ab_boot_finish(struct ab *ab, size_t i, int status, struct progress 
 		b->state = AB_DONE;
 	}
 	progress_item_done(pr, b->seconds);
-	if (strcmp(b->verdict, "PASS")) {
+	/* a refused input is the ab's one error line (ab_refused) */
+	if (strcmp(b->verdict, "PASS") && b->status != LAB_EXIT_USAGE) {
 		progress_break(pr);
 		warning("boot %zu (%s) ended %s (exit %d); its log: %s", i + 1, side_name(ab, b->side),
 			b->verdict, b->status, b->log);
