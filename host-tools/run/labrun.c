@@ -362,21 +362,33 @@ static int plan_has_host_faults(const struct plan *p)
 	return 0;
 }
 
+/* $name, a count of host ms in lo..hi (note: what the range's words
+ * add), into *ms; def when unset.  -1 with one line in err. */
+static int env_host_ms(const char *name, long def, long lo, long hi, const char *note, long *ms,
+		       struct strbuf *err)
+{
+	const char *env = getenv(name);
+	char *end;
+
+	*ms = env && *env ? strtol(env, &end, 10) : def;
+	if (env && *env && (*end || *ms < lo || *ms > hi)) {
+		strbuf_addf(err, "%s must be %ld-%ld (host ms%s), not '%s'", name, lo, hi, note, env);
+		return -1;
+	}
+	return 0;
+}
+
 /*
  * The kicks an SMP guest needs under icount (labrun.h): how often, in
  * host ms, and until when; $LAB_ICOUNT_KICK=never sends none.
  */
 static int kick_resolve(struct lab_run *r, struct strbuf *err)
 {
-	const char *env = getenv("LAB_ICOUNT_KICK_MS");
 	const char *when = getenv("LAB_ICOUNT_KICK");
-	char *end;
-	long ms = env && *env ? strtol(env, &end, 10) : LAB_ICOUNT_KICK_MS;
+	long ms;
 
-	if (env && *env && (*end || ms < 1 || ms > 1000)) {
-		strbuf_addf(err, "LAB_ICOUNT_KICK_MS must be 1-1000 (host ms), not '%s'", env);
+	if (env_host_ms("LAB_ICOUNT_KICK_MS", LAB_ICOUNT_KICK_MS, 1, 1000, "", &ms, err) < 0)
 		return -1;
-	}
 	if (!when || !*when) {
 		char *ver = qemu_version_string(r->topo.arch);
 
@@ -810,15 +822,10 @@ int lab_run_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	}
 	if (r->warm) {
-		const char *env = getenv("LAB_PLAN_NUDGE_MS");
-		char *end;
-		long ms = env && *env ? strtol(env, &end, 10) : LAB_PLAN_NUDGE_MS;
+		long ms;
 
-		if (env && *env && (*end || ms < 0 || ms > 600000)) {
-			strbuf_addf(err, "LAB_PLAN_NUDGE_MS must be 0-600000 (host ms, 0: never), not '%s'",
-				    env);
+		if (env_host_ms("LAB_PLAN_NUDGE_MS", LAB_PLAN_NUDGE_MS, 0, 600000, ", 0: never", &ms, err) < 0)
 			return -1;
-		}
 		r->mode = "warm";
 		r->plan_nudge_ms = (int)ms;
 	}

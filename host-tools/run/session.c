@@ -199,6 +199,14 @@ static void kick_vcpus(struct session *s, struct backend *b)
 	strbuf_release(&err);
 }
 
+/* The WIRE_PLAN frame on the record port; a failed send is the run's
+ * FAIL, through the END record that never comes. */
+static void send_plan(const struct session_warm *w, struct backend *b)
+{
+	if (send_in_full(b->record_fd, w->plan_frame, w->plan_frame_len) < 0)
+		error("cannot send the plan to the guest: %s", strerror(errno));
+}
+
 /* The runner parked: save the booted guest (not a restored one), then
  * hand it the plan.  A failed send is the run's FAIL, through the END
  * record that never comes. */
@@ -218,8 +226,7 @@ static void unpark(struct session *s, struct backend *b)
 		return;
 	}
 	progress(s, "plan sent to the parked runner", NULL);
-	if (send_in_full(b->record_fd, w->plan_frame, w->plan_frame_len) < 0)
-		error("cannot send the plan to the guest: %s", strerror(errno));
+	send_plan(w, b);
 }
 
 /*
@@ -248,8 +255,7 @@ static uint64_t nudge_plan(struct session *s, struct backend *b, uint64_t now)
 	s->t_nudge_ns = now;
 	warning("the restored guest said nothing for %.1f s after its plan went into fw_cfg: "
 		"sending it on the record port too", (double)(now - s->t_plan_ns) / 1e9);
-	if (send_in_full(b->record_fd, w->plan_frame, w->plan_frame_len) < 0)
-		error("cannot send the plan to the guest: %s", strerror(errno));
+	send_plan(w, b);
 	return 0;
 }
 
