@@ -489,9 +489,42 @@ static void apt_unlock(void)
 	apt_lock_fd = -1;
 }
 
-/* Runs an apt tool on the lab's configuration; stdout into out. */
-static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct strbuf *err,
-		   const char *tool, const struct strvec *more)
+int debarchive_partial_update(const char *e, struct strbuf *failed)
+{
+	int partial = 0, other = 0;
+
+	for (const char *l = e; l && *l; ) {
+		const char *nl = strchr(l, '\n');
+		size_t len = nl ? (size_t)(nl - l) : strlen(l);
+
+		if (len > 3 && !strncmp(l, "E: ", 3)) {
+			if (!strncmp(l, "E: Failed to fetch ", 19)) {
+				const char *url = l + 19;
+				size_t ul = strcspn(url, " \n");
+				const char *why = url + ul;
+
+				while (*why == ' ')
+					why++;
+				strbuf_addf(failed, "%s%.*s (%.*s)", failed->len ? "; " : "", (int)ul, url,
+					    (int)(l + len - why), why);
+			} else if (!strncmp(l, "E: Some index files failed to download", 38)) {
+				partial = 1;
+			} else {
+				other = 1;
+			}
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return partial && !other && failed->len;
+}
+
+/*
+ * Runs an apt tool on the lab's configuration; stdout into out.  With
+ * failed, a partial update (debarchive_partial_update()) is success, the indexes it
+ * lacks in failed.
+ */
+static int run_apt_partial(const char *dir, int timeout_ms, struct strbuf *out, struct strbuf *err,
+			   const char *tool, const struct strvec *more, struct strbuf *failed)
 {
 	struct child_process cp = CHILD_PROCESS_INIT;
 	struct strbuf o = STRBUF_INIT, e = STRBUF_INIT;
@@ -510,6 +543,8 @@ static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct s
 	apt_unlock();
 	if (code == CHILD_TIMED_OUT) {
 		kernel_error(err, "'%s %s' did not finish in %d s", tool, more->v[0], timeout_ms / 1000);
+	} else if (code > 0 && failed && debarchive_partial_update(e.buf, failed)) {
+		code = 0;
 	} else if (code > 0) {
 		/* apt's last E: line says why; W: lines about the sandbox are noise */
 		const char *why = NULL;
@@ -532,6 +567,13 @@ static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct s
 	return code ? -1 : 0;
 }
 
+/* Runs an apt tool on the lab's configuration; stdout into out. */
+static int run_apt(const char *dir, int timeout_ms, struct strbuf *out, struct strbuf *err,
+		   const char *tool, const struct strvec *more)
+{
+	return run_apt_partial(dir, timeout_ms, out, err, tool, more, NULL);
+}
+
 static int lists_fresh(void)
 {
 	char *p = xasprintf("%s/lists/stamp", debarchive_dir());
@@ -544,6 +586,7 @@ static int lists_fresh(void)
 
 int debarchive_update(int force, struct strbuf *err)
 {
+	struct strbuf failed = STRBUF_INIT;
 	struct strvec a = STRVEC_INIT;
 	char *stamp;
 	int ret;
@@ -561,13 +604,23 @@ int debarchive_update(int force, struct strbuf *err)
 	if (isatty(STDERR_FILENO))
 		info("refreshing the lab's Debian package lists (%s)", debarchive_dir());
 	strvec_pushl(&a, "update", "-q", (const char *)NULL);
-	ret = run_apt(NULL, APT_UPDATE_TIMEOUT_MS, NULL, err, "apt-get", &a);
+	ret = run_apt_partial(NULL, APT_UPDATE_TIMEOUT_MS, NULL, err, "apt-get", &a, &failed);
 	strvec_clear(&a);
 	if (ret == 0) {
 		stamp = xasprintf("%s/lists/stamp", debarchive_dir());
 		ret = write_file_atomic_err(stamp, "", 0, err);
+		/* lists with holes are fresh for an hour, not a day */
+		if (!ret && failed.len) {
+			struct timespec t[2] = { { .tv_sec = time(NULL) - LISTS_MAX_AGE_S + 3600 } };
+
+			t[1] = t[0];
+			utimensat(AT_FDCWD, stamp, t, 0);
+			warning("the lab's apt lists lack what the mirror could not serve: %s; "
+				"going on with the other indexes (retried in an hour)", failed.buf);
+		}
 		free(stamp);
 	}
+	strbuf_release(&failed);
 	apt_unlock();
 	return ret;
 }

@@ -74,13 +74,23 @@ const struct deb_kernel *debarchive_pick(const struct deb_kernel *list, size_t n
  */
 int debarchive_split_parts(const char *depends, const char *release, struct strvec *parts);
 
+/*
+ * Reads apt-get update's stderr e: 1 when its only errors are indexes that
+ * failed to download (a mirror serves one inconsistently while it syncs:
+ * "File has unexpected size ... Mirror sync in progress?"; apt keeps the
+ * others), with each "Failed to fetch URL  REASON" appended to failed as
+ * "URL (REASON)", separated by "; ".  0 when anything else went wrong.
+ */
+int debarchive_partial_update(const char *e, struct strbuf *failed);
+
 /* The lab's apt directory: <cache>/apt. */
 const char *debarchive_dir(void);
 
 /*
  * Writes the lab's apt configuration and refreshes its package lists when
  * they are missing, older than a day, or force is set.  0, or -1 with one
- * line in err.
+ * line in err.  Indexes the mirror could not serve (while it syncs) are a
+ * warning naming them; such lists are fresh for an hour.
  */
 int debarchive_update(int force, struct strbuf *err);
 

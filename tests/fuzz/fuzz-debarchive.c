@@ -1,6 +1,6 @@
 /* fuzz-debarchive.c - libFuzzer target for what apt and the user hand the
- * archive code: kernel specs, package names, madison output and Depends
- * fields.  Nothing may crash, every field stays terminated, an error is
+ * archive code: kernel specs, package names, madison output, Depends
+ * fields and apt-get update's errors.  Nothing may crash, every field stays terminated, an error is
  * one line, and what a spec parses to is a series the picker can match. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +53,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strncmp(parts.v[i], "linux-", 6))
 			abort();
 	kgen_for_release(s);
+	strbuf_reset(&err);
+	if (debarchive_partial_update(s, &err) && (!err.len || strchr(err.buf, '\n')))
+		abort();
 	strvec_clear(&parts);
 	strbuf_release(&err);
 	free(s);

@@ -3,11 +3,14 @@
 # results are valid; a corrupted snapshot is deleted with one line and the
 # run boots cold (and saves a new one).
 . "$(dirname "$0")/lib.sh"
-# a private cache for snapshots; kernels and initrds come from the shared one
+# a private cache for snapshots; kernels, initrds, the lab's apt lists and
+# the virtual clock's QEMU come from the shared one (fetched once a run)
 shared=${LAB_CACHE:-$PWD/.cache}
-mkdir -p "$TMP/cache" "$shared/kernels" "$shared/initrd"
-ln -s "$shared/kernels" "$TMP/cache/kernels"
-ln -s "$shared/initrd" "$TMP/cache/initrd"
+mkdir -p "$TMP/cache"
+for d in kernels initrd apt qemu; do
+	mkdir -p "$shared/$d"
+	ln -s "$shared/$d" "$TMP/cache/$d"
+done
 export LAB_CACHE=$TMP/cache
 
 warm_run() {

@@ -263,6 +263,44 @@ static void test_arm64_generation_views(void **state)
 	strbuf_release(&err);
 }
 
+/* apt-get update's stderr: a mirror mid-sync is a partial update naming
+ * the index; any other error, or none named, is not. */
+static void test_partial_update(void **state)
+{
+	struct strbuf f = STRBUF_INIT;
+	const char *sync =
+		"W: no sandbox\n"
+		"E: Failed to fetch http://deb.debian.org/debian-security/dists/bookworm-security/main/"
+		"binary-ppc64el/Packages.xz  File has unexpected size (367892 != 368280). Mirror sync "
+		"in progress? [IP: 203.0.113.80 80]\n"
+		"   Hashes of expected file:\n"
+		"    - Filesize:368280 [weak]\n"
+		"E: Some index files failed to download. They have been ignored, or old ones used "
+		"instead.\n";
+
+	(void)state;
+	assert_int_equal(debarchive_partial_update(sync, &f), 1);
+	assert_string_equal(f.buf, "http://deb.debian.org/debian-security/dists/bookworm-security/"
+				   "main/binary-ppc64el/Packages.xz (File has unexpected size "
+				   "(367892 != 368280). Mirror sync in progress? [IP: 203.0.113.80 80])");
+	strbuf_reset(&f);
+	/* two indexes */
+	assert_int_equal(debarchive_partial_update("E: Failed to fetch a  x\nE: Failed to fetch b  y\n"
+						   "E: Some index files failed to download.\n", &f), 1);
+	assert_string_equal(f.buf, "a (x); b (y)");
+	strbuf_reset(&f);
+	/* a lock or a bad key is not a mirror syncing */
+	assert_int_equal(debarchive_partial_update("E: Failed to fetch a  x\nE: Could not get lock "
+						   "/var/lib/apt/lists/lock\nE: Some index files "
+						   "failed to download.\n", &f), 0);
+	strbuf_reset(&f);
+	assert_int_equal(debarchive_partial_update("E: Failed to fetch a  x\n", &f), 0);
+	strbuf_reset(&f);
+	assert_int_equal(debarchive_partial_update("E: Some index files failed to download.\n", &f), 0);
+	assert_int_equal(debarchive_partial_update("", &f), 0);
+	strbuf_release(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +308,7 @@ int main(void)
 		cmocka_unit_test(test_image_names),
 		cmocka_unit_test(test_madison_and_pick),
 		cmocka_unit_test(test_split_parts),
+		cmocka_unit_test(test_partial_update),
 		cmocka_unit_test(test_generations),
 		cmocka_unit_test(test_generation_views),
 		cmocka_unit_test(test_arm64_generation_views),
