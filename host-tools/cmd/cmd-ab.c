@@ -153,7 +153,7 @@ static int test_variant_check(struct ab *ab, const struct topo *t, const struct 
 {
 	int sure;
 
-	if (variant_parse(ab->test_variant_text, &ab->test_variant, err) < 0 ||
+	if (variant_parse_as("--test-variant", ab->test_variant_text, &ab->test_variant, err) < 0 ||
 	    variant_check_topo(&ab->test_variant, t, ab->topo, err) < 0 ||
 	    (ab->lava && variant_check_lava(&ab->test_variant, err) < 0))
 		return -1;
@@ -183,14 +183,8 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		if (s == 0 && variant &&
 		    variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0)
 			die(LAB_EXIT_USAGE, "%s", err.buf);
-		if (s == 1 && ab->test_variant_text && test_variant_check(ab, &t, &kp, &err) < 0) {
-			/* the variant's words name the option it came with */
-			const char *at = strstr(err.buf, "--variant");
-
-			if (!at)
-				die(LAB_EXIT_USAGE, "--test-variant: %s", err.buf);
-			die(LAB_EXIT_USAGE, "%.*s--test-%s", (int)(at - err.buf), err.buf, at + 2);
-		}
+		if (s == 1 && ab->test_variant_text && test_variant_check(ab, &t, &kp, &err) < 0)
+			die(LAB_EXIT_USAGE, "%s", err.buf);
 	}
 	if (ab->test_params.nr) {
 		struct strbuf plan = STRBUF_INIT;

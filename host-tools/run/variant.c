@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define OPT_KEY_MAX 64
+
 struct variant_kind {
 	const char *key;	/* before the '='; NULL: any knob of common/schedknob.c */
 	const char *side;	/* its side in lab ab; NULL: the key, '_' as '-' */
@@ -29,10 +31,17 @@ struct variant_kind {
 	void (*json)(const struct lab_variant *v, struct json_object *side);
 };
 
+/* "--variant sched_feat": the option and the variant's key, for messages */
+static const char *opt_key(const struct lab_variant *v, char buf[OPT_KEY_MAX])
+{
+	snprintf(buf, OPT_KEY_MAX, "%s %.*s", v->opt, (int)(v->value - 1 - v->text), v->text);
+	return buf;
+}
+
 static int smt_parse(const struct lab_variant *v, struct strbuf *err)
 {
 	if (strcmp(v->value, "off")) {
-		strbuf_addf(err, "--variant smt= takes only 'off', not '%.40s'", v->value);
+		strbuf_addf(err, "%s smt= takes only 'off', not '%.40s'", v->opt, v->value);
 		return -1;
 	}
 	return 0;
@@ -43,8 +52,8 @@ static int smt_check_topo(const struct lab_variant *v, const struct topo *t, con
 {
 	if (t->threads >= 2)
 		return 0;
-	strbuf_addf(err, "--variant %s needs a topology with SMT: '%s' has one thread per core", v->text,
-		    spec);
+	strbuf_addf(err, "%s %s needs a topology with SMT: '%s' has one thread per core", v->opt,
+		    v->text, spec);
 	return -1;
 }
 
@@ -55,8 +64,9 @@ static void smt_json(const struct lab_variant *v, struct json_object *side)
 
 static int feat_parse(const struct lab_variant *v, struct strbuf *err)
 {
+	char opt[OPT_KEY_MAX];
 	struct sched_feat_list *want = xmalloc(sizeof(*want));
-	int ret = sched_feat_request("--variant sched_feat", v->value, want, err);
+	int ret = sched_feat_request(opt_key(v, opt), v->value, want, err);
 
 	free(want);
 	return ret;
@@ -65,16 +75,17 @@ static int feat_parse(const struct lab_variant *v, struct strbuf *err)
 static int feat_check_kernel(const struct lab_variant *v, const struct kernel_paths *kp,
 			     struct strbuf *err)
 {
+	char opt[OPT_KEY_MAX];
 	struct sched_feat_list *want = xmalloc(sizeof(*want)), *known = xmalloc(sizeof(*known));
 	struct strbuf e = STRBUF_INIT;
 	int ret = 0;
 
-	if (sched_feat_request("--variant sched_feat", v->value, want, err) < 0) {
+	if (sched_feat_request(opt_key(v, opt), v->value, want, err) < 0) {
 		ret = -1;
 	} else if (sched_feat_cache_load(kp, known) == 1) {
 		ret = 1;
 		if (sched_feat_check_known(want, known, kp->release, &e) < 0) {
-			strbuf_addf(err, "--variant sched_feat: %s", e.buf);
+			strbuf_addf(err, "%s sched_feat: %s", v->opt, e.buf);
 			ret = -1;
 		}
 	}
@@ -86,21 +97,23 @@ static int feat_check_kernel(const struct lab_variant *v, const struct kernel_pa
 
 static int preempt_parse(const struct lab_variant *v, struct strbuf *err)
 {
+	char opt[OPT_KEY_MAX];
 	int mode;
 
-	return sched_preempt_request("--variant preempt", v->value, &mode, err);
+	return sched_preempt_request(opt_key(v, opt), v->value, &mode, err);
 }
 
 static int preempt_check_kernel(const struct lab_variant *v, const struct kernel_paths *kp,
 				struct strbuf *err)
 {
+	char opt[OPT_KEY_MAX];
 	struct strbuf e = STRBUF_INIT;
 	int mode, ret = 1;
 
-	if (sched_preempt_request("--variant preempt", v->value, &mode, err) < 0)
+	if (sched_preempt_request(opt_key(v, opt), v->value, &mode, err) < 0)
 		return -1;
 	if (sched_preempt_check_kernel(mode, kp, &e) < 0) {
-		strbuf_addf(err, "--variant %s: %s", v->text, e.buf);
+		strbuf_addf(err, "%s %s: %s", v->opt, v->text, e.buf);
 		ret = -1;
 	}
 	/* without a config the boot tells */
@@ -113,11 +126,9 @@ static int preempt_check_kernel(const struct lab_variant *v, const struct kernel
 /* The variant as a --sched-knob list of one: 0, or -1 with err. */
 static int knob_set(const struct lab_variant *v, struct sched_knob_set *want, struct strbuf *err)
 {
-	char *opt = xasprintf("--variant %.*s", (int)(v->value - 1 - v->text), v->text);
-	int ret = sched_knob_request(opt, v->text, want, err);
+	char opt[OPT_KEY_MAX];
 
-	free(opt);
-	return ret;
+	return sched_knob_request(opt_key(v, opt), v->text, want, err);
 }
 
 static int knob_parse(const struct lab_variant *v, struct strbuf *err)
@@ -137,7 +148,7 @@ static int knob_check_kernel(const struct lab_variant *v, const struct kernel_pa
 	if (knob_set(v, &want, err) < 0)
 		return -1;
 	if (sched_knob_check_release(&want, kp->release, &e) < 0) {
-		strbuf_addf(err, "--variant %s: %s", v->text, e.buf);
+		strbuf_addf(err, "%s %s: %s", v->opt, v->text, e.buf);
 		ret = -1;
 	}
 	strbuf_release(&e);
@@ -147,10 +158,11 @@ static int knob_check_kernel(const struct lab_variant *v, const struct kernel_pa
 /* ab.json has recorded a feature variant's list since before "variant" */
 static void feat_json(const struct lab_variant *v, struct json_object *side)
 {
+	char opt[OPT_KEY_MAX];
 	struct sched_feat_list *want = xmalloc(sizeof(*want));
 	struct strbuf err = STRBUF_INIT;
 
-	if (sched_feat_request("--variant sched_feat", v->value, want, &err) == 0)
+	if (sched_feat_request(opt_key(v, opt), v->value, want, &err) == 0)
 		json_object_object_add(side, "sched_feat", sched_feat_json(want));
 	strbuf_release(&err);
 	free(want);
@@ -164,15 +176,15 @@ static int scx_parse(const struct lab_variant *v, struct strbuf *err)
 	char name[48], names[256];
 
 	if (strchr(v->value, '/'))
-		return is_file(v->value) ? 0 : (strbuf_addf(err, "--variant scx: '%.64s' is not a file",
-							     v->value), -1);
+		return is_file(v->value) ? 0 : (strbuf_addf(err, "%s scx: '%.64s' is not a file",
+							     v->opt, v->value), -1);
 	if (!strcmp(v->value, "none"))
 		return 0;
 	snprintf(name, sizeof(name), "%.*s", (int)(n < sizeof(name) ? n : sizeof(name) - 1), v->value);
 	if (scx_sched_find(name))
 		return 0;
-	strbuf_addf(err, "--variant scx: unknown sched_ext scheduler '%s' (%s; none; or a path)", name,
-		    scx_sched_names(names, sizeof(names)));
+	strbuf_addf(err, "%s scx: unknown sched_ext scheduler '%s' (%s; none; or a path)", v->opt,
+		    name, scx_sched_names(names, sizeof(names)));
 	return -1;
 }
 
@@ -185,8 +197,8 @@ static int scx_check_kernel(const struct lab_variant *v, const struct kernel_pat
 		return 0;
 	if (kernel_config_has(kp->config, "SCHED_CLASS_EXT") > 0)
 		return 1;
-	strbuf_addf(err, "--variant %s: kernel %s has no sched_ext (CONFIG_SCHED_CLASS_EXT is not set)",
-		    v->text, kp->release);
+	strbuf_addf(err, "%s %s: kernel %s has no sched_ext (CONFIG_SCHED_CLASS_EXT is not set)",
+		    v->opt, v->text, kp->release);
 	return -1;
 }
 
@@ -220,12 +232,19 @@ const char *variant_known(void)
 
 int variant_parse(const char *text, struct lab_variant *v, struct strbuf *err)
 {
+	return variant_parse_as("--variant", text, v, err);
+}
+
+int variant_parse_as(const char *opt, const char *text, struct lab_variant *v, struct strbuf *err)
+{
 	const char *eq = strchr(text, '=');
 	size_t klen = eq ? (size_t)(eq - text) : 0;
 
 	memset(v, 0, sizeof(*v));
+	v->opt = opt;
 	if (strlen(text) >= sizeof(v->text)) {
-		strbuf_addf(err, "--variant '%.40s...' is longer than %d characters", text, VARIANT_TEXT_MAX - 1);
+		strbuf_addf(err, "%s '%.40s...' is longer than %d characters", opt, text,
+			    VARIANT_TEXT_MAX - 1);
 		return -1;
 	}
 	for (size_t i = 0; eq && i < sizeof(kinds) / sizeof(kinds[0]) && !v->kind; i++) {
@@ -236,7 +255,7 @@ int variant_parse(const char *text, struct lab_variant *v, struct strbuf *err)
 			v->kind = k;
 	}
 	if (!v->kind) {
-		strbuf_addf(err, "unknown --variant '%.64s' (known: %s)", text, variant_known());
+		strbuf_addf(err, "unknown %s '%.64s' (known: %s)", opt, text, variant_known());
 		return -1;
 	}
 	snprintf(v->text, sizeof(v->text), "%s", text);
@@ -272,8 +291,8 @@ int variant_check_lava(const struct lab_variant *v, struct strbuf *err)
 {
 	/* a sched_ext scheduler goes into the initrd lab run builds for it */
 	if (!strcmp(v->kind->run_opt, "--scx")) {
-		strbuf_addf(err, "--variant %s: a LAVA job boots the lab's plain initrd, without a "
-			    "sched_ext scheduler", v->text);
+		strbuf_addf(err, "%s %s: a LAVA job boots the lab's plain initrd, without a "
+			    "sched_ext scheduler", v->opt, v->text);
 		return -1;
 	}
 	return 0;

@@ -16,6 +16,7 @@ struct variant_kind;
 /* A parsed variant: plain data, nothing to free. */
 struct lab_variant {
 	const struct variant_kind *kind;
+	const char *opt;		/* the option it came with, for messages: "--variant" */
 	char text[VARIANT_TEXT_MAX];	/* "base_slice_ns=3000000", as given */
 	const char *value;		/* into text: after the first '=' */
 	char side[32];			/* lab ab's side and boot directories: "base-slice-ns" */
@@ -26,6 +27,11 @@ const char *variant_known(void);
 
 /* Its kind and its value's syntax: 0, or -1 with one line in err. */
 int variant_parse(const char *text, struct lab_variant *v, struct strbuf *err);
+
+/* The same for a variant given with another option (lab ab's
+ * "--test-variant"), which every message about it names; opt must live
+ * as long as v. */
+int variant_parse_as(const char *opt, const char *text, struct lab_variant *v, struct strbuf *err);
 
 /* Whether the variant can run on topology t, given as spec (smt=off
  * needs SMT): 0, or -1 with one line in err. */

@@ -203,6 +203,43 @@ static void test_json(void **state)
 	json_object_put(o);
 }
 
+/* a variant given with lab ab's --test-variant: every message names it */
+static void test_other_option(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct lab_variant v;
+	struct topo t;
+	const struct {
+		const char *text, *msg;
+	} bad[] = {
+		{ "smt=on", "--test-variant smt= takes only 'off', not 'on'" },
+		{ "nosmt", "unknown --test-variant 'nosmt' (known: " },
+		{ "sched_feat=no_wa_idle", "--test-variant sched_feat: 'no_wa_idle' is not a scheduler" },
+		{ "preempt=rt", "--test-variant preempt must be one of none|voluntary|full|lazy" },
+		{ "base_slice_ns=3ms", "--test-variant base_slice_ns: base_slice_ns must be a number" },
+		{ "scx=nosuch", "--test-variant scx: unknown sched_ext scheduler 'nosuch'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(variant_parse_as("--test-variant", bad[i].text, &v, &err), -1);
+		if (strncmp(err.buf, bad[i].msg, strlen(bad[i].msg)))
+			fail_msg("%s: '%s'", bad[i].text, err.buf);
+	}
+	strbuf_reset(&err);
+	assert_int_equal(variant_parse_as("--test-variant", "smt=off", &v, &err), 0);
+	assert_int_equal(topo_parse("1s2c", &t, &err), 0);
+	assert_int_equal(variant_check_topo(&v, &t, "1s2c", &err), -1);
+	assert_string_equal(err.buf, "--test-variant smt=off needs a topology with SMT: '1s2c' has one "
+				     "thread per core");
+	/* plain variant_parse() keeps --variant */
+	strbuf_reset(&err);
+	assert_int_equal(variant_parse("smt=on", &v, &err), -1);
+	assert_string_equal(err.buf, "--variant smt= takes only 'off', not 'on'");
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_topo),
 		cmocka_unit_test(test_kernel),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_other_option),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
