@@ -10,7 +10,9 @@
 #     the range over CPUs of each CPU's median hog slice (kept traces): at
 #     HZ=250 a slice ends on a tick, so uneven ticks show as uneven slices.
 # (b) scenarios/bench/vclock-hackbench.ini on DRIFT_TOPO, virtual clock:
-#     the 5 runs of one boot, their CV and the first-to-last change.
+#     the 5 runs of one boot, their CV and the first-to-last change; one
+#     boot per hackbench length of DRIFT_LOOPS (default the scenario's
+#     480): whether the CV falls as 1/sqrt(length).
 # (c) 8 hogs on 1s4c, virtual clock, on each kernel of KERNELS: events/s
 #     of the 3 runs (one boot a kernel).
 #
@@ -21,6 +23,7 @@
 #   bench/vclock-ticks.sh                       everything (about 25 min)
 #   PARTS=a TOPOS=1s4c bench/vclock-ticks.sh
 #   SETUPS="virtual@host virtual@lab" PARTS="b c" ...
+#   PARTS=b SETUPS=virtual@lab DRIFT_LOOPS="480 1920" ...
 # One guest at a time.  Virtual-clock numbers do not depend on the host's
 # load; wall-clock numbers do (the load is printed with them).
 set -u
@@ -32,6 +35,7 @@ SETUPS=${SETUPS:-wall@host virtual@host virtual@lab}
 PARTS=${PARTS:-a b c}
 KERNELS=${KERNELS:-debian:6.1 debian:6.12 debian:7.2}
 DRIFT_TOPO=${DRIFT_TOPO:-2s2c2t}
+DRIFT_LOOPS=${DRIFT_LOOPS:-480}
 TMP=$(mktemp -d /tmp/vclock-ticks.XXXXXX)
 
 die() { echo "vclock-ticks: $*" >&2; exit 2; }
@@ -142,9 +146,11 @@ for part in $PARTS; do
 		printf '%-32s %-7s %-5s %7s %8s  %s\n' "setup" qemu kick "cv" "last/1st" "times (s)"
 		for setup in $SETUPS; do
 			[ "${setup%@*}" = virtual ] || continue
-			d=$(boot "b-$setup" "$setup" --topo "$DRIFT_TOPO" --kernel debian:6.1 \
-				--scenario scenarios/bench/vclock-hackbench.ini)
-			report b 0 "$DRIFT_TOPO $setup" "$d"
+			for loops in $DRIFT_LOOPS; do
+				d=$(boot "b-$setup-$loops" "$setup" --topo "$DRIFT_TOPO" --kernel debian:6.1 \
+					--scenario scenarios/bench/vclock-hackbench.ini --param "loops=$loops")
+				report b 0 "$DRIFT_TOPO $setup loops=$loops" "$d"
+			done
 		done
 		;;
 	c)
