@@ -160,6 +160,17 @@ static int test_variant_check(struct ab *ab, const struct topo *t, const struct 
 	return variant_check_kernel(&ab->test_variant, kp, &sure, err);
 }
 
+/*
+ * Whether both sides' warm restores start from one saved guest: one kernel
+ * (as given), booted alike (no --test-variant); --test-param changes only
+ * the plan.  Two saved guests differ by more than the change under test
+ * (docs/comparing.md), which a warm ab would take for part of it.
+ */
+static int sides_share_guest(const struct ab *ab)
+{
+	return !ab->test_variant_text && !strcmp(ab->sides[0].kernel, ab->sides[1].kernel);
+}
+
 /* Everything is checked before the first boot: bad input costs no guest. */
 static void ab_validate(struct ab *ab, const char *variant, const char *lbase, const char *ltest)
 {
@@ -1069,13 +1080,23 @@ int cmd_ab(int argc, const char **argv)
 		struct topo t;
 
 		/* warm start where it applies: x86_64 guests, no disk image
-		 * (docs/warm-start.md) */
-		if (topo_parse(ab.topo, &t, &err) == 0 && t.arch == TOPO_ARCH_X86_64) {
-			ab.warm = 1;
-			ab.start_note = xstrdup(" (the default of --until-decided)");
-		} else {
+		 * (docs/warm-start.md), both sides restoring one saved guest */
+		if (topo_parse(ab.topo, &t, &err) != 0 || t.arch != TOPO_ARCH_X86_64) {
 			ab.start_note = xstrdup(" (warm start is for x86_64 guests only)");
+		} else if (!sides_share_guest(&ab)) {
+			ab.start_note = xstrdup(" (the sides boot different guests: warm, every boot of a side "
+						"would start from its one saved guest, and whatever else tells the two "
+						"saved guests apart, up to 2 % on 2s8c2t, would be in every round; "
+						"docs/comparing.md)");
+		} else {
+			ab.warm = 1;
+			ab.start_note = xstrdup(" (the default of --until-decided: both sides restore one saved "
+						"guest)");
 		}
+	} else if (!resume && ab.until && ab.warm && !sides_share_guest(&ab)) {
+		warning("--warm with two saved guests: every boot of a side starts from its one saved guest, "
+			"and whatever else tells them apart (up to 2 %% on 2s8c2t) is in every round, which "
+			"no number of rounds averages out; --cold boots sample it (docs/comparing.md)");
 	}
 	ab.jobs.warm = ab.warm;
 	if (seed && strcmp(ab.clock, "virtual"))
