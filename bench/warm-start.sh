@@ -7,6 +7,10 @@
 #                                                  BENCH_TIMEOUT=S: S seconds for each run)
 #        bench/warm-start.sh aa [N]                A/A: N warm and N cold smoke runs on
 #                                                  2s2c2t (default 5), lab compare of the pools
+#        bench/warm-start.sh repeat [N] [SPEC]    N restores (default 6) of one saved virtual-clock
+#                                                  guest (default 2s2c) with one seed: their
+#                                                  decide-hackbench times, which must be identical
+#                                                  (a restore takes no input from the host)
 #        BACKEND=libvirt bench/warm-start.sh [ROUNDS] [SPEC...]
 #                                                  the same through libvirt (qemu:///system or
 #                                                  LIBVIRT_URI; default specs 1s4c2t and 2s2c2t):
@@ -131,8 +135,25 @@ for r in flagged:
 PY
 }
 
+repeat() {
+	local n=$1 spec=$2 i run vals=()
+	one "$spec" scenarios/bench/decide-hackbench.ini --clock virtual --warm --seed 1 >/dev/null
+	for i in $(seq "$n"); do
+		run=$(one "$spec" scenarios/bench/decide-hackbench.ini --clock virtual --warm --seed 1)
+		[ "$(json "$run/run.json" 'd["start"]')" = warm ] || { echo "restore $i did not restore" >&2; return 1; }
+		vals+=("$(json "$run/cases.json" 'repr(d["cases"][0]["metrics"]["time"]["mean"])')")
+		echo "$spec restore $i, seed 1: decide-hackbench $(json "$run/cases.json" 'd["cases"][0]["metrics"]["time"]["mean"]') s; load $(load)"
+	done
+	printf '%s\n' "${vals[@]}" | sort -u | wc -l | sed "s/^/$spec: $n restores with one seed, distinct values: /"
+}
+
 if [ "${1:-}" = aa ]; then
 	aa "${2:-5}"
+elif [ "${1:-}" = repeat ]; then
+	shared_qemu=$shared/qemu
+	[ -d "$shared_qemu" ] && ln -s "$shared_qemu" "$tmp/cache/qemu"
+	[ -d "$shared/apt" ] && ln -s "$shared/apt" "$tmp/cache/apt"
+	repeat "${2:-6}" "${3:-2s2c}"
 else
 	rounds=${1:-3}
 	shift || true

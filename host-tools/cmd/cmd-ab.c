@@ -1098,7 +1098,6 @@ int cmd_ab(int argc, const char **argv)
 			"and whatever else tells them apart (up to 2 %% on 2s8c2t) is in every round, which "
 			"no number of rounds averages out; --cold boots sample it (docs/comparing.md)");
 	}
-	ab.jobs.warm = ab.warm;
 	if (seed && strcmp(ab.clock, "virtual"))
 		die(LAB_EXIT_USAGE, "--seed seeds boots on the virtual clock: not with the wall clock");
 	abd_init(&a, &(struct decide_params){ AB_ALPHA, ab.effect > 0 ? ab.effect : 0.02,

@@ -832,7 +832,6 @@ int cmd_matrix(int argc, const char **argv)
 		struct strbuf j = STRBUF_INIT;
 		int warn;
 
-		r.jobs.warm = r.warm;
 		jobs_note(&r.jobs, &j, &warn);
 		printf("matrix: %s%s\n", warn ? "warning: " : "", j.buf);
 		strbuf_release(&j);

@@ -90,15 +90,9 @@ void jobs_note(const struct jobs_plan *p, struct strbuf *out, int *warn)
 			    p->host_cpus == 1 ? "" : "s", p->threads, p->threads == 1 ? "" : "s",
 			    p->by_mem < p->host_cpus / p->threads ? ", fewer for the host's memory" : "");
 	if (p->virtual_clock) {
-		/* measured (bench/ab-jobs.sh): cold boots are identical at
-		 * any --jobs; warm restores of 2s8c2t moved by 0.6-1.0 % at
-		 * --jobs 2, of 1s2c by up to 1.1 % */
-		if (p->n > 1 && p->warm && p->vcpus > 1)
-			strbuf_addstr(out, ": virtual-time results are those of one at a time within a warm "
-				      "restore's own noise (QEMU's restore of an SMP guest takes a host-time "
-				      "input: about 1 %, docs/warm-start.md; --cold boots are identical), only the "
-				      "wall time differs");
-		else if (p->n > 1)
+		/* measured (bench/ab-jobs.sh): boots and warm restores alike
+		 * are identical to the digit at --jobs 1 and 2 */
+		if (p->n > 1)
 			strbuf_addstr(out, ": virtual-time results are those of one at a time, "
 				      "only the wall time differs");
 		if (p->n > p->host_cpus)

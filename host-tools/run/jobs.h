@@ -15,7 +15,6 @@ struct jobs_plan {
 	unsigned threads;	/* host threads one busy guest keeps running */
 	unsigned by_mem;	/* guests the host's available memory holds */
 	unsigned vcpus;		/* the guest's boot vCPUs */
-	int warm;		/* set by the caller: the guests are warm restores */
 };
 
 /*
@@ -43,8 +42,7 @@ int jobs_plan(const char *topo, int virtual_clock, unsigned given, struct jobs_p
 /*
  * What the run's header says (one line, no newline): the guests at a time
  * and where the number came from; under the virtual clock that results do
- * not depend on it (within a warm restore's own noise: QEMU's restore of
- * an SMP guest takes a host-time input), on the wall clock with more than one a warning that
+ * not depend on it, on the wall clock with more than one a warning that
  * the guests disturb each other.  *warn is set for the latter.
  */
 void jobs_note(const struct jobs_plan *p, struct strbuf *out, int *warn);

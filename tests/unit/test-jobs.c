@@ -78,13 +78,7 @@ static void test_note(void **state)
 	p = plan("2s8c2t", 1, 0, 2, 0);
 	note_is(&p, "2 guests at a time (the default: 2 host CPUs, one TCG thread a guest under icount): "
 		"virtual-time results are those of one at a time, only the wall time differs", 0);
-	p.warm = 1;
-	note_is(&p, "2 guests at a time (the default: 2 host CPUs, one TCG thread a guest under icount): "
-		"virtual-time results are those of one at a time within a warm restore's own noise (QEMU's "
-		"restore of an SMP guest takes a host-time input: about 1 %, docs/warm-start.md; --cold "
-		"boots are identical), only the wall time differs", 0);
 	p = plan("1s1c", 1, 2, 2, 0);
-	p.warm = 1;
 	note_is(&p, "2 guests at a time (--jobs): virtual-time results are those of one at a time, only "
 		"the wall time differs", 0);
 	p = plan("2s8c2t", 0, 0, 2, 0);
