@@ -46,7 +46,8 @@ enum wire_type {
 			    * (per_cpu/cpuN/stats), done (run complete), absent
 			    * (run "-": why nothing is traced); guest/runner/schedtrace.h */
 	WIRE_PLAN = 9,     /* host to a parked runner (warm start): "seed=<hex>\n
-			    * realtime=<s>.<ns>\n\n" then the compiled plan */
+			    * realtime=<s>.<ns>\n", optionally "sched_feat=<list>\n"
+			    * and "sched_knob=<list>\n", "\n", then the compiled plan */
 	WIRE_TYPE_MAX,
 };
 

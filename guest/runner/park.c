@@ -32,6 +32,14 @@ static int hex_nibble(char c)
 	return -1;
 }
 
+/* Whether [p, end) begins with prefix. */
+static int starts_with_n(const char *p, const char *end, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return (size_t)(end - p) >= n && !memcmp(p, prefix, n);
+}
+
 /* One "key=value\n" line at *p (below end); value bounded by 64 bytes. */
 static int take_line(const char **p, const char *end, const char *key, char *val, size_t size)
 {
@@ -84,7 +92,31 @@ int park_header_parse(const char *payload, size_t len, struct park_header *h,
 	*dot = '\0';
 	s = strtoll(val, &tail, 10);
 	ns = strtol(dot + 1, &tail, 10);
-	if (p >= end || *p != '\n') {
+	/* then what a warm run sets after the restore, each at most once */
+	while (p < end && *p != '\n') {
+		const char **v;
+		size_t *vlen;
+		const char *key, *nl;
+
+		if (starts_with_n(p, end, "sched_feat="))
+			key = "sched_feat", v = &h->sched_feat, vlen = &h->sched_feat_len;
+		else if (starts_with_n(p, end, "sched_knob="))
+			key = "sched_knob", v = &h->sched_knob, vlen = &h->sched_knob_len;
+		else {
+			snprintf(err, errlen, "plan header: a line that is not sched_feat= or sched_knob=");
+			return -1;
+		}
+		p += strlen(key) + 1;
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (*v || !nl || nl == p) {
+			snprintf(err, errlen, "plan header: %s= twice, empty or unended", key);
+			return -1;
+		}
+		*v = p;
+		*vlen = (size_t)(nl - p);
+		p = nl + 1;
+	}
+	if (p >= end) {
 		snprintf(err, errlen, "plan header: no blank line before the plan");
 		return -1;
 	}
@@ -255,6 +287,21 @@ int run_parked(struct out *o)
 		return -1;
 	}
 	apply_header(&h);
+	if (h.sched_feat || h.sched_knob) {
+		/* a warm run's variant: the saved guest is the one without */
+		refused = h.sched_feat &&
+			  sched_feat_apply_list(o, h.sched_feat, h.sched_feat_len, "the plan's header") < 0;
+		refused |= h.sched_knob &&
+			   sched_knob_apply_list(o, h.sched_knob, h.sched_knob_len, "the plan's header") < 0;
+		/* what is in effect now, checked by the host as after a boot;
+		 * never measure without the variant asked for */
+		if (probe_sched_state(o) < 0 || refused) {
+			if (refused)
+				out_end(o);
+			free(payload);
+			return -1;
+		}
+	}
 	ret = run_plan_text(o, h.plan, h.plan_len);
 	free(payload);
 	return ret;

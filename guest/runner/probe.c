@@ -4,6 +4,7 @@
 #include "probe.h"
 #include "common/wire.h"
 #include "common/io.h"
+#include "common/schedfeat.h"
 #include "common/schedknob.h"
 
 #include <dirent.h>
@@ -206,18 +207,40 @@ static int send_hello(struct out *o)
 	return out_record(o, WIRE_HELLO, hello, (size_t)len);
 }
 
+/* What lab run --sched-feat, --sched-knob and --preempt set, as in
+ * effect now: every feature the kernel has, the preemption modes offered
+ * (the active one in parentheses), every knob of the table it has. */
+static int emit_sched_state(struct sysfs_batch *b)
+{
+	char path[PATH_LEN];
+
+	if (emit_file(b, SCHED_FEAT_PATH) < 0 || emit_file(b, SCHED_PREEMPT_PATH) < 0)
+		return -1;
+	for (size_t i = 0; i < nr_sched_knobs; i++) {
+		snprintf(path, sizeof(path), "%s/%s", SCHED_KNOB_DIR, sched_knobs[i].name);
+		if (emit_file(b, path) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static struct sysfs_batch batch; /* 64 KiB: not on the stack */
+
+int probe_sched_state(struct out *o)
+{
+	sysfs_batch_init(&batch, o);
+	if (emit_sched_state(&batch) < 0)
+		return -1;
+	return sysfs_batch_flush(&batch);
+}
+
 int probe_snapshot(struct out *o)
 {
-	static struct sysfs_batch batch; /* 64 KiB: not on the stack */
 	static const char *const global_files[] = {
 		"/proc/sys/kernel/osrelease",
 		"/sys/devices/system/cpu/online",
 		"/sys/devices/system/cpu/possible",
 		"/sys/devices/system/cpu/present",
-		/* every feature the kernel has, as in effect now (lab run --sched-feat) */
-		"/sys/kernel/debug/sched/features",
-		/* the preemption modes offered, the active one in parentheses (--preempt) */
-		SCHED_PREEMPT_PATH,
 	};
 	char path[PATH_LEN];
 	unsigned *ids;
@@ -229,12 +252,8 @@ int probe_snapshot(struct out *o)
 	for (size_t i = 0; i < sizeof(global_files) / sizeof(*global_files); i++)
 		if (emit_file(&batch, global_files[i]) < 0)
 			return -1;
-	/* every knob of the table this kernel has, as in effect now (--sched-knob) */
-	for (size_t i = 0; i < nr_sched_knobs; i++) {
-		snprintf(path, sizeof(path), "%s/%s", SCHED_KNOB_DIR, sched_knobs[i].name);
-		if (emit_file(&batch, path) < 0)
-			return -1;
-	}
+	if (emit_sched_state(&batch) < 0)
+		return -1;
 
 	nr = list_numbered("/sys/devices/system/cpu", "cpu", &ids);
 	if (nr < 0)

@@ -7,6 +7,10 @@
 
 /* Sends HELLO and the SYSFS snapshot; -1 after a failed write. */
 int probe_snapshot(struct out *o);
+/* The SYSFS records of the scheduler's features, knobs and preemption
+ * mode as they are now (after a restore set them); -1 after a failed
+ * write.  The host takes the last record of a path. */
+int probe_sched_state(struct out *o);
 /* probe_snapshot() and then END; -1 after a failed write. */
 int probe_topology(struct out *o);
 

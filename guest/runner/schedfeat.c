@@ -28,21 +28,14 @@ static int write_token(const char *token)
 	return (size_t)n == len ? 0 : -EIO;
 }
 
-int sched_feat_apply(struct out *o)
+int sched_feat_apply_list(struct out *o, const char *val, size_t len, const char *from)
 {
 	static struct sched_feat_list want; /* 8 KiB: not on the stack */
-	char buf[BOOTOPT_CMDLINE_MAX], why[256];
-	const char *val = NULL;
-	size_t len = 0;
-	int ret = 0, found = bootopt_value(SCHED_FEAT_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
+	char why[256];
+	int ret = 0;
 
-	if (found <= 0) {
-		if (found < 0)
-			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
-		return 0;
-	}
 	if (sched_feat_list_parse(val, len, ',', SCHED_FEAT_WANT_MAX, &want, why, sizeof(why)) < 0) {
-		bootopt_refuse(o, "sched_feat: lab.sched_feat= on the command line: %s", why);
+		bootopt_refuse(o, "sched_feat: %s: %s", from, why);
 		return -1;
 	}
 	bootopt_debugfs();
@@ -63,4 +56,19 @@ int sched_feat_apply(struct out *o)
 			break;
 	}
 	return ret;
+}
+
+int sched_feat_apply(struct out *o)
+{
+	char buf[BOOTOPT_CMDLINE_MAX];
+	const char *val = NULL;
+	size_t len = 0;
+	int found = bootopt_value(SCHED_FEAT_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
+
+	if (found <= 0) {
+		if (found < 0)
+			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
+		return 0;
+	}
+	return sched_feat_apply_list(o, val, len, "lab.sched_feat= on the command line");
 }

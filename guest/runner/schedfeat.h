@@ -3,6 +3,8 @@
 #ifndef RUNNER_SCHEDFEAT_H
 #define RUNNER_SCHEDFEAT_H
 
+#include <stddef.h>
+
 #include "out.h"
 
 /*
@@ -13,5 +15,9 @@
  * The features in effect afterwards travel in the topology snapshot.
  */
 int sched_feat_apply(struct out *o);
+
+/* The same for the list [val, val + len) from elsewhere (a warm run's
+ * plan header), which refusals name as from. */
+int sched_feat_apply_list(struct out *o, const char *val, size_t len, const char *from);
 
 #endif

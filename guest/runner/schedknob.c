@@ -39,21 +39,14 @@ static int write_knob(const char *path, uint64_t v, uint64_t *now)
 	return 0;
 }
 
-int sched_knob_apply(struct out *o)
+int sched_knob_apply_list(struct out *o, const char *val, size_t len, const char *from)
 {
 	struct sched_knob_set want;
-	char buf[BOOTOPT_CMDLINE_MAX], why[256], path[128];
-	const char *val = NULL;
-	size_t len = 0;
-	int ret = 0, found = bootopt_value(SCHED_KNOB_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
+	char why[256], path[128];
+	int ret = 0;
 
-	if (found <= 0) {
-		if (found < 0)
-			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
-		return 0;
-	}
 	if (sched_knob_parse(val, len, &want, why, sizeof(why)) < 0) {
-		bootopt_refuse(o, "sched_knob: lab.sched_knob= on the command line: %s", why);
+		bootopt_refuse(o, "sched_knob: %s: %s", from, why);
 		return -1;
 	}
 	bootopt_debugfs();
@@ -77,4 +70,19 @@ int sched_knob_apply(struct out *o)
 			ret = -1;
 	}
 	return ret;
+}
+
+int sched_knob_apply(struct out *o)
+{
+	char buf[BOOTOPT_CMDLINE_MAX];
+	const char *val = NULL;
+	size_t len = 0;
+	int found = bootopt_value(SCHED_KNOB_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
+
+	if (found <= 0) {
+		if (found < 0)
+			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
+		return 0;
+	}
+	return sched_knob_apply_list(o, val, len, "lab.sched_knob= on the command line");
 }

@@ -3,6 +3,8 @@
 #ifndef RUNNER_SCHEDKNOB_H
 #define RUNNER_SCHEDKNOB_H
 
+#include <stddef.h>
+
 #include "out.h"
 
 /*
@@ -13,5 +15,9 @@
  * effect afterwards travel in the topology snapshot.
  */
 int sched_knob_apply(struct out *o);
+
+/* The same for the list [val, val + len) from elsewhere (a warm run's
+ * plan header), which refusals name as from. */
+int sched_knob_apply_list(struct out *o, const char *val, size_t len, const char *from);
 
 #endif

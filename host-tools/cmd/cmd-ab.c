@@ -162,13 +162,17 @@ static int test_variant_check(struct ab *ab, const struct topo *t, const struct 
 
 /*
  * Whether both sides' warm restores start from one saved guest: one kernel
- * (as given), booted alike (no --test-variant); --test-param changes only
- * the plan.  Two saved guests differ by more than the change under test
+ * (as given), booted alike (no --test-variant, or one the test side sets
+ * after its restore: features, knobs; the same for a third side's
+ * --variant); --test-param changes only the plan.
+ * Two saved guests differ by more than the change under test
  * (docs/comparing.md), which a warm ab would take for part of it.
  */
 static int sides_share_guest(const struct ab *ab)
 {
-	return !ab->test_variant_text && !strcmp(ab->sides[0].kernel, ab->sides[1].kernel);
+	return (!ab->test_variant_text || variant_after_restore(&ab->test_variant)) &&
+	       (ab->nr_sides < 3 || variant_after_restore(&ab->variant)) &&
+	       !strcmp(ab->sides[0].kernel, ab->sides[1].kernel);
 }
 
 /* Everything is checked before the first boot: bad input costs no guest. */
@@ -1088,12 +1092,17 @@ int cmd_ab(int argc, const char **argv)
 						"would start from its one saved guest, and whatever else tells the two "
 						"saved guests apart, up to 2 % on 2s8c2t, would be in every round; "
 						"docs/comparing.md)");
+		} else if (ab.test_variant_text) {
+			ab.warm = 1;
+			ab.start_note = xasprintf(" (the default of --until-decided: both sides restore one saved "
+						  "guest, and the test side sets %s after its restore)",
+						  ab.test_variant.text);
 		} else {
 			ab.warm = 1;
 			ab.start_note = xstrdup(" (the default of --until-decided: both sides restore one saved "
 						"guest)");
 		}
-	} else if (!resume && ab.until && ab.warm && !sides_share_guest(&ab)) {
+	} else if (!resume && ab.warm && !sides_share_guest(&ab)) {
 		warning("--warm with two saved guests: every boot of a side starts from its one saved guest, "
 			"and whatever else tells them apart (up to 2 %% on 2s8c2t) is in every round, which "
 			"no number of rounds averages out; --cold boots sample it (docs/comparing.md)");

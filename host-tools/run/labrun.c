@@ -58,7 +58,7 @@ static const char nmi_panic_cmdline[] = " unknown_nmi_panic panic_print=0x40";
 void lab_run_init(struct lab_run *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = strbuf_empty;
+	r->desc.buf = r->dir.buf = r->cmdline.buf = r->diff.buf = r->warm_set.buf = strbuf_empty;
 	r->ndiff = -1;
 	r->preempt_mode = -1;
 	session_init(&r->s);
@@ -76,6 +76,7 @@ void lab_run_release(struct lab_run *r)
 	strbuf_release(&r->desc);
 	strbuf_release(&r->dir);
 	strbuf_release(&r->cmdline);
+	strbuf_release(&r->warm_set);
 	strbuf_release(&r->diff);
 	if (r->expected)
 		json_object_put(r->expected);
@@ -1064,7 +1065,7 @@ static void warm_prepare(struct lab_run *r, struct backend_conf *conf, const cha
 	/* lab_run_resolve() checked the size; without a frame the parked
 	 * guest waits for nothing and the run ends a HANG, said here */
 	if (warm_plan_frame(&r->warm_state, r->plan_text, r->plan_len,
-			    r->clock_virtual ? run_seed(r) : 0, &err) < 0)
+			    r->clock_virtual ? run_seed(r) : 0, r->warm_set.buf, &err) < 0)
 		error("%s", err.buf);
 	sw->plan_frame = r->warm_state.plan_frame.buf;
 	sw->plan_frame_len = r->warm_state.plan_frame.len;

@@ -128,6 +128,8 @@ struct lab_run {
 	int preempt_mode;         /* preempt parsed (enum sched_preempt); -1 without */
 	uint64_t t_init_ns;       /* lab_run_init(): the command's start */
 	struct warm warm_state;   /* with warm */
+	struct strbuf warm_set;   /* with warm: the plan header's sched_feat= and
+				   * sched_knob= lines, set after the restore */
 	const char *start;        /* "warm" (restored) or "cold" (booted) */
 	int pin_want;             /* --pin or the plan's: 0, PLAN_PIN_YES, PLAN_PIN_STRICT */
 	struct vcpu_pin pin;      /* with pin_want and a map that fits */

@@ -136,24 +136,28 @@ int sched_feat_from_snapshot(const char *text, size_t len, struct sched_feat_lis
 	static const char key[] = SCHED_FEAT_PATH "=";
 	const size_t klen = sizeof(key) - 1;
 	size_t pos = 0;
+	const char *last = NULL;
+	size_t last_n = 0;
+	char why[256];
 
+	/* the last report wins: a warm guest reports again after it set
+	 * what the plan's header asked (guest/runner/park.c) */
 	state->nr = 0;
 	while (pos < len) {
 		const char *line = text + pos, *nl = memchr(line, '\n', len - pos);
 		size_t n = nl ? (size_t)(nl - line) : len - pos;
-		char why[256];
 
 		pos += n + 1;
-		if (n < klen || memcmp(line, key, klen))
-			continue;
-		if (sched_feat_list_parse(line + klen, n - klen, ' ', SCHED_FEAT_MAX, state, why,
-					  sizeof(why)) < 0) {
-			strbuf_addf(err, "the guest's %s: %s", SCHED_FEAT_PATH, why);
-			return -1;
-		}
-		return 1;
+		if (n >= klen && !memcmp(line, key, klen))
+			last = line + klen, last_n = n - klen;
 	}
-	return 0;
+	if (!last)
+		return 0;
+	if (sched_feat_list_parse(last, last_n, ' ', SCHED_FEAT_MAX, state, why, sizeof(why)) < 0) {
+		strbuf_addf(err, "the guest's %s: %s", SCHED_FEAT_PATH, why);
+		return -1;
+	}
+	return 1;
 }
 
 struct json_object *sched_feat_json(const struct sched_feat_list *l)
@@ -185,7 +189,12 @@ int lab_run_sched_feat_resolve(struct lab_run *r, struct strbuf *err)
 	if (ret < 0)
 		return -1;
 	sched_feat_join(&r->feat, ',', list, sizeof(list));
-	strbuf_addf(&r->cmdline, " %s%s", SCHED_FEAT_CMDLINE_KEY, list);
+	/* a warm guest sets them after the restore: the saved guest is the
+	 * one without, shared by every variant (docs/warm-start.md) */
+	if (r->warm)
+		strbuf_addf(&r->warm_set, "sched_feat=%s\n", list);
+	else
+		strbuf_addf(&r->cmdline, " %s%s", SCHED_FEAT_CMDLINE_KEY, list);
 	return 0;
 }
 

@@ -40,7 +40,7 @@ int sched_feat_check_state(const struct sched_feat_list *want, const struct sche
 
 /*
  * The features line of a topology snapshot ("path=value" lines, as the
- * runner sends them): 1 with it parsed into *state, 0 when the snapshot
+ * runner sends them; of several, the last): 1 with it parsed into *state, 0 when the snapshot
  * has none (no SCHED_DEBUG, no debugfs), -1 with err when malformed.
  */
 int sched_feat_from_snapshot(const char *text, size_t len, struct sched_feat_list *state,

@@ -207,7 +207,11 @@ int lab_run_sched_knob_resolve(struct lab_run *r, struct strbuf *err)
 		return -1;
 	if (r->knobs.nr) {
 		sched_knob_join(&r->knobs, ',', list, sizeof(list));
-		strbuf_addf(&r->cmdline, " %s%s", SCHED_KNOB_CMDLINE_KEY, list);
+		/* after the restore, as lab_run_sched_feat_resolve() */
+		if (r->warm)
+			strbuf_addf(&r->warm_set, "sched_knob=%s\n", list);
+		else
+			strbuf_addf(&r->cmdline, " %s%s", SCHED_KNOB_CMDLINE_KEY, list);
 	}
 	if (r->preempt_mode >= 0)
 		strbuf_addf(&r->cmdline, " preempt=%s", sched_preempt_name(r->preempt_mode));

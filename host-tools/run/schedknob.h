@@ -48,8 +48,9 @@ struct sched_knob_state {
 	int preempt_active;			/* -1 without the file */
 };
 
-/* From the "path=value" lines of a topology snapshot (untrusted): 0, or
- * -1 with one line in err when a line of ours is malformed. */
+/* From the "path=value" lines of a topology snapshot (untrusted; of
+ * several lines of a path, the last): 0, or -1 with one line in err when
+ * a line of ours is malformed. */
 int sched_knob_from_snapshot(const char *text, size_t len, struct sched_knob_state *st,
 			     struct strbuf *err);
 

@@ -19,6 +19,8 @@ struct variant_kind {
 	const char *side;	/* its side in lab ab; NULL: the key, '_' as '-' */
 	const char *run_opt;	/* the lab run option that boots it */
 	int pass_key;		/* run_opt takes KEY=VALUE, not VALUE */
+	int after_restore;	/* a warm run sets it after restoring the guest
+				 * saved without it (debugfs, not the boot) */
 	int (*parse)(const struct lab_variant *v, struct strbuf *err);
 	int (*check_topo)(const struct lab_variant *v, const struct topo *t, const char *spec,
 			  struct strbuf *err);
@@ -208,13 +210,18 @@ static const struct variant_kind kinds[] = {
 	{ .key = "smt", .side = "smt-off", .run_opt = "--smt", .parse = smt_parse,
 	  .check_topo = smt_check_topo, .suffix = "smt-off", .json = smt_json },
 	{ .key = "sched_feat", .side = "sched-feat", .run_opt = "--sched-feat", .parse = feat_parse,
-	  .check_kernel = feat_check_kernel, .suffix_is_value = 1, .json = feat_json },
+	  .check_kernel = feat_check_kernel, .suffix_is_value = 1, .json = feat_json, .after_restore = 1 },
 	{ .key = "preempt", .side = "preempt", .run_opt = "--preempt", .parse = preempt_parse,
 	  .check_kernel = preempt_check_kernel },
 	/* every knob of common/schedknob.c, by its name */
 	{ .key = NULL, .run_opt = "--sched-knob", .pass_key = 1, .parse = knob_parse,
-	  .check_kernel = knob_check_kernel },
+	  .check_kernel = knob_check_kernel, .after_restore = 1 },
 };
+
+int variant_after_restore(const struct lab_variant *v)
+{
+	return v->kind->after_restore;
+}
 
 const char *variant_known(void)
 {

@@ -52,6 +52,12 @@ int variant_check_kernel(const struct lab_variant *v, const struct kernel_paths 
  * variant_run_args()): 0, or -1 with one line in err. */
 int variant_check_lava(const struct lab_variant *v, struct strbuf *err);
 
+/* 1 when a warm run sets it after restoring the guest saved without it
+ * (sched_feat, the knobs: debugfs writes), so that both sides of an ab
+ * restore one saved guest; 0 when it changes the boot (smt, preempt,
+ * scx). */
+int variant_after_restore(const struct lab_variant *v);
+
 /* The `lab run` options that boot it (lab lava run takes them too). */
 void variant_run_args(const struct lab_variant *v, struct strvec *args);
 

@@ -159,7 +159,8 @@ static void seed_bytes(unsigned seed, uint8_t *out, size_t len)
 	}
 }
 
-int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned vseed, struct strbuf *err)
+int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned vseed, const char *set,
+		    struct strbuf *err)
 {
 	uint8_t seed[32];
 	struct strbuf payload = STRBUF_INIT;
@@ -178,7 +179,8 @@ int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned vseed
 	strbuf_addstr(&payload, "seed=");
 	for (size_t i = 0; i < sizeof(seed); i++)
 		strbuf_addf(&payload, "%02x", seed[i]);
-	strbuf_addf(&payload, "\nrealtime=%lld.%09ld\n\n", (long long)ts.tv_sec, ts.tv_nsec);
+	strbuf_addf(&payload, "\nrealtime=%lld.%09ld\n%s\n", (long long)ts.tv_sec, ts.tv_nsec,
+		    set ? set : "");
 	strbuf_add(&payload, plan, len);
 	if (payload.len > WIRE_MAX_PAYLOAD) {
 		strbuf_addf(err, "a plan of %zu bytes is too big for a warm start (1 MiB at most)", len);

@@ -62,13 +62,15 @@ void warm_release(struct warm *w);
 
 /*
  * The WIRE_PLAN frame into w->plan_frame: a seed for the guest's RNG, its
- * wall clock, the plan.  seed 0 (the wall clock): a fresh host seed and
- * the host's time.  Else (the virtual clock) 32 bytes that follow from
- * seed alone and no clock (the guest keeps the saved one), so a restore
- * has no input that differs from run to run.  -1 with err for a plan over
- * the wire's limit.
+ * wall clock, what the guest sets before the plan (set: "sched_feat=..\n"
+ * and "sched_knob=..\n" lines, or NULL), the plan.  seed 0 (the wall
+ * clock): a fresh host seed and the host's time.  Else (the virtual
+ * clock) 32 bytes that follow from seed alone and no clock (the guest
+ * keeps the saved one), so a restore has no input that differs from run
+ * to run.  -1 with err for a plan over the wire's limit.
  */
-int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned seed, struct strbuf *err);
+int warm_plan_frame(struct warm *w, const char *plan, size_t len, unsigned seed, const char *set,
+		    struct strbuf *err);
 /* The frame in a file of its own (QEMU -fw_cfg name=WIRE_FWCFG_PLAN,file=):
  * a temporary path the caller unlinks and frees, or NULL with err. */
 char *warm_plan_file(const struct warm *w, struct strbuf *err);

@@ -1,5 +1,5 @@
 /* fuzz-park.c - libFuzzer target for what a parked runner reads from the
- * record channel: WIRE_PLAN frames and their seed/clock header. */
+ * record channel: WIRE_PLAN frames and their seed/clock/variant header. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,9 +37,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the header parser alone, on any bytes */
 	err[0] = '\0';
-	if (park_header_parse((const char *)data, size, &h, err, sizeof(err)) == 0 &&
-	    h.plan + h.plan_len != (const char *)data + size)
-		abort();
+	if (park_header_parse((const char *)data, size, &h, err, sizeof(err)) == 0) {
+		const char *b = (const char *)data, *e = b + size;
+
+		if (h.plan + h.plan_len != e)
+			abort();
+		/* what a warm run sets: inside the header, one line, not empty */
+		if (h.sched_feat && (h.sched_feat < b || h.sched_feat + h.sched_feat_len >= h.plan ||
+				     !h.sched_feat_len || memchr(h.sched_feat, '\n', h.sched_feat_len)))
+			abort();
+		if (h.sched_knob && (h.sched_knob < b || h.sched_knob + h.sched_knob_len >= h.plan ||
+				     !h.sched_knob_len || memchr(h.sched_knob, '\n', h.sched_knob_len)))
+			abort();
+	}
 	/* and as the runner meets it: frames amid noise */
 	wire_decoder_init(&d);
 	wire_decoder_feed(&d, data, size, on_record, NULL);

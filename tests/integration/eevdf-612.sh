@@ -3,8 +3,8 @@
 # a path or a name; default debian:6.12, SKIP when it cannot be fetched): one 1s2c boot with base_slice_ns=3000000, preempt=full
 # and slice_us=300 on exec, hackbench and schbench, each confirmed by the
 # guest; lazy refused before boot by the config; lab ab --variant
-# base_slice_ns=3000000 (6 boots) gives a third column whose boots, and only
-# theirs, ran with it.
+# base_slice_ns=3000000 --warm (6 restores of one saved guest) gives a
+# third column whose boots, and only theirs, ran with it.
 . "$(dirname "$0")/lib.sh"
 k=${LAB_TEST_KERNEL_612:-debian:6.12}
 "$LAB" kernel "$k" --json >"$TMP/kernel.json" 2>"$TMP/err" || skip "no kernel $k here: $(cat "$TMP/err")"
@@ -40,8 +40,10 @@ echo "  the guest: base_slice_ns $(json "$run/sched-knobs.json" 'd["knobs"]["bas
 	"$(json "$run/sched-knobs.json" 'd["preempt"]["active"]') of $(json "$run/sched-knobs.json" 'd["preempt"]["offered"]')"
 
 rc=0
+# warm: all six boots restore the one guest saved without the knob, and
+# the variant's boots set it after their restore
 "$LAB" ab --topo 1s2c --base "$k" --test "$k" --suite ab-tiny --rounds 1 --variant base_slice_ns=3000000 \
-	--label-base tip --label-test patched >"$TMP/out" 2>"$TMP/err" || rc=$?
+	--warm --label-base tip --label-test patched >"$TMP/out" 2>"$TMP/err" || rc=$?
 cat "$TMP/out"
 sed 's/^/stderr: /' "$TMP/err"
 [ "$rc" -le 1 ] || fail "lab ab exited $rc"
@@ -62,6 +64,9 @@ for i in 0 1 2 3 4 5; do
 	else
 		[ "$slice" != 3000000 ] || fail "boot $((i + 1)): 3000000 without the variant"
 	fi
+	json "$run/run.json" 'd["snapshot"]' >>"$TMP/keys"
 done
+[ "$(sort -u "$TMP/keys" | wc -l)" -eq 1 ] || fail "the boots restored more than one saved guest: $(sort -u "$TMP/keys")"
+! grep -q 'two saved guests' "$TMP/err" || fail "the ab warned of two saved guests"
 pool_refused "$dir" "cannot pool runs with scheduler knobs 'default'"
-echo "PASS: $rel: base_slice_ns, preempt=full and slice_us in effect in the guest; lazy refused; an ab column with the knob"
+echo "PASS: $rel: base_slice_ns, preempt=full and slice_us in effect in the guest; lazy refused; an ab column with the knob, set after restoring one saved guest"

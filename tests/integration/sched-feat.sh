@@ -4,7 +4,8 @@
 # (nothing kept) and before boot once that list is cached; NO_WA_IDLE is
 # set by the runner before the first case, confirmed by the guest and in run.json;
 # lab ab --variant sched_feat=NO_WA_IDLE adds a column with it, and stops
-# after its first boot when that boot shows a feature unknown.
+# after its first boot when that boot shows a feature unknown; --warm sets
+# the feature after restoring the one guest saved without it.
 . "$(dirname "$0")/lib.sh"
 scen=scenarios/smoke-exec.ini
 
@@ -90,4 +91,37 @@ for i in 0 1 2 3 4 5; do
 done
 # lab compare refuses to pool a run with the feature off into a default side
 pool_refused "$dir" "cannot pool runs with scheduler features 'default'"
-echo "PASS: bad names refused before boot, unknown features after at most one boot, NO_WA_IDLE in effect, a third ab column"
+
+# --warm: one saved guest for every variant, the feature set after the
+# restore (from the plan's header, not the command line); the saved guest
+# keeps the kernel's defaults
+warm_one() {
+	local rc=0
+	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --warm "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed 's/^/warm: /' "$TMP/out"
+	[ "$rc" -eq 0 ] || { cat "$TMP/err"; fail "lab run --warm $* exited $rc"; }
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+}
+warm_one
+key=$(json "$run/run.json" 'd["snapshot"]')
+for feat in NO_WA_IDLE ""; do
+	warm_one ${feat:+--sched-feat $feat}
+	[ "$(json "$run/run.json" 'd["start"], d["snapshot"]')" = "('warm', '$key')" ] ||
+		fail "--warm ${feat:-without a feature} did not restore the one saved guest"
+	! json "$run/run.json" 'd["cmdline"]' | grep -q 'lab.sched_feat=' || fail "a warm run put it on the command line"
+	want=True
+	[ -z "$feat" ] || want=False
+	[ "$(json "$run/sched-features.json" 'd["features"]["WA_IDLE"]')" = $want ] ||
+		fail "warm ${feat:-without a feature}: WA_IDLE is not $want"
+	[ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the warm run did not pass"
+done
+# a feature the kernel lacks, found by the restored guest (no list cached):
+# nothing kept of that run
+rm -f "$cache"/*
+rm -rf "${TMP:?}/results"
+expect_bad_boot "an unknown feature after a restore" \
+	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --warm --sched-feat NO_NOT_A_FEATURE
+grep -q "unknown scheduler feature 'NOT_A_FEATURE' in kernel" "$TMP/err" ||
+	fail "the restored guest's refusal is not the error"
+grep -q "^start: warm (snapshot ${key:0:12})" "$TMP/out" || fail "the unknown feature did not go to a restore"
+echo "PASS: bad names refused before boot, unknown features after at most one boot, NO_WA_IDLE in effect, a third ab column, warm variants on one saved guest"

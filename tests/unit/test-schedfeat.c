@@ -198,6 +198,11 @@ static void test_from_snapshot(void **state)
 	strbuf_addstr(&snap, "/sys/kernel/debug/sched/features_x=A\n/sys/kernel/debug/sched/features=B C");
 	assert_int_equal(sched_feat_from_snapshot(snap.buf, snap.len, l, &err), 1);
 	assert_int_equal(l->nr, 2);
+	/* a warm guest reports again after the restore set its features: the last wins */
+	strbuf_addstr(&snap, "\n/sys/devices/system/cpu/online=0-1\n/sys/kernel/debug/sched/features=NO_B");
+	assert_int_equal(sched_feat_from_snapshot(snap.buf, snap.len, l, &err), 1);
+	assert_int_equal(l->nr, 1);
+	assert_string_equal(l->name[0], "NO_B");
 	strbuf_reset(&snap);
 	strbuf_addstr(&snap, "/sys/kernel/debug/sched/features=B c\n");
 	assert_int_equal(sched_feat_from_snapshot(snap.buf, snap.len, l, &err), -1);

@@ -239,6 +239,10 @@ static void test_from_snapshot(void **state)
 	assert_int_equal(st.preempt_found, 1);
 	assert_int_equal(st.preempt_active, SCHED_PREEMPT_FULL);
 	assert_int_equal(st.preempt_offered, 7);
+	/* reported again after a warm restore set the knob: the last line wins */
+	t = "/sys/kernel/debug/sched/base_slice_ns=3000000\n/sys/kernel/debug/sched/base_slice_ns=750000\n";
+	assert_int_equal(sched_knob_from_snapshot(t, strlen(t), &st, &err), 0);
+	assert_true(st.value[0] == 750000);
 	/* 6.1: neither file's line is there but the features' */
 	t = "/sys/kernel/debug/sched/features=WA_IDLE\n/sys/kernel/debug/sched/base_slice_nsx=1\n";
 	assert_int_equal(sched_knob_from_snapshot(t, strlen(t), &st, &err), 0);

@@ -195,7 +195,7 @@ static void test_plan_frame_round_trip(void **state)
 
 	(void)state;
 	warm_init(&w, "k");
-	assert_int_equal(warm_plan_frame(&w, plan, strlen(plan), 0, &err), 0);
+	assert_int_equal(warm_plan_frame(&w, plan, strlen(plan), 0, NULL, &err), 0);
 	wire_decoder_init(&d);
 	memset(&h, 0, sizeof(h));
 	wire_decoder_feed(&d, w.plan_frame.buf, w.plan_frame.len, on_frame, &h);
@@ -204,6 +204,24 @@ static void test_plan_frame_round_trip(void **state)
 	assert_memory_equal(h.plan, plan, h.plan_len);
 	clock_gettime(CLOCK_REALTIME, &now);
 	assert_true(h.realtime_s <= now.tv_sec && h.realtime_s + 5 >= now.tv_sec);
+	assert_null(h.sched_feat);
+	assert_null(h.sched_knob);
+	wire_decoder_release(&d);
+	/* what a warm run sets after the restore, then the plan as before */
+	assert_int_equal(warm_plan_frame(&w, plan, strlen(plan), 7,
+					 "sched_feat=NO_NEXT_BUDDY,WA_IDLE\nsched_knob=base_slice_ns=3000000\n",
+					 &err), 0);
+	wire_decoder_init(&d);
+	memset(&h, 0, sizeof(h));
+	wire_decoder_feed(&d, w.plan_frame.buf, w.plan_frame.len, on_frame, &h);
+	assert_int_equal(d.records, 1);
+	assert_int_equal(h.sched_feat_len, strlen("NO_NEXT_BUDDY,WA_IDLE"));
+	assert_memory_equal(h.sched_feat, "NO_NEXT_BUDDY,WA_IDLE", h.sched_feat_len);
+	assert_int_equal(h.sched_knob_len, strlen("base_slice_ns=3000000"));
+	assert_memory_equal(h.sched_knob, "base_slice_ns=3000000", h.sched_knob_len);
+	assert_int_equal(h.plan_len, strlen(plan));
+	assert_memory_equal(h.plan, plan, h.plan_len);
+	assert_true(h.realtime_s == 0 && h.realtime_ns == 0);
 	wire_decoder_release(&d);
 	warm_release(&w);
 	strbuf_release(&err);
@@ -222,6 +240,17 @@ static void test_park_header_bad(void **state)
 		"\nrealtime=1.000000000\nplan",
 		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
 		"\nrealtime=-1.000000000\n\n",
+		/* the lines a warm run sets: each once, not empty, ended */
+		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
+		"\nrealtime=1.000000000\nsched_feat=A\nsched_feat=B\n\n",
+		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
+		"\nrealtime=1.000000000\nsched_knob=\n\n",
+		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
+		"\nrealtime=1.000000000\nsched_feat=A",
+		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
+		"\nrealtime=1.000000000\nsched_feat=A\n",
+		"seed=" "0000000000000000000000000000000000000000000000000000000000000000"
+		"\nrealtime=1.000000000\nsched_other=A\n\n",
 	};
 	struct park_header h;
 	char err[128];
