@@ -55,6 +55,23 @@ int bootopt_value(const char *key, char *buf, size_t size, const char **val, siz
 	return 0;
 }
 
+int bootopt_apply(struct out *o, const char *key,
+		  int (*apply)(struct out *o, const char *val, size_t len, const char *from))
+{
+	char buf[BOOTOPT_CMDLINE_MAX], from[64];
+	const char *val = NULL;
+	size_t len = 0;
+	int found = bootopt_value(key, buf, sizeof(buf), &val, &len);
+
+	if (found <= 0) {
+		if (found < 0)
+			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
+		return 0;
+	}
+	snprintf(from, sizeof(from), "%s on the command line", key);
+	return apply(o, val, len, from);
+}
+
 int bootopt_records_console(void)
 {
 	char buf[BOOTOPT_CMDLINE_MAX];

@@ -16,6 +16,11 @@
  */
 int bootopt_value(const char *key, char *buf, size_t size, const char **val, size_t *len);
 
+/* apply(o, value, length, "KEY on the command line") with the value of
+ * key in /proc/cmdline: its result, or 0 when key is absent (or, said on
+ * stderr, /proc/cmdline unreadable). */
+int bootopt_apply(struct out *o, const char *key,
+		  int (*apply)(struct out *o, const char *val, size_t len, const char *from));
 /* 1 when the kernel command line says lab.records=console: records go
  * as text lines on the console (common/wiretext.h), not to --out. */
 int bootopt_records_console(void);

@@ -60,15 +60,5 @@ int sched_feat_apply_list(struct out *o, const char *val, size_t len, const char
 
 int sched_feat_apply(struct out *o)
 {
-	char buf[BOOTOPT_CMDLINE_MAX];
-	const char *val = NULL;
-	size_t len = 0;
-	int found = bootopt_value(SCHED_FEAT_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
-
-	if (found <= 0) {
-		if (found < 0)
-			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
-		return 0;
-	}
-	return sched_feat_apply_list(o, val, len, "lab.sched_feat= on the command line");
+	return bootopt_apply(o, SCHED_FEAT_CMDLINE_KEY, sched_feat_apply_list);
 }

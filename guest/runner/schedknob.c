@@ -74,15 +74,5 @@ int sched_knob_apply_list(struct out *o, const char *val, size_t len, const char
 
 int sched_knob_apply(struct out *o)
 {
-	char buf[BOOTOPT_CMDLINE_MAX];
-	const char *val = NULL;
-	size_t len = 0;
-	int found = bootopt_value(SCHED_KNOB_CMDLINE_KEY, buf, sizeof(buf), &val, &len);
-
-	if (found <= 0) {
-		if (found < 0)
-			runner_error("cannot read /proc/cmdline: %s", strerror(errno));
-		return 0;
-	}
-	return sched_knob_apply_list(o, val, len, "lab.sched_knob= on the command line");
+	return bootopt_apply(o, SCHED_KNOB_CMDLINE_KEY, sched_knob_apply_list);
 }
