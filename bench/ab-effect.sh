@@ -18,9 +18,10 @@
 #                                            10 experiments each, 20 A/A
 #   N=3 NAA=5 CAL=3 bench/ab-effect.sh       a shorter look
 #   WORKS="28" NAA=0 ...                     one effect, no A/A
-#   WORKS="variant:sched_feat=NO_X" ...      a scheduler variant as the effect:
-#                                            the test side boots with it
-#                                            (lab ab --test-variant)
+#   WORKS="variant:sched_feat=NO_X" ...      a scheduler variant as the effect
+#                                            (lab ab --test-variant): warm, the
+#                                            test side sets it after restoring
+#                                            the guest both sides share
 #   SEED=5001 ...                            experiments seeded apart from an
 #                                            earlier run's (default 1)
 #   START=cold ...                           seeded cold boots instead of warm

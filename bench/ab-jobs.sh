@@ -2,18 +2,17 @@
 # ab-jobs.sh - lab ab --jobs 2 against --jobs 1 on the virtual clock: the
 # same A/B twice, one guest at a time and two, side by side in one run.
 # Prints each boot's primary value under both (and their difference), the
-# decisions of both, and the wall time of each.  Under icount a guest's
-# results do not depend on the host, so the values should agree within the
-# clock's own noise (<= 0.5 %) and the decisions be the same.
+# decisions of both, and the wall time of each.  Under icount a seeded
+# guest's results do not depend on the host, cold boots and warm restores
+# alike, so every boot's value must be the same to the digit and the
+# decisions identical.
 #
 #   bench/ab-jobs.sh                      2s8c2t, debian:6.1 against debian:7.2,
 #                                         suite ab-decide, until decided (at most
 #                                         3 rounds, effect 2%), warm start
 #   TOPO=1s4c BASE=debian TEST=debian MAXR=2 bench/ab-jobs.sh
 #   JOBS="1 2 3" ...                      more settings, each against the first
-#   START=cold TOPO=1s1c ...              cold boots: on one vCPU (no host-time
-#                                         kicks) every boot is the same, so the
-#                                         values must be identical at any --jobs
+#   START=cold TOPO=1s1c ...              seeded cold boots instead of restores
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
