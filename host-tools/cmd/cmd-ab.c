@@ -54,6 +54,8 @@ struct ab_side {
 	char *kernel;		/* as given */
 	char *label;
 	char release[KERNEL_VERSION_MAX];
+	char *files;		/* the files it boots ("bzImage\nvmlinux"), once
+				 * resolved: what a warm start's key hashes */
 };
 
 enum ab_boot_state { AB_PENDING, AB_RUNNING, AB_DONE };
@@ -162,7 +164,7 @@ static int test_variant_check(struct ab *ab, const struct topo *t, const struct 
 
 /*
  * Whether both sides' warm restores start from one saved guest: one kernel
- * (as given), booted alike (no --test-variant, or one the test side sets
+ * (the same files, however named: "debian" and "debian:6.1"), booted alike (no --test-variant, or one the test side sets
  * after its restore: features, knobs; the same for a third side's
  * --variant); --test-param changes only the plan.
  * Two saved guests differ by more than the change under test
@@ -172,7 +174,7 @@ static int sides_share_guest(const struct ab *ab)
 {
 	return (!ab->test_variant_text || variant_after_restore(&ab->test_variant)) &&
 	       (ab->nr_sides < 3 || variant_after_restore(&ab->variant)) &&
-	       !strcmp(ab->sides[0].kernel, ab->sides[1].kernel);
+	       ab->sides[0].files && ab->sides[1].files && !strcmp(ab->sides[0].files, ab->sides[1].files);
 }
 
 /* Everything is checked before the first boot: bad input costs no guest. */
@@ -194,6 +196,8 @@ static void ab_validate(struct ab *ab, const char *variant, const char *lbase, c
 		if (kernel_resolve_arch(ab->sides[s].kernel, t.arch, &kp, &err) < 0)
 			die(LAB_EXIT_USAGE, "--%s: %s", side_name(ab, s), err.buf);
 		snprintf(ab->sides[s].release, sizeof(ab->sides[s].release), "%s", kp.release);
+		free(ab->sides[s].files);
+		ab->sides[s].files = xasprintf("%s\n%s", kp.bzimage, kp.vmlinux);
 		/* the variant boots the base kernel */
 		if (s == 0 && variant &&
 		    variant_check_kernel(&ab->variant, &kp, &ab->variant_checked, &err) < 0)
@@ -1271,6 +1275,7 @@ int cmd_ab(int argc, const char **argv)
 	free(ab.boots);
 	for (unsigned s = 0; s < ab.nr_sides; s++) {
 		free(ab.sides[s].label);
+		free(ab.sides[s].files);
 		if (s < 2)
 			free(ab.sides[s].kernel);
 	}
