@@ -287,20 +287,22 @@ int run_parked(struct out *o)
 		return -1;
 	}
 	apply_header(&h);
-	if (h.sched_feat || h.sched_knob) {
-		/* a warm run's variant: the saved guest is the one without */
-		refused = h.sched_feat &&
-			  sched_feat_apply_list(o, h.sched_feat, h.sched_feat_len, "the plan's header") < 0;
-		refused |= h.sched_knob &&
-			   sched_knob_apply_list(o, h.sched_knob, h.sched_knob_len, "the plan's header") < 0;
-		/* what is in effect now, checked by the host as after a boot;
-		 * never measure without the variant asked for */
-		if (probe_sched_state(o) < 0 || refused) {
-			if (refused)
-				out_end(o);
-			free(payload);
-			return -1;
-		}
+	/* a warm run's variant: the saved guest is the one without */
+	refused = h.sched_feat &&
+		  sched_feat_apply_list(o, h.sched_feat, h.sched_feat_len, "the plan's header") < 0;
+	refused |= h.sched_knob &&
+		   sched_knob_apply_list(o, h.sched_knob, h.sched_knob_len, "the plan's header") < 0;
+	/*
+	 * What is in effect now, checked by the host as after a boot; sent
+	 * with a variant or without, so that both sides of an ab do the same
+	 * between the restore and the plan but for the writes themselves.
+	 * Never measure without the variant asked for.
+	 */
+	if (probe_sched_state(o) < 0 || refused) {
+		if (refused)
+			out_end(o);
+		free(payload);
+		return -1;
 	}
 	ret = run_plan_text(o, h.plan, h.plan_len);
 	free(payload);

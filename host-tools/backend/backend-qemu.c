@@ -271,19 +271,23 @@ static int qemu_start(struct backend *b, const struct backend_conf *conf, struct
 		strvec_pushf(&p->cp.args, "fd:%d", conf->incoming_fd);
 		keep[p->cp.nr_keep_fds++] = conf->incoming_fd;
 		/*
-		 * No self-announce after the restore.  An incoming migration
-		 * arms a QEMU_CLOCK_REALTIME timer that announces the NICs
-		 * five times over about 1.25 s of host time, and under icount
-		 * every vCPU's instruction budget ends at the soonest timer of
-		 * either clock: while it is armed, where one vCPU's turn ends
-		 * and the next begins follows the host, and an SMP guest's
-		 * run with it.  Two restores of a 2s2c guest with one seed
-		 * gave six different decide-hackbench times (0.6066-0.6415 s)
-		 * with it, six identical ones without (docs/warm-start.md).
+		 * No self-announce after a restore on the virtual clock.  An
+		 * incoming migration arms a QEMU_CLOCK_REALTIME timer that
+		 * announces the NICs five times over about 1.25 s of host
+		 * time, and under icount every vCPU's instruction budget ends
+		 * at the soonest timer of either clock: while it is armed,
+		 * where one vCPU's turn ends and the next begins follows the
+		 * host, and an SMP guest's run with it.  Six restores of a
+		 * 2s2c guest with one seed gave six decide-hackbench times
+		 * (0.6066-0.6415 s) with it, one without (docs/warm-start.md).
 		 * The guests have no NIC (-nodefaults) a RARP could announce.
+		 * The wall clock keeps it, as it was: host time enters those
+		 * guests anyway.
 		 */
-		strvec_push(&p->cp.args, "-global");
-		strvec_push(&p->cp.args, "migration.announce-rounds=0");
+		if (conf->icount) {
+			strvec_push(&p->cp.args, "-global");
+			strvec_push(&p->cp.args, "migration.announce-rounds=0");
+		}
 		/*
 		 * 4 KiB pages for the restored RAM: with transparent huge
 		 * pages each 2 MiB region the stream writes a page into is

@@ -1347,6 +1347,17 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	}
 	free(name);
 	strbuf_release(&err);
+	/*
+	 * A restore that stayed silent until the nudge woke it: every restore
+	 * of that saved guest does (docs/warm-start.md),
+	 * and a new save is a new chance.  The run itself stands.
+	 */
+	if (!strcmp(r->start, "warm") && r->s.t_nudge_ns &&
+	    r->s.t_nudge_ns - r->s.t_plan_ns >= LAB_PLAN_STALL_MS * 1000000ull) {
+		printf("start: snapshot %.12s stalled after its restore until the nudge; deleted, the next "
+		       "--warm run saves a new one\n", r->warm_state.key);
+		warm_drop(&r->warm_state);
+	}
 	if (strcmp(r->start, json_object_get_string(json_object_object_get(run, "start"))) ||
 	    r->pin_want) {
 		/* the snapshot did not restore: the run booted after all */

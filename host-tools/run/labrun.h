@@ -24,6 +24,10 @@ struct json_object;
  * this many host ms gets the plan on the record port too (session.h);
  * $LAB_PLAN_NUDGE_MS (0-600000, 0: never) overrides it. */
 #define LAB_PLAN_NUDGE_MS 10000
+/* A restore that was silent this long before its nudge stalls every time
+ * (the stall comes with the saved guest): its snapshot is deleted after
+ * the run.  Healthy restores report within about 0.3 s. */
+#define LAB_PLAN_STALL_MS 1000
 /* The kicks are timed by the host, so they stop once the runner's first
  * record arrives (the APs are up by then): the rest of the run depends on
  * instructions alone.  A plan with faults keeps them (a CPU it brings back

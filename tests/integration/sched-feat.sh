@@ -116,10 +116,12 @@ for feat in NO_WA_IDLE ""; do
 	[ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the warm run did not pass"
 done
 # a feature the kernel lacks, found by the restored guest (no list cached):
-# nothing kept of that run
+# nothing kept of that run.  A wall-clock restore now and then stalls until
+# the lab sends the plan on the record port as well (docs/warm-start.md,
+# item 5); that warning is the rescue working, not a second error
 rm -f "$cache"/*
 rm -rf "${TMP:?}/results"
-expect_bad_boot "an unknown feature after a restore" \
+expect_bad_lines '^run: |^lab: warning: the restored guest said nothing for ' "an unknown feature after a restore" \
 	"$LAB" run --topo 1s2c --scenario $scen --accel tcg --warm --sched-feat NO_NOT_A_FEATURE
 grep -q "unknown scheduler feature 'NOT_A_FEATURE' in kernel" "$TMP/err" ||
 	fail "the restored guest's refusal is not the error"
