@@ -3,6 +3,7 @@
  * channel (read side), where the host sends it after a save. */
 #define _GNU_SOURCE
 #include "park.h"
+#include "bootopt.h"
 #include "common/wire.h"
 #include "cpu-online.h"
 #include "fwcfg.h"
@@ -211,15 +212,14 @@ static int fwcfg_plan(struct wire_decoder *d, struct wait_ctx *w, uint32_t *coun
 	return w->payload != NULL;
 }
 
-/* Blocks until one intact WIRE_PLAN frame arrived, from fw_cfg or the
+/* Blocks until one intact WIRE_PLAN frame arrived, from fw_cfg (with
+ * fwcfg, whose directory held count files when the guest parked) or the
  * record channel; noise is skipped. */
-static char *read_plan_frame(struct out *o, size_t *len)
+static char *read_plan_frame(struct out *o, int fwcfg, uint32_t count, size_t *len)
 {
 	struct wire_decoder d;
 	struct wait_ctx w = { 0 };
 	char buf[4096];
-	int fwcfg = fwcfg_open() == 0;
-	uint32_t count = fwcfg ? fwcfg_count() : 0;
 
 	wire_decoder_init(&d);
 	while (!w.payload) {
@@ -250,12 +250,34 @@ static char *read_plan_frame(struct out *o, size_t *len)
 	return w.payload;
 }
 
+/*
+ * lab.park_delay_ms=N (tests only, tests/integration/warm-start.sh): the
+ * parked runner waits N ms (at most 5000) before it looks for its plan,
+ * so the host saves the guest in that wait, as a slow guest on a loaded
+ * host would have it.
+ */
+static void park_delay(void)
+{
+	char buf[BOOTOPT_CMDLINE_MAX];
+	const char *val;
+	size_t len;
+	unsigned long ms;
+
+	if (bootopt_value("lab.park_delay_ms=", buf, sizeof(buf), &val, &len) != 1)
+		return;
+	ms = strtoul(val, NULL, 10);
+	if (ms > 5000)
+		ms = 5000;
+	usleep((useconds_t)ms * 1000);
+}
+
 int run_parked(struct out *o)
 {
 	struct park_header h;
 	char err[256], *payload;
 	size_t len;
-	int ret, refused;
+	uint32_t count;
+	int ret, refused, fwcfg;
 
 	cpu_note_boot();
 	refused = sched_feat_apply(o) < 0;
@@ -270,15 +292,24 @@ int run_parked(struct out *o)
 		return -1;
 	/* saved with the guest's records: a restore of a guest that cannot
 	 * read fw_cfg gets its plan on the record channel instead */
-	if (fwcfg_open() < 0 &&
-	    out_record(o, WIRE_LOG, WIRE_LOG_NO_FWCFG, strlen(WIRE_LOG_NO_FWCFG)) < 0)
+	fwcfg = fwcfg_open() == 0;
+	if (!fwcfg && out_record(o, WIRE_LOG, WIRE_LOG_NO_FWCFG, strlen(WIRE_LOG_NO_FWCFG)) < 0)
 		return -1;
+	/*
+	 * The directory as it is before the host hears of the park: the host
+	 * saves the guest when the PARKED record arrives, and a count read
+	 * after that may be read in a restore, where the plan is already in
+	 * the directory, so no change would ever show it (every restore of
+	 * such a snapshot waited for the plan nudge, docs/warm-start.md).
+	 */
+	count = fwcfg ? fwcfg_count() : 0;
 	if (out_record(o, WIRE_LOG, WIRE_LOG_PARKED, strlen(WIRE_LOG_PARKED)) < 0)
 		return -1;
 	if (o->is_tty)
 		while (tcdrain(o->fd) < 0 && errno == EINTR)
 			;
-	payload = read_plan_frame(o, &len);
+	park_delay();
+	payload = read_plan_frame(o, fwcfg, count, &len);
 	if (!payload)
 		return -1;
 	if (park_header_parse(payload, len, &h, err, sizeof(err)) < 0) {

@@ -1349,8 +1349,9 @@ int lab_run_start(struct lab_run *r, struct json_object *extra)
 	strbuf_release(&err);
 	/*
 	 * A restore that stayed silent until the nudge woke it: every restore
-	 * of that saved guest does (docs/warm-start.md),
-	 * and a new save is a new chance.  The run itself stands.
+	 * of that saved guest would (so it was when the runner read fw_cfg's
+	 * directory after the save, docs/warm-start.md), and a new save is a
+	 * new chance.  The run itself stands.
 	 */
 	if (!strcmp(r->start, "warm") && r->s.t_nudge_ns &&
 	    r->s.t_nudge_ns - r->s.t_plan_ns >= LAB_PLAN_STALL_MS * 1000000ull) {

@@ -232,10 +232,10 @@ static void unpark(struct session *s, struct backend *b)
 /*
  * A restored runner finds its plan in fw_cfg within a millisecond of
  * guest time and reports within a second of host time.  One that stays
- * silent (seen once in CI: 1s4c2t on the wall clock, every vCPU halted,
- * the parked runner's 1 ms poll never returning) gets the plan on the
- * record port as well, which it reads while parked: the UART's interrupt
- * wakes it whatever became of its timer.  The first copy read wins; the
+ * silent (a guest saved before its runner read fw_cfg's directory size
+ * did so every time, docs/warm-start.md; fixed in the runner) gets the
+ * plan on the record port as well, which it reads while parked,
+ * whatever kept it from seeing the plan in fw_cfg.  The first copy read wins; the
  * other stays unread, which is why a frame over 64 KiB is not sent: the
  * socket and the guest's tty buffers hold that much without a reader,
  * and a blocked send would stall the session.  Returns the next time to

@@ -116,9 +116,9 @@ for feat in NO_WA_IDLE ""; do
 	[ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "the warm run did not pass"
 done
 # a feature the kernel lacks, found by the restored guest (no list cached):
-# nothing kept of that run.  A wall-clock restore now and then stalls until
-# the lab sends the plan on the record port as well (docs/warm-start.md,
-# item 5); that warning is the rescue working, not a second error
+# nothing kept of that run.  Should a restore stall, the lab sends the plan
+# on the record port as well (docs/warm-start.md, item 5): that warning is
+# the rescue working, not a second error
 rm -f "$cache"/*
 rm -rf "${TMP:?}/results"
 expect_bad_lines '^run: |^lab: warning: the restored guest said nothing for ' "an unknown feature after a restore" \

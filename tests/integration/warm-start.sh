@@ -1,7 +1,8 @@
 # warm-start - lab run --warm on 1s4c2t: the first run boots, verifies,
 # saves the parked guest; the second restores it ("start": "warm") and its
 # results are valid; a corrupted snapshot is deleted with one line and the
-# run boots cold (and saves a new one).
+# run boots cold (and saves a new one); a guest saved before its runner
+# looked at fw_cfg again restores without the nudge.
 . "$(dirname "$0")/lib.sh"
 # a private cache for snapshots; kernels, initrds, the lab's apt lists and
 # the virtual clock's QEMU come from the shared one (fetched once a run)
@@ -99,4 +100,22 @@ grep -q "^start: snapshot ${key:0:12} did not restore (.*); deleted, booting col
 [ "$(json "$run/verdict.json" 'd["verdict"]')" = PASS ] || fail "fallback run did not pass"
 [ -s "$snap/state.zst" ] && [ "$(stat -c %s "$snap/state.zst")" -gt 4096 ] ||
 	fail "the fallback run did not save a new snapshot"
+
+# a guest saved before its runner looked at fw_cfg again (lab.park_delay_ms:
+# the runner waits a second after its PARKED record, and the host saves in
+# that wait): its restore still finds the plan in fw_cfg, no nudge.  A
+# runner that read fw_cfg's directory only after the wait stalled here
+# until the nudge, every time (docs/warm-start.md)
+for label in dsave drestore; do
+	rc=0
+	"$LAB" run --topo 1s2c --scenario scenarios/smoke-exec.ini --accel tcg --warm \
+		--append lab.park_delay_ms=1000 >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed "s/^/$label: /" "$TMP/out"
+	sed "s/^/$label stderr: /" "$TMP/err"
+	[ "$rc" -eq 0 ] || fail "$label: lab run --warm exited $rc"
+	run=$(sed -n 's/^results: //p' "$TMP/out")
+done
+[ "$(json "$run/verdict.json" 'd["start"], d["plan_via"], "plan_nudged_after_s" in d')" = "('warm', 'fw_cfg', False)" ] ||
+	fail "a guest saved in its park delay did not find its plan in fw_cfg"
+! grep -q 'said nothing' "$TMP/err" || fail "the delayed guest's restore needed the nudge"
 echo ok
