@@ -56,6 +56,10 @@ enum wire_type {
 /* The fw_cfg file (QEMU -fw_cfg name=...) a restored guest finds its
  * WIRE_PLAN frame in, instead of on the record channel. */
 #define WIRE_FWCFG_PLAN "opt/schedlab/plan"
+/* The WIRE_PLAN header's optional lines: what a warm guest sets after its
+ * restore (lab run --sched-feat, --sched-knob), "KEY=<list>\n" */
+#define WIRE_PLAN_SCHED_FEAT "sched_feat"
+#define WIRE_PLAN_SCHED_KNOB "sched_knob"
 /* The WIRE_LOG a parked runner sends before WIRE_LOG_PARKED when it
  * cannot read fw_cfg (no ioperm under lockdown, no fw_cfg device): a
  * restore of it must send the plan on the record channel. */

@@ -99,10 +99,10 @@ int park_header_parse(const char *payload, size_t len, struct park_header *h,
 		size_t *vlen;
 		const char *key, *nl;
 
-		if (starts_with_n(p, end, "sched_feat="))
-			key = "sched_feat", v = &h->sched_feat, vlen = &h->sched_feat_len;
-		else if (starts_with_n(p, end, "sched_knob="))
-			key = "sched_knob", v = &h->sched_knob, vlen = &h->sched_knob_len;
+		if (starts_with_n(p, end, WIRE_PLAN_SCHED_FEAT "="))
+			key = WIRE_PLAN_SCHED_FEAT, v = &h->sched_feat, vlen = &h->sched_feat_len;
+		else if (starts_with_n(p, end, WIRE_PLAN_SCHED_KNOB "="))
+			key = WIRE_PLAN_SCHED_KNOB, v = &h->sched_knob, vlen = &h->sched_knob_len;
 		else {
 			snprintf(err, errlen, "plan header: a line that is not sched_feat= or sched_knob=");
 			return -1;

@@ -164,11 +164,11 @@ static int test_variant_check(struct ab *ab, const struct topo *t, const struct 
 
 /*
  * Whether both sides' warm restores start from one saved guest: one kernel
- * (the same files, however named: "debian" and "debian:6.1"), booted alike (no --test-variant, or one the test side sets
- * after its restore: features, knobs; the same for a third side's
- * --variant); --test-param changes only the plan.
- * Two saved guests differ by more than the change under test
- * (docs/comparing.md), which a warm ab would take for part of it.
+ * (the same files, however named), booted alike (no --test-variant, or one
+ * the test side sets after its restore: features, knobs; the same for a
+ * third side's --variant); --test-param changes only the plan.  Two saved
+ * guests differ by more than the change under test (docs/comparing.md),
+ * which a warm ab would take for part of it.
  */
 static int sides_share_guest(const struct ab *ab)
 {

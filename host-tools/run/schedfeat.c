@@ -192,7 +192,7 @@ int lab_run_sched_feat_resolve(struct lab_run *r, struct strbuf *err)
 	/* a warm guest sets them after the restore: the saved guest is the
 	 * one without, shared by every variant (docs/warm-start.md) */
 	if (r->warm)
-		strbuf_addf(&r->warm_set, "sched_feat=%s\n", list);
+		strbuf_addf(&r->warm_set, WIRE_PLAN_SCHED_FEAT "=%s\n", list);
 	else
 		strbuf_addf(&r->cmdline, " %s%s", SCHED_FEAT_CMDLINE_KEY, list);
 	return 0;

@@ -6,6 +6,7 @@
 #include "run/labrun.h"
 #include "run/schedfeat.h"
 #include "common/kversion.h"
+#include "common/wire.h"
 #include "kernel/kconfig.h"
 #include "results/results.h"
 
@@ -209,7 +210,7 @@ int lab_run_sched_knob_resolve(struct lab_run *r, struct strbuf *err)
 		sched_knob_join(&r->knobs, ',', list, sizeof(list));
 		/* after the restore, as lab_run_sched_feat_resolve() */
 		if (r->warm)
-			strbuf_addf(&r->warm_set, "sched_knob=%s\n", list);
+			strbuf_addf(&r->warm_set, WIRE_PLAN_SCHED_KNOB "=%s\n", list);
 		else
 			strbuf_addf(&r->cmdline, " %s%s", SCHED_KNOB_CMDLINE_KEY, list);
 	}
